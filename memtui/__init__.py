@@ -1,0 +1,3 @@
+"""memtui: see and curate what AI coding agents remember."""
+
+__version__ = "0.1.0"

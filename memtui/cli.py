@@ -1,0 +1,254 @@
+"""The ``memtui`` command: the TUI by default, and subcommands over the same core library."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from memtui.core.age import age_text
+from memtui.core.locations import Context
+from memtui.core.model import LoadReport, ScanResult, Store, StoreKind, StoreLocation
+
+EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="memtui",
+        description="See and curate what AI coding agents remember. Without a command, opens "
+        "the TUI.",
+    )
+    parser.add_argument("--claude-home", type=Path, help="CC home (default $CLAUDE_CONFIG_DIR "
+                        "or ~/.claude)")
+    parser.add_argument("--project", type=Path, help="project directory (default: cwd)")
+    parser.add_argument("--agent-memory-home", type=Path,
+                        help="agentmemory home (default $AGENT_MEMORY_DIR or ~/.agent-memory)")
+    parser.add_argument("--demo", action="store_true",
+                        help="build the demo home in a temporary directory and open it")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    scan = sub.add_parser("scan", help="list every store and memory of the project")
+    scan.add_argument("--json", action="store_true", help="machine-readable output")
+
+    index = sub.add_parser("index", help="what Claude Code loads of a MEMORY.md")
+    index.add_argument("path", type=Path)
+    index.add_argument("--agent", action="store_true",
+                       help="agent memory: measure the raw file (no frontmatter/comment strip)")
+    index.add_argument("--json", action="store_true")
+
+    snapshot = sub.add_parser("snapshot", help="agent memory snapshots")
+    snap_sub = snapshot.add_subparsers(dest="snapshot_command", metavar="ACTION", required=True)
+    status = snap_sub.add_parser("status", help="each agent's snapshot status")
+    status.add_argument("--json", action="store_true")
+
+    demo = sub.add_parser("demo", help="write the demo home to DIR")
+    demo.add_argument("dir", type=Path)
+    return parser
+
+
+def context_from(args: argparse.Namespace) -> Context:
+    return Context.create(
+        project=args.project,
+        claude_home=args.claude_home,
+        agent_memory_home=args.agent_memory_home,
+    )
+
+
+def print_json(data: Any) -> None:
+    json.dump(data, sys.stdout, indent=2, ensure_ascii=False)
+    sys.stdout.write("\n")
+
+
+def store_heading(store: Store, ctx: Context) -> str:
+    loc = store.location
+    state = [] if store.exists else ["missing"]
+    if not loc.enabled:
+        state.append("disabled")
+    suffix = f"  [{', '.join(state)}]" if state else ""
+    return f"{store.title}  {ctx.show(loc.path)}{suffix}"
+
+
+def index_summary(report: LoadReport) -> list[str]:
+    lines = [
+        f"MEMORY.md: {report.lines} lines / 200, {report.units:,} units / 25,000, "
+        f"binds: {report.binds}"
+    ]
+    if report.cut_line is not None:
+        lines.append(
+            f"Claude stops reading at line {report.cut_line}; "
+            f"{len(report.dropped)} entries are never loaded"
+        )
+    health = report.health
+    for entry in health.dangling:
+        lines.append(f"dangling: line {entry.line} → {entry.target} (no such file)")
+    for orphan in health.orphans:
+        lines.append(f"orphan: {orphan} (no index entry points to it)")
+    for long in health.long_entries:
+        lines.append(f"long entry: line {long.line} is {long.length} chars (over {long.limit})")
+    for broken in health.broken_wikilinks:
+        lines.append(f"broken link: [[{broken.link}]] in {broken.source}")
+    return lines
+
+
+def print_scan(result: ScanResult, ctx: Context) -> None:
+    out = sys.stdout
+    branch = f" (git: {result.git_branch})" if result.git_branch else ""
+    out.write(f"project {ctx.show(result.project)}{branch}\n")
+    out.write(f"claude home {ctx.show(result.claude_home)} ({ctx.claude_home_rule})\n")
+    for store in result.stores:
+        out.write("\n" + store_heading(store, ctx) + "\n")
+        out.write(f"  rule: {store.location.rule}\n")
+        if store.location.enabled_rule:
+            out.write(f"  {store.location.enabled_rule}\n")
+        for problem in store.problems:
+            out.write(f"  ! {problem}\n")
+        if store.snapshot:
+            snap = store.snapshot
+            primary = snap.primary
+            out.write(
+                f"  snapshot: {primary.status} for {snap.acted_scope.value} scope "
+                f"(updatedAt {snap.updated_at or '-'}, syncedFrom {primary.synced_from or '-'})"
+                f"{'  ! ' + snap.problem if snap.problem else ''}\n"
+            )
+        if store.session_info:
+            info = store.session_info
+            title = "(empty: still the template)" if info.empty else (info.title or "untitled")
+            out.write(f"  session {info.started or '?'} cwd {info.cwd or '?'}: {title}\n")
+        if store.index:
+            for line in index_summary(store.index):
+                out.write(f"  {line}\n")
+        for memory in store.memories:
+            kind = memory.type or "-"
+            problems = f"  ! {'; '.join(memory.problems)}" if memory.problems else ""
+            out.write(
+                f"  {kind:<9} {memory.rel_path:<40} {age_text(memory.mtime):>14}"
+                f"  {memory.description or ''}{problems}\n"
+            )
+    if result.projects:
+        out.write("\nprojects under the CC home:\n")
+        for ref in result.projects:
+            out.write(f"  {Path(ref.dir).name}  →  {ref.path or '(path unknown)'}\n")
+
+
+def cmd_scan(args: argparse.Namespace) -> int:
+    from memtui.core.scan import scan
+    from memtui.core.serialize import scan_json
+
+    ctx = context_from(args)
+    result = scan(ctx)
+    if args.json:
+        print_json(scan_json(result))
+    else:
+        print_scan(result, ctx)
+    return EXIT_OK
+
+
+def cmd_index(args: argparse.Namespace) -> int:
+    from memtui.core.scan import scan_store
+    from memtui.core.serialize import load_report_json
+
+    path: Path = args.path
+    if path.is_dir():
+        path = path / "MEMORY.md"
+    if not path.is_file():
+        print(f"memtui index: {path} is not a file", file=sys.stderr)
+        return EXIT_USAGE
+    kind = StoreKind.AGENT if args.agent else StoreKind.AUTO
+    store = scan_store(StoreLocation(kind=kind, path=path.parent, rule="given on the command line"))
+    report = store.index
+    if report is None:
+        print(f"memtui index: cannot read {path}", file=sys.stderr)
+        return EXIT_USAGE
+    if args.json:
+        print_json(load_report_json(report))
+        return EXIT_OK
+    for line in index_summary(report):
+        print(line)
+    if report.dropped:
+        print("entries past the cut (never loaded):")
+        for dropped in report.dropped:
+            print(f"  line {dropped.line}: {dropped.title} ({dropped.target})")
+    if report.warning:
+        print(f"Claude Code shows:\n{report.warning}")
+    for problem in report.problems:
+        print(f"! {problem}")
+    return EXIT_OK
+
+
+def cmd_snapshot_status(args: argparse.Namespace) -> int:
+    from memtui.core.scan import scan
+    from memtui.core.serialize import snapshot_json
+
+    ctx = context_from(args)
+    result = scan(ctx)
+    snaps = [s for s in result.stores if s.snapshot is not None]
+    if args.json:
+        print_json(
+            [{"agent": s.location.agent, **snapshot_json(s.snapshot)} for s in snaps if s.snapshot]
+        )
+        return EXIT_OK
+    if not snaps:
+        print("no agent memory snapshots in this project")
+    for store in snaps:
+        snap = store.snapshot
+        assert snap is not None
+        print(f"{snap.agent}: snapshot updatedAt {snap.updated_at or '-'}"
+              f"{'  ! ' + snap.problem if snap.problem else ''}")
+        for item in snap.scopes:
+            acts = "  ← Claude Code acts on this" if item.cc_acts else ""
+            print(f"  {item.scope.value:<8} {item.status:<14} {ctx.show(item.local)}  "
+                  f"{item.reason}{acts}")
+    return EXIT_OK
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from memtui.core.demo import build_demo_home
+
+    home = build_demo_home(args.dir)
+    print(f"demo home written to {home.root}")
+    print(
+        f"try: memtui --claude-home {home.claude_home} --project {home.project} "
+        f"--agent-memory-home {home.agent_memory_home} scan"
+    )
+    return EXIT_OK
+
+
+def use_demo_home(args: argparse.Namespace) -> None:
+    """``--demo``: build the demo home in a temporary directory and point every option at it."""
+    from memtui.core.demo import build_demo_home
+
+    home = build_demo_home(Path(tempfile.mkdtemp(prefix="memtui-demo-")))
+    args.claude_home, args.project = home.claude_home, home.project
+    args.agent_memory_home = home.agent_memory_home
+    print(f"memtui: demo home in {home.root}", file=sys.stderr)
+
+
+def run_tui(args: argparse.Namespace) -> int:
+    from memtui.tui.app import run_app
+
+    return run_app(context_from(args))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        if args.demo:
+            use_demo_home(args)
+        if args.command == "scan":
+            return cmd_scan(args)
+        if args.command == "index":
+            return cmd_index(args)
+        if args.command == "snapshot":
+            return cmd_snapshot_status(args)
+        if args.command == "demo":
+            return cmd_demo(args)
+        return run_tui(args)
+    except BrokenPipeError:
+        return EXIT_OK
+    except KeyboardInterrupt:
+        return 130

@@ -1,0 +1,60 @@
+"""Agent definitions (``agents/*.md``) and how an agent type names its memory directory."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from memtui.core.fileread import read_header
+from memtui.core.frontmatter import parse_frontmatter
+from memtui.core.model import Scope
+
+AGENT_HEADER_LINES = 60
+
+
+@dataclass
+class AgentDefinition:
+    agent_type: str
+    path: Path
+    memory: Scope | None
+    description: str | None
+
+
+def agent_dir_name(agent_type: str) -> str:
+    """The memory directory name of an agent type: ``:`` becomes ``-`` (``plugin:agent``)."""
+    return agent_type.replace(":", "-")
+
+
+def read_definition(path: Path) -> tuple[AgentDefinition | None, str | None]:
+    """One agent file's definition, or the reason it could not be read."""
+    header = read_header(path, path.parent, lines=AGENT_HEADER_LINES)
+    if not header.readable:
+        return None, f"agent file {path}: {'; '.join(header.problems)}"
+    fm = parse_frontmatter(header.data.decode("utf-8", errors="replace"))
+    agent_type = fm.get_str("name") or path.stem
+    memory_value = fm.get_str("memory")
+    memory = Scope(memory_value) if memory_value in {s.value for s in Scope} else None
+    problem = None
+    if fm.error:
+        problem = f"agent file {path}: {fm.error}"
+    elif memory_value is not None and memory is None:
+        problem = f"agent file {path}: unknown memory scope {memory_value!r}"
+    return AgentDefinition(agent_type, path, memory, fm.description), problem
+
+
+def load_agent_definitions(dirs: list[Path]) -> tuple[dict[str, AgentDefinition], list[str]]:
+    """Definitions from each directory in turn; a later directory (the project) overrides."""
+    found: dict[str, AgentDefinition] = {}
+    problems: list[str] = []
+    for directory in dirs:
+        try:
+            files = sorted(directory.glob("*.md"))
+        except OSError:
+            continue
+        for path in files:
+            definition, problem = read_definition(path)
+            if problem:
+                problems.append(problem)
+            if definition is not None:
+                found[definition.agent_type] = definition
+    return found, problems

@@ -1,0 +1,161 @@
+"""Reading store files safely: headers only by default, every failure returned as a problem."""
+
+from __future__ import annotations
+
+import os
+import stat
+from dataclasses import dataclass, field
+from pathlib import Path
+
+HEADER_LINES = 30
+"""Claude Code's header scan reads the first 30 lines of each memory file."""
+
+HEADER_BYTE_CAP = 64 * 1024
+"""A header is never read past this many bytes, however long its lines are."""
+
+HUGE_FILE_BYTES = 1024 * 1024
+"""Files over this size are flagged: CC's recall reads only 200 lines / 4096 bytes of them."""
+
+FULL_READ_CAP = 8 * 1024 * 1024
+"""A full read stops here; MEMORY.md and memory files are meant to be small."""
+
+
+@dataclass
+class ReadResult:
+    """Bytes read from a file, whether they are the whole file, and what is wrong with it."""
+
+    data: bytes = b""
+    complete: bool = False
+    problems: list[str] = field(default_factory=list)
+    size: int = 0
+    mtime: float = 0.0
+    readable: bool = True
+
+
+def inside(root: Path, target: Path) -> bool:
+    """Whether the real path of ``target`` lies inside the real path of ``root``."""
+    try:
+        real_root = os.path.realpath(root)
+        real_target = os.path.realpath(target)
+    except (OSError, ValueError):
+        return False
+    return real_target == real_root or real_target.startswith(real_root.rstrip(os.sep) + os.sep)
+
+
+def describe_os_error(err: OSError) -> str:
+    reason = err.strerror or err.__class__.__name__
+    return f"cannot read: {reason.lower()}"
+
+
+def check_file(path: Path, store_root: Path) -> tuple[os.stat_result | None, list[str], bool]:
+    """``lstat`` a store file: its stat, what is wrong with it, and whether it may be opened."""
+    try:
+        st = os.lstat(path)
+    except OSError as err:
+        return None, [describe_os_error(err)], False
+    if stat.S_ISLNK(st.st_mode):
+        if not inside(store_root, path):
+            return st, [f"symlink leaves the store (→ {os.readlink(path)}): not read"], False
+        try:
+            st = os.stat(path)
+        except OSError as err:
+            return st, [f"broken symlink: {describe_os_error(err)}"], False
+    if stat.S_ISDIR(st.st_mode):
+        return st, ["a directory named like a memory file"], False
+    if not stat.S_ISREG(st.st_mode):
+        return st, ["not a regular file (device, FIFO or socket): not read"], False
+    problems: list[str] = []
+    if st.st_size > HUGE_FILE_BYTES:
+        problems.append(
+            f"very large ({st.st_size / 1_048_576:.1f} MB): recall reads only 200 lines / 4 KB"
+        )
+    return st, problems, True
+
+
+def _decode_problems(data: bytes, complete: bool) -> list[str]:
+    problems: list[str] = []
+    if b"\x00" in data:
+        problems.append("binary file (contains NUL bytes)")
+        return problems
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        at_end = err.reason == "unexpected end of data" and not complete
+        if not at_end:
+            problems.append(f"invalid UTF-8 at byte {err.start}")
+    return problems
+
+
+def read_header(
+    path: Path, store_root: Path, lines: int = HEADER_LINES, byte_cap: int = HEADER_BYTE_CAP
+) -> ReadResult:
+    """Read at most ``lines`` lines (and ``byte_cap`` bytes) of a store file."""
+    st, problems, readable = check_file(path, store_root)
+    result = ReadResult(problems=problems, readable=readable)
+    if st is not None:
+        result.size, result.mtime = st.st_size, st.st_mtime
+    if st is None or not readable:
+        result.readable = False
+        return result
+    try:
+        with open(path, "rb") as handle:
+            chunks: list[bytes] = []
+            total = 0
+            for _ in range(lines):
+                line = handle.readline(byte_cap - total)
+                if not line:
+                    break
+                chunks.append(line)
+                total += len(line)
+                if total >= byte_cap:
+                    break
+    except OSError as err:
+        result.readable = False
+        result.problems.append(describe_os_error(err))
+        return result
+    result.data = b"".join(chunks)
+    result.complete = len(result.data) >= st.st_size
+    result.problems.extend(_decode_problems(result.data, result.complete))
+    return result
+
+
+def read_full(path: Path, store_root: Path, cap: int = FULL_READ_CAP) -> ReadResult:
+    """Read a whole store file (up to ``cap`` bytes) with the same checks as the header."""
+    st, problems, readable = check_file(path, store_root)
+    result = ReadResult(problems=problems, readable=readable)
+    if st is not None:
+        result.size, result.mtime = st.st_size, st.st_mtime
+    if st is None or not readable:
+        result.readable = False
+        return result
+    try:
+        with open(path, "rb") as handle:
+            result.data = handle.read(cap)
+    except OSError as err:
+        result.readable = False
+        result.problems.append(describe_os_error(err))
+        return result
+    result.complete = len(result.data) >= st.st_size
+    if not result.complete:
+        result.problems.append(f"only the first {cap // 1_048_576} MB were read")
+    result.problems.extend(_decode_problems(result.data, result.complete))
+    return result
+
+
+def read_first_lines(path: Path, count: int, byte_cap: int = 256 * 1024) -> list[bytes]:
+    """The first ``count`` lines of any file (a transcript), never more than ``byte_cap`` bytes."""
+    out: list[bytes] = []
+    total = 0
+    try:
+        with open(path, "rb") as handle:
+            for _ in range(count):
+                line = handle.readline(max(1, byte_cap - total))
+                if not line:
+                    break
+                out.append(line)
+                total += len(line)
+                if total >= byte_cap:
+                    break
+    except OSError:
+        return out
+    return out

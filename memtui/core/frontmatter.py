@@ -1,0 +1,640 @@
+"""Frontmatter of memory files, parsed the way Claude Code does (claude-code-memory.md §3).
+
+Parsing uses ruamel.yaml in YAML 1.2 mode with timestamps kept as strings. A fast path reads the
+simple ``key: value`` subset real memory files use without ruamel (which is imported only when the
+slow path runs, to keep start-up cheap); it gives the same result or declines. Editing goes through
+:class:`MemoryDocument`, which splits the raw bytes into pieces that concatenate back to the
+original exactly, and changes frontmatter line by line so untouched lines stay byte-identical.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from functools import cache
+from typing import TYPE_CHECKING, Any
+
+from memtui.core.model import Frontmatter, FrontmatterLayout
+
+if TYPE_CHECKING:
+    from ruamel.yaml import YAML
+    from ruamel.yaml.constructor import SafeConstructor
+
+BOM = "\ufeff"
+DELIMITER = "---"
+# The line of the opening delimiter is line 1, so the first YAML line is line 2 of the file.
+_FIRST_YAML_LINE = 2
+
+# CC's retry rule: a `key: value` line whose value holds one of these gets double-quoted.
+_SPECIAL = re.compile(r"[{}\[\]*&#!|>%@`]|: ")
+# JavaScript's \s and `.` (CC's regex is JS): spelled out because Python's differ slightly.
+_JS_SPACE = "\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+_SIMPLE_LINE = re.compile(rf"([a-zA-Z_-]+):[{_JS_SPACE}]+([^\n\r\u2028\u2029]+)")
+
+
+# --------------------------------------------------------------------------- decoding
+
+
+def decode_text(data: bytes) -> tuple[str, list[str]]:
+    """Decode UTF-8 leniently (bad bytes become U+FFFD) and say what was wrong with the bytes."""
+    problems: list[str] = []
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        problems.append(f"invalid UTF-8 at byte {exc.start}")
+    if b"\x00" in data:
+        problems.append("binary file (NUL byte)")
+    return data.decode("utf-8", errors="replace"), problems
+
+
+# --------------------------------------------------------------------------- splitting
+
+
+@dataclass(frozen=True)
+class _Span:
+    """Offsets of a frontmatter block in a text: ``[start, open_end)`` is the opening line,
+    ``[open_end, close_start)`` the YAML, ``[close_start, close_end)`` the closing line."""
+
+    start: int
+    open_end: int
+    close_start: int
+    close_end: int
+
+
+def _is_delimiter(line: str) -> bool:
+    """``line`` (without its ``\\n``) is exactly ``---``, a trailing ``\\r`` allowed."""
+    return line in (DELIMITER, DELIMITER + "\r")
+
+
+def _closing_line(text: str, pos: int) -> tuple[int, int] | None:
+    """``(start, end)`` of the first ``---`` line starting at or after ``pos`` (a line start)."""
+    hit = text.find("\n" + DELIMITER, pos - 1)
+    while hit >= 0:
+        start = hit + 1
+        after = start + len(DELIMITER)
+        nl = text.find("\n", after)
+        line_end = len(text) if nl < 0 else nl
+        if line_end == after or (line_end == after + 1 and text[after] == "\r"):
+            return start, len(text) if nl < 0 else nl + 1
+        hit = text.find("\n" + DELIMITER, start)
+    return None
+
+
+def _find_span(text: str) -> _Span | None:
+    """Locate the frontmatter: ``---`` at offset 0 (after a BOM) up to the next ``---`` line."""
+    start = 1 if text.startswith(BOM) else 0
+    first_nl = text.find("\n", start)
+    if first_nl < 0 or not _is_delimiter(text[start:first_nl]):
+        return None
+    closing = _closing_line(text, first_nl + 1)
+    if closing is None:
+        return None
+    return _Span(start, first_nl + 1, closing[0], closing[1])
+
+
+# --------------------------------------------------------------------------- YAML loading
+
+
+@cache
+def _string_timestamp_constructor() -> type[SafeConstructor]:
+    """The safe constructor, except that timestamps stay the strings they were written as.
+
+    Built on first use so that importing this module does not import ruamel.
+    """
+    from ruamel.yaml.constructor import SafeConstructor
+
+    class _StringTimestampConstructor(SafeConstructor):
+        pass
+
+    _StringTimestampConstructor.add_constructor(
+        "tag:yaml.org,2002:timestamp", SafeConstructor.construct_yaml_str
+    )
+    return _StringTimestampConstructor
+
+
+def _new_loader() -> YAML:
+    from ruamel.yaml import YAML
+
+    yaml = YAML(typ="safe", pure=True)
+    yaml.Constructor = _string_timestamp_constructor()
+    return yaml
+
+
+def _load_yaml(raw: str) -> Any:
+    """Load one YAML document; raises whatever ruamel raises."""
+    return _new_loader().load(raw)
+
+
+def _describe_error(exc: Exception) -> str:
+    """A short human message for a YAML failure, with the file line when known."""
+    from ruamel.yaml.error import MarkedYAMLError
+
+    if isinstance(exc, MarkedYAMLError):
+        problem = exc.problem or exc.context or type(exc).__name__
+        mark = exc.problem_mark or exc.context_mark
+        where = f" (line {mark.line + _FIRST_YAML_LINE})" if mark is not None else ""
+        return f"bad YAML in frontmatter: {problem}{where}"
+    if isinstance(exc, RecursionError):
+        return "bad YAML in frontmatter: nested too deeply"
+    first = str(exc).strip().splitlines()
+    return f"bad YAML in frontmatter: {first[0] if first else type(exc).__name__}"
+
+
+def _to_plain(value: Any) -> Any:
+    """Turn a loaded YAML value into plain dict/list/str/int/float/bool/None.
+
+    Shared nodes (YAML aliases) are converted once, so alias bombs stay cheap; a node that
+    contains itself becomes None at the point of recursion.
+    """
+    done: dict[int, Any] = {}
+    active: set[int] = set()
+
+    def convert(item: Any) -> Any:
+        if item is None or isinstance(item, bool | int | float | str):
+            return item
+        if isinstance(item, bytes):
+            return item.decode("utf-8", errors="replace")
+        key = id(item)
+        if key in done:
+            return done[key]
+        if key in active:
+            return None
+        active.add(key)
+        result: Any
+        if isinstance(item, dict):
+            result = {_plain_key(k): convert(v) for k, v in item.items()}
+        elif isinstance(item, list | tuple | set | frozenset):
+            result = [convert(v) for v in item]
+        else:
+            result = str(item)
+        active.discard(key)
+        done[key] = result
+        return result
+
+    return convert(value)
+
+
+def _plain_key(key: Any) -> str:
+    if isinstance(key, str):
+        return key
+    if key is None:
+        return "null"
+    if isinstance(key, bool):
+        return "true" if key else "false"
+    return str(key)
+
+
+# --------------------------------------------------------------------------- CC's retry rule
+
+
+def _cc_quote(value: str) -> str:
+    """Double-quote ``value`` the way CC's retry does: escape backslashes and double quotes."""
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _quote_line(line: str) -> str:
+    """Quote the value of one ``key: value`` line when CC's rule says so (``\\r`` kept)."""
+    ending = "\r" if line.endswith("\r") else ""
+    content = line[: len(line) - len(ending)]
+    match = _SIMPLE_LINE.fullmatch(content)
+    if match is None:
+        return line
+    key, value = match.group(1), match.group(2)
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+        return line
+    if not _SPECIAL.search(value):
+        return line
+    return f"{key}: {_cc_quote(value)}{ending}"
+
+
+def quote_problematic_values(raw: str) -> str:
+    """CC's fallback: double-quote simple ``key: value`` values holding YAML special chars."""
+    return "\n".join(_quote_line(line) for line in raw.split("\n"))
+
+
+# --------------------------------------------------------------------------- fast path
+#
+# Real memory frontmatter is a handful of `key: plain string` lines, sometimes with one nested
+# `metadata:` block. Loading that with ruamel costs ~300 µs; the scan reads thousands of headers.
+# The fast path reads exactly that subset and returns None (decline, use ruamel) for anything
+# else, so that whatever it accepts gets the very result ruamel would give.
+
+# A superset of the plain scalars YAML 1.2 (and 1.1, for numbers) resolves to something other than
+# a string: null, booleans, ints, floats (sexagesimal too), merge and value keys. Timestamps are
+# not listed: this module keeps them as their text. The first lookahead is a quick pre-check.
+_NON_STRING = (
+    r"(?=[-~nNtTfF=<+.0-9_eE])(?:~|null|Null|NULL|true|True|TRUE|false|False|FALSE|=|<<"
+    r"|[-+]?(?:0[xXoObB][0-9a-fA-F_]*|[0-9_.]*(?:[eE][-+]?[0-9_]*)?|[0-9_]*(?::[0-9_.]*)+"
+    r"|\.(?:inf|Inf|INF|nan|NaN|NAN)))"
+)
+# Characters a fast-path value never holds: ":" and "#" (allowed only where YAML keeps them in a
+# plain scalar, see below), tab, characters ruamel's reader rejects, and those acting as
+# whitespace or line breaks in (some) YAML readers (C1 controls with NEL, U+2028/9, BOM).
+_UNSAFE = r":#\x00-\x1f\x7f-\x9f\u2028\u2029\ufeff\ud800-\udfff\ufffe\uffff"
+# A plain scalar that does not start with an indicator (or space), holds no ": " and no " #" and
+# does not end with ":"; trailing spaces included (the caller strips them).
+_PLAIN_VALUE = (
+    rf"[^ ?,\[\]{{}}&*!|>'\"%@`{_UNSAFE}-][^{_UNSAFE}]*"
+    rf"(?:(?::(?! |$)|(?<! )#)[^{_UNSAFE}]*)*"
+)
+# One line: groups (indent, key, value, rest). ``key: value`` or ``key:`` fills the first three
+# (value "" when absent) and leaves ``rest`` empty; a blank line leaves key and rest empty; any
+# other line lands in ``rest``. Keys stay far below ruamel's 1024-character simple-key limit.
+_FAST_LINE = re.compile(
+    rf"^( *)(?:(?!{_NON_STRING}:)([A-Za-z_][A-Za-z0-9_-]{{0,499}}):"
+    rf"(?: +(?!{_NON_STRING} *$)({_PLAIN_VALUE}))? *$|(.*))",
+    re.MULTILINE,
+)
+
+
+def _fast_load(raw: str) -> dict[str, Any] | None:
+    """Load the simple subset (see above) of frontmatter YAML; None when ``raw`` is outside it."""
+    if "\r" in raw:
+        raw = raw.replace("\r\n", "\n")
+        if "\r" in raw:  # a lone CR is a line break to YAML
+            return None
+    data: dict[str, Any] = {}
+    block: dict[str, str] | None = None  # the nested mapping being filled, if any
+    block_indent = ""  # its indentation, empty until its first line is seen
+    for indent, key, value, rest in _FAST_LINE.findall(raw):
+        if not key:
+            if rest:
+                return None
+            continue
+        value = value.rstrip(" ")
+        if indent:
+            if block is None or not value or key in block:
+                return None
+            if block_indent and indent != block_indent:
+                return None
+            block_indent = indent
+            block[key] = value
+        elif block == {} or key in data:  # a `key:` without children is null: decline
+            return None
+        elif value:
+            data[key] = value
+            block = None
+        else:
+            block = data[key] = {}
+            block_indent = ""
+    return None if block == {} else data
+
+
+# --------------------------------------------------------------------------- parsing
+
+
+def _type_name(value: Any) -> str:
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    return type(value).__name__
+
+
+def _load_with_retry(raw: str) -> tuple[Any, str | None, bool]:
+    """Load ``raw``; on failure retry once with CC's quoting. Returns (value, error, retried)."""
+    try:
+        return _load_yaml(raw), None, False
+    except Exception as first:  # ruamel raises many unrelated types; none may escape
+        error = _describe_error(first)
+    quoted = quote_problematic_values(raw)
+    if quoted == raw:
+        return None, error, False
+    try:
+        return _load_yaml(quoted), None, True
+    except Exception:
+        return None, error, False
+
+
+def _layout_of(data: dict[str, Any]) -> FrontmatterLayout:
+    return "metadata" if isinstance(data.get("metadata"), dict) else "flat"
+
+
+def _frontmatter(
+    data: dict[str, Any], raw: str, end: int, error: str | None, retried: bool
+) -> Frontmatter:
+    return Frontmatter(
+        data=data,
+        raw=raw,
+        end=end,
+        present=True,
+        layout=_layout_of(data),
+        error=error,
+        retried=retried,
+    )
+
+
+def _ruamel_frontmatter(raw: str, end: int) -> Frontmatter:
+    """The slow path: load ``raw`` with ruamel (and CC's retry), report problems as data."""
+    loaded, error, retried = _load_with_retry(raw)
+    data: dict[str, Any] = {}
+    if error is None:
+        plain = _to_plain(loaded)
+        if isinstance(plain, dict):
+            data = plain
+        elif plain is not None:
+            error = f"frontmatter is not a mapping (found {_type_name(plain)})"
+            retried = False
+    return _frontmatter(data, raw, end, error, retried)
+
+
+def parse_frontmatter(text: str) -> Frontmatter:
+    """Parse the frontmatter of ``text``; never raises, problems go to ``error``."""
+    span = _find_span(text)
+    if span is None:
+        return Frontmatter()
+    raw = text[span.open_end : span.close_start]
+    fast = _fast_load(raw)
+    if fast is not None:
+        return _frontmatter(fast, raw, span.close_end, None, False)
+    return _ruamel_frontmatter(raw, span.close_end)
+
+
+def _parse_with_ruamel(text: str) -> Frontmatter:
+    """:func:`parse_frontmatter` without the fast path (the reference the fast path must match)."""
+    span = _find_span(text)
+    if span is None:
+        return Frontmatter()
+    return _ruamel_frontmatter(text[span.open_end : span.close_start], span.close_end)
+
+
+def _parse_fast_only(text: str) -> Frontmatter | None:
+    """:func:`parse_frontmatter` when the fast path accepts ``text``, else None."""
+    span = _find_span(text)
+    if span is None:
+        return Frontmatter()
+    raw = text[span.open_end : span.close_start]
+    fast = _fast_load(raw)
+    return None if fast is None else _frontmatter(fast, raw, span.close_end, None, False)
+
+
+def body_of(text: str, fm: Frontmatter) -> str:
+    """The text after the frontmatter (the whole text minus a leading BOM when there is none)."""
+    if fm.present:
+        return text[fm.end :]
+    return text[1:] if text.startswith(BOM) else text
+
+
+# --------------------------------------------------------------------------- value formatting
+
+
+def _double_quote(value: str) -> str:
+    """A YAML double-quoted scalar for ``value`` (control characters escaped)."""
+    simple = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\t": "\\t", "\r": "\\r"}
+    out: list[str] = []
+    for ch in value:
+        code = ord(ch)
+        if ch in simple:
+            out.append(simple[ch])
+        elif code < 0x20 or 0x7F <= code <= 0x9F:
+            out.append(f"\\x{code:02x}")
+        elif ch in "\u2028\u2029\ufeff":
+            out.append(f"\\u{code:04x}")
+        else:
+            out.append(ch)
+    return '"' + "".join(out) + '"'
+
+
+def _plain_round_trips(value: str) -> bool:
+    try:
+        return bool(_load_yaml(f"k: {value}\n") == {"k": value})
+    except Exception:
+        return False
+
+
+def format_scalar(value: str) -> str:
+    """``value`` as a YAML scalar that reads back as that exact string, plain when safe."""
+    plain_ok = (
+        value != ""
+        and value == value.strip()
+        and value.isprintable()
+        and not _SPECIAL.search(value)
+        and not value.startswith(("'", '"'))
+        and _plain_round_trips(value)
+    )
+    return value if plain_ok else _double_quote(value)
+
+
+# --------------------------------------------------------------------------- editing
+
+
+def _encode(text: str) -> bytes:
+    try:
+        return text.encode("utf-8", errors="surrogateescape")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", errors="replace")
+
+
+def _split_lines(text: str) -> tuple[str, ...]:
+    """Split on ``\\n`` only (not ``str.splitlines``' many separators), endings kept."""
+    parts = text.split("\n")
+    lines = [part + "\n" for part in parts[:-1]]
+    if parts[-1]:
+        lines.append(parts[-1])
+    return tuple(lines)
+
+
+def _eol_of(line: str, default: str) -> str:
+    if line.endswith("\r\n"):
+        return "\r\n"
+    if line.endswith("\n"):
+        return "\n"
+    return default
+
+
+def _indent_of(line: str) -> str:
+    return line[: len(line) - len(line.lstrip(" \t"))]
+
+
+def _is_blank(line: str) -> bool:
+    return line.strip() == ""
+
+
+def _defines(line: str, indent: str, key: str) -> bool:
+    """``line`` is ``<indent>key:`` followed by whitespace or the end of the line."""
+    prefix = indent + key + ":"
+    if not line.startswith(prefix):
+        return False
+    rest = line[len(prefix) :]
+    return rest == "" or rest[0] in " \t\r\n"
+
+
+def _block_end(lines: list[str], start: int, deeper_than: int) -> int:
+    """End (exclusive) of the lines after ``start`` indented deeper than ``deeper_than``.
+
+    Blank lines count only when more indented lines follow them.
+    """
+    end = start + 1
+    for j in range(start + 1, len(lines)):
+        line = lines[j]
+        if _is_blank(line):
+            continue
+        if len(_indent_of(line)) <= deeper_than:
+            break
+        end = j + 1
+    return end
+
+
+@dataclass(frozen=True)
+class _MetadataBlock:
+    line: int
+    end: int
+    indent: str
+
+
+def _metadata_block(lines: list[str]) -> _MetadataBlock | None:
+    """The ``metadata:`` block mapping (CC's newer layout), if the frontmatter has one."""
+    for i, line in enumerate(lines):
+        if not _defines(line, "", "metadata") or not _is_blank(line[len("metadata:") :]):
+            continue
+        end = _block_end(lines, i, 0)
+        children = [c for c in lines[i + 1 : end] if not _is_blank(c)]
+        if children and not re.match(r"[ \t]+[^\s#-][^:]*:(\s|$)", children[0]):
+            return None
+        indent = _indent_of(children[0]) if children else "  "
+        return _MetadataBlock(i, end, indent)
+    return None
+
+
+def _find_key(lines: list[str], key: str, indent: str, lo: int, hi: int) -> int | None:
+    for i in range(lo, hi):
+        if _defines(lines[i], indent, key):
+            return i
+    return None
+
+
+def _set_in(
+    lines: list[str], key: str, value: str, indent: str, lo: int, hi: int, eol: str
+) -> tuple[list[str], bool]:
+    """Replace ``key`` (and its continuation lines) between ``lo`` and ``hi``; False if absent."""
+    found = _find_key(lines, key, indent, lo, hi)
+    if found is None:
+        return lines, False
+    end = _block_end(lines, found, len(indent))
+    new_line = f"{indent}{key}: {format_scalar(value)}{_eol_of(lines[found], eol)}"
+    return [*lines[:found], new_line, *lines[end:]], True
+
+
+def _ensure_eol(lines: list[str], index: int, eol: str) -> list[str]:
+    """Make sure line ``index - 1`` ends with a newline before inserting at ``index``."""
+    if index > 0 and not lines[index - 1].endswith("\n"):
+        lines = list(lines)
+        lines[index - 1] += eol
+    return lines
+
+
+def _insert(lines: list[str], index: int, line: str, eol: str) -> list[str]:
+    lines = _ensure_eol(lines, index, eol)
+    return [*lines[:index], line, *lines[index:]]
+
+
+def _set_top_level(lines: list[str], key: str, value: str, eol: str, before: int) -> list[str]:
+    new, ok = _set_in(lines, key, value, "", 0, len(lines), eol)
+    if ok:
+        return new
+    return _insert(lines, before, f"{key}: {format_scalar(value)}{eol}", eol)
+
+
+def _set_metadata(
+    lines: list[str], block: _MetadataBlock, key: str, value: str, eol: str
+) -> list[str]:
+    new, ok = _set_in(lines, key, value, block.indent, block.line + 1, block.end, eol)
+    if not ok:
+        line = f"{block.indent}{key}: {format_scalar(value)}{eol}"
+        new = _insert(lines, block.end, line, eol)
+    # A top-level duplicate would win over metadata.<key> (Frontmatter.type reads it first).
+    top, ok = _set_in(new, key, value, "", 0, len(new), eol)
+    return top if ok else new
+
+
+@dataclass(frozen=True)
+class MemoryDocument:
+    """A memory file split into pieces that concatenate back to its exact bytes.
+
+    The text is decoded with ``surrogateescape`` so invalid UTF-8 survives. ``opening`` is the
+    ``---`` line (empty when there is no frontmatter), ``lines`` the YAML lines with their
+    endings, ``closing`` the closing ``---`` line, ``body`` the rest.
+    """
+
+    bom: str = ""
+    opening: str = ""
+    lines: tuple[str, ...] = ()
+    closing: str = ""
+    body: str = ""
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> MemoryDocument:
+        text = data.decode("utf-8", errors="surrogateescape")
+        span = _find_span(text)
+        bom = BOM if text.startswith(BOM) else ""
+        if span is None:
+            return cls(bom=bom, body=text[len(bom) :])
+        yaml_text = text[span.open_end : span.close_start]
+        return cls(
+            bom=bom,
+            opening=text[span.start : span.open_end],
+            lines=_split_lines(yaml_text),
+            closing=text[span.close_start : span.close_end],
+            body=text[span.close_end :],
+        )
+
+    @property
+    def has_frontmatter(self) -> bool:
+        return bool(self.opening)
+
+    def to_text(self) -> str:
+        """The document as a (possibly surrogate-escaped) string."""
+        return self.bom + self.opening + "".join(self.lines) + self.closing + self.body
+
+    def to_bytes(self) -> bytes:
+        return _encode(self.to_text())
+
+    @property
+    def text(self) -> str:
+        """The document decoded for display (bad bytes as U+FFFD)."""
+        return decode_text(self.to_bytes())[0]
+
+    @property
+    def frontmatter(self) -> Frontmatter:
+        return parse_frontmatter(self.text)
+
+    @property
+    def layout(self) -> FrontmatterLayout | None:
+        """Layout as the editor sees it: ``metadata`` when a ``metadata:`` block exists."""
+        if not self.has_frontmatter:
+            return None
+        return "metadata" if _metadata_block(list(self.lines)) else "flat"
+
+    def _eol(self) -> str:
+        return _eol_of(self.opening, "\r\n" if "\r\n" in self.body else "\n")
+
+    def with_frontmatter_value(self, key: str, value: str) -> MemoryDocument:
+        """Set ``key`` to the string ``value``, changing only the lines that must change.
+
+        In the ``metadata:`` layout every key but ``name``/``description`` lives under
+        ``metadata``. A document without frontmatter gets a new flat block.
+        """
+        eol = self._eol()
+        if not self.has_frontmatter:
+            return replace(
+                self,
+                opening=DELIMITER + eol,
+                lines=(f"{key}: {format_scalar(value)}{eol}",),
+                closing=DELIMITER + eol,
+            )
+        lines = list(self.lines)
+        block = _metadata_block(lines)
+        if block is not None and key not in ("name", "description"):
+            new = _set_metadata(lines, block, key, value, eol)
+        else:
+            before = block.line if block is not None else len(lines)
+            new = _set_top_level(lines, key, value, eol, before)
+        return replace(self, lines=tuple(new))
+
+    def with_body(self, body: str) -> MemoryDocument:
+        """Replace the body; frontmatter (and BOM) untouched."""
+        return replace(self, body=body)

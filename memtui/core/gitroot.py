@@ -1,0 +1,199 @@
+"""Claude Code's canonical git root: the directory whose sanitized path names the auto memory dir.
+
+Mirrors ``findGitRoot`` + ``resolveCanonicalRoot`` of CC's ``utils/git.ts``: walk up to the first
+``.git``; a linked worktree maps to its main repository (so all worktrees share one memory dir)
+only when the worktree's files check out; everything else keeps the checkout itself.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import stat
+import unicodedata
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = ["GitRoot", "canonical_git_root", "current_branch", "tilde"]
+
+# JavaScript's String.prototype.trim() removes these (WhiteSpace + LineTerminator).
+_JS_TRIM = (
+    "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009"
+    "\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+)
+_GITDIR_PREFIX = "gitdir:"
+
+
+@dataclass
+class GitRoot:
+    """``root`` names the memory dir; ``checkout`` is the top of the working tree found."""
+
+    root: Path
+    checkout: Path
+    rule: str
+    is_worktree: bool
+
+
+def tilde(path: Path | str) -> str:
+    """``path`` with the home directory written as ``~``."""
+    text = str(path)
+    try:
+        home = str(Path.home())
+    except (RuntimeError, KeyError):
+        return text
+    if home in ("", "/"):
+        return text
+    if text == home:
+        return "~"
+    if text.startswith(home.rstrip("/") + "/"):
+        return "~" + text[len(home.rstrip("/")) :]
+    return text
+
+
+def canonical_git_root(project: Path) -> GitRoot | None:
+    """The git root CC uses for ``project`` (walking up from its real path), or None."""
+    start = os.path.realpath(project)
+    found = _find_checkout(start)
+    if found is None:
+        return None
+    return _resolve_canonical(_nfc(found), start)
+
+
+def current_branch(checkout: Path) -> str | None:
+    """The checked-out branch, ``detached at <sha7>``, or None when git cannot tell."""
+    try:
+        import git
+
+        with git.Repo(checkout) as repo:
+            if repo.head.is_detached:
+                return f"detached at {repo.head.commit.hexsha[:7]}"
+            return str(repo.active_branch.name)
+    except Exception:
+        return None
+
+
+# --- walking up -----------------------------------------------------------------------------
+
+
+def _find_checkout(start: str) -> str | None:
+    """The first directory from ``start`` upwards holding a ``.git`` directory or file."""
+    current = start
+    while True:
+        if _is_git_entry(os.path.join(current, ".git")):
+            return current
+        parent = os.path.dirname(current)
+        if parent == current:
+            return None
+        current = parent
+
+
+def _is_git_entry(path: str) -> bool:
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return False
+    return stat.S_ISDIR(mode) or stat.S_ISREG(mode)
+
+
+# --- worktree resolution --------------------------------------------------------------------
+
+
+def _resolve_canonical(checkout: str, project: str) -> GitRoot:
+    """CC's ``resolveCanonicalRoot``: every failed check falls back to the checkout."""
+    here = Path(checkout)
+    git_path = os.path.join(checkout, ".git")
+    if os.path.isdir(git_path):
+        return GitRoot(here, here, f"git root {tilde(here)}", is_worktree=False)
+    content, problem = _read_text(git_path)
+    if content is None:
+        return _own_root(here, f"its .git file cannot be read ({problem})")
+    content = _js_trim(content)
+    if not content.startswith(_GITDIR_PREFIX):
+        return _own_root(here, "its .git file has no 'gitdir:' line")
+    gitdir = _js_resolve(checkout, _js_trim(content[len(_GITDIR_PREFIX) :]))
+    commondir_text, _ = _read_text(os.path.join(gitdir, "commondir"))
+    if commondir_text is None:
+        return _own_root(
+            here,
+            f"its gitdir {tilde(gitdir)} has no readable commondir file "
+            "(a submodule or separate git dir keeps its own root)",
+        )
+    common = _js_resolve(gitdir, _js_trim(commondir_text))
+    failure = _check_worktree_links(checkout, gitdir, common, project)
+    if failure is not None:
+        return _own_root(here, failure)
+    return _worktree_root(here, common)
+
+
+def _check_worktree_links(checkout: str, gitdir: str, common: str, project: str) -> str | None:
+    """The two checks CC makes before trusting ``commondir``; the failure in words, or None."""
+    worktrees = posixpath.join(common, "worktrees")
+    if _js_resolve(os.path.dirname(gitdir), "") != worktrees:
+        return f"worktree check failed: {tilde(gitdir)} is not inside {tilde(worktrees)}"
+    backlink_text, problem = _read_text(os.path.join(gitdir, "gitdir"))
+    if backlink_text is None:
+        return f"worktree check failed: {tilde(gitdir)}/gitdir cannot be read ({problem})"
+    backlink = _js_trim(backlink_text)
+    # CC realpaths the back-link relative to its own working directory, i.e. the project.
+    target = backlink if os.path.isabs(backlink) else os.path.join(project, backlink)
+    try:
+        backlink_real = os.path.realpath(target, strict=True)
+        expected = os.path.join(os.path.realpath(checkout, strict=True), ".git")
+    except (OSError, ValueError) as exc:
+        return f"worktree check failed: back-link {backlink!r} does not resolve ({_why(exc)})"
+    if backlink_real != expected:
+        return (
+            f"worktree check failed: {tilde(gitdir)}/gitdir points to {tilde(backlink_real)}, "
+            f"not to this checkout's .git"
+        )
+    return None
+
+
+def _worktree_root(checkout: Path, common: str) -> GitRoot:
+    if posixpath.basename(common) != ".git":
+        root = Path(_nfc(common))
+        rule = (
+            f"canonical git root of the worktree {tilde(checkout)} is the bare repository "
+            f"{tilde(root)}"
+        )
+    else:
+        root = Path(_nfc(posixpath.dirname(common)))
+        rule = f"canonical git root of the worktree {tilde(checkout)} is {tilde(root)}"
+    return GitRoot(root, checkout, rule, is_worktree=True)
+
+
+def _own_root(checkout: Path, why: str) -> GitRoot:
+    return GitRoot(checkout, checkout, f"git root {tilde(checkout)}: {why}", is_worktree=False)
+
+
+# --- JavaScript-compatible helpers ----------------------------------------------------------
+
+
+def _read_text(path: str) -> tuple[str | None, str | None]:
+    """File text decoded like Node's ``readFileSync(path, 'utf-8')``, or (None, why)."""
+    try:
+        with open(path, "rb") as handle:
+            return handle.read().decode("utf-8", errors="replace"), None
+    except (OSError, ValueError) as exc:
+        return None, _why(exc)
+
+
+def _why(exc: BaseException) -> str:
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror.lower()
+    return str(exc) or type(exc).__name__
+
+
+def _js_trim(text: str) -> str:
+    return text.strip(_JS_TRIM)
+
+
+def _js_resolve(base: str, path: str) -> str:
+    """Node's ``path.resolve(base, path)`` for an absolute ``base`` (lexical, no symlinks)."""
+    joined = path if path.startswith("/") else posixpath.join(base, path)
+    normal = posixpath.normpath(joined)
+    return "/" + normal.lstrip("/") if normal.startswith("//") else normal
+
+
+def _nfc(path: str) -> str:
+    return unicodedata.normalize("NFC", path)

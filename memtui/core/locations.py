@@ -1,0 +1,334 @@
+"""Where every memory store of a project lives, by Claude Code's rules, and why."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from memtui.core.agents import AgentDefinition, agent_dir_name, load_agent_definitions
+from memtui.core.gitroot import GitRoot, canonical_git_root
+from memtui.core.model import Scope, StoreKind, StoreLocation
+from memtui.core.sanitize import find_project_dir
+from memtui.core.settings import (
+    POLICY_SETTINGS_LINUX,
+    SettingsSet,
+    env_defined_falsy,
+    env_truthy,
+)
+
+SNAPSHOTS_DIR = Path(".claude") / "agent-memory-snapshots"
+
+
+def tilde(path: Path | str, home: Path | None = None) -> str:
+    """``path`` with the user's home shown as ``~``."""
+    text = str(path)
+    home_text = str(home or Path.home())
+    if text == home_text:
+        return "~"
+    if home_text not in ("", "/") and text.startswith(home_text.rstrip("/") + "/"):
+        return "~" + text[len(home_text.rstrip("/")) :]
+    return text
+
+
+@dataclass
+class Context:
+    """The inputs of every location rule: the project, the homes, the environment."""
+
+    project: Path
+    claude_home: Path
+    claude_home_rule: str
+    agent_memory_home: Path
+    agent_memory_rule: str
+    env: Mapping[str, str]
+    home: Path
+    policy_settings: Path = POLICY_SETTINGS_LINUX
+
+    @classmethod
+    def create(
+        cls,
+        *,
+        project: Path | None = None,
+        claude_home: Path | None = None,
+        agent_memory_home: Path | None = None,
+        env: Mapping[str, str] | None = None,
+        home: Path | None = None,
+    ) -> Context:
+        env = dict(os.environ if env is None else env)
+        home = home or Path(env.get("HOME") or Path.home())
+        if claude_home is not None:
+            cc_home, cc_rule = claude_home, "from --claude-home"
+        elif env.get("CLAUDE_CONFIG_DIR"):
+            cc_home, cc_rule = Path(env["CLAUDE_CONFIG_DIR"]), "from $CLAUDE_CONFIG_DIR"
+        else:
+            cc_home, cc_rule = home / ".claude", "default ~/.claude"
+        if agent_memory_home is not None:
+            am_home, am_rule = agent_memory_home, "from --agent-memory-home"
+        elif env.get("AGENT_MEMORY_DIR"):
+            am_home, am_rule = Path(env["AGENT_MEMORY_DIR"]), "from $AGENT_MEMORY_DIR"
+        else:
+            am_home, am_rule = home / ".agent-memory", "default ~/.agent-memory"
+        policy = Path(env.get("MEMTUI_POLICY_SETTINGS") or POLICY_SETTINGS_LINUX)
+        real_project = Path(os.path.realpath(project or Path.cwd()))
+        return cls(
+            project=real_project,
+            claude_home=Path(os.path.abspath(cc_home)),
+            claude_home_rule=cc_rule,
+            agent_memory_home=Path(os.path.abspath(am_home)),
+            agent_memory_rule=am_rule,
+            env=env,
+            home=home,
+            policy_settings=policy,
+        )
+
+    @property
+    def remote_dir(self) -> Path | None:
+        value = self.env.get("CLAUDE_CODE_REMOTE_MEMORY_DIR")
+        return Path(value) if value else None
+
+    @property
+    def base(self) -> Path:
+        """The memory base: the remote memory dir when set, else the CC home."""
+        return self.remote_dir or self.claude_home
+
+    def show(self, path: Path | str) -> str:
+        return tilde(path, self.home)
+
+
+@dataclass
+class Locations:
+    """Every store location of one project, plus what was learnt finding them."""
+
+    context: Context
+    git: GitRoot | None
+    memory_root: Path
+    auto: StoreLocation
+    team: StoreLocation
+    sessions: list[StoreLocation]
+    agents: list[StoreLocation]
+    snapshots: list[StoreLocation]
+    agentmemory: StoreLocation
+    definitions: dict[str, AgentDefinition]
+    settings: SettingsSet
+    problems: list[str] = field(default_factory=list)
+
+
+def validate_override(value: str) -> str | None:
+    """Why CC rejects a memory directory override, or None when it is acceptable."""
+    if "\0" in value:
+        return "contains a NUL byte"
+    if value.startswith(("\\\\", "//")):
+        return "is a UNC path"
+    if len(value) == 2 and value[1] == ":":
+        return "is a bare drive"
+    if len(value) < 3:
+        return "is shorter than 3 characters"
+    if not (os.path.isabs(value) or (len(value) > 2 and value[1] == ":")):
+        return "is relative"
+    return None
+
+
+def expand_setting_path(value: str, home: Path) -> tuple[str | None, str | None]:
+    """Expand ``~/`` in a settings path; bare ``~``, ``~/.`` and ``~/..`` are rejected."""
+    if value in ("~", "~/", "~/.", "~/..", "~/./", "~/../"):
+        return None, "points at the home directory itself"
+    if value.startswith("~/"):
+        value = str(home / value[2:])
+    problem = validate_override(value)
+    return (None, problem) if problem else (value, None)
+
+
+def auto_memory_root(ctx: Context, settings: SettingsSet, git: GitRoot | None) -> tuple[Path, str]:
+    """The auto memory directory and the rule that chose it (spec section 2)."""
+    notes: list[str] = []
+    override = ctx.env.get("CLAUDE_COWORK_MEMORY_PATH_OVERRIDE")
+    if override is not None:
+        problem = validate_override(override)
+        if problem is None:
+            return Path(override), "from $CLAUDE_COWORK_MEMORY_PATH_OVERRIDE"
+        notes.append(f"$CLAUDE_COWORK_MEMORY_PATH_OVERRIDE ignored: it {problem}")
+    for source in (settings.policy, settings.local, settings.user):
+        value = source.data.get("autoMemoryDirectory")
+        if value is None:
+            continue
+        if not isinstance(value, str):
+            notes.append(f"autoMemoryDirectory in {source.source} settings ignored: not a string")
+            continue
+        path, problem = expand_setting_path(value, ctx.home)
+        if path is not None:
+            where = f"autoMemoryDirectory in {source.source} settings {ctx.show(source.path)}"
+            return Path(path), "; ".join([where, *notes])
+        notes.append(f"autoMemoryDirectory in {source.source} settings ignored: it {problem}")
+    if "autoMemoryDirectory" in settings.project.data:
+        notes.append(
+            "autoMemoryDirectory in the checked-in .claude/settings.json is ignored (CC never "
+            "takes this key from project settings)"
+        )
+    if git is not None:
+        anchor, why = git.root, git.rule
+    else:
+        anchor, why = ctx.project, f"project root {ctx.show(ctx.project)} (not in a git repo)"
+    base_word = "$CLAUDE_CODE_REMOTE_MEMORY_DIR" if ctx.remote_dir else ctx.show(ctx.claude_home)
+    project_dir, dir_rule = find_project_dir(ctx.base / "projects", str(anchor))
+    rule = f"default: {why} → {base_word}/{dir_rule}/memory"
+    return project_dir / "memory", "; ".join([rule, *notes])
+
+
+def auto_memory_enabled(ctx: Context, settings: SettingsSet) -> tuple[bool, str]:
+    """Whether CC uses auto memory here, and which rule decided."""
+    env = ctx.env
+    if env_truthy(env, "CLAUDE_CODE_DISABLE_AUTO_MEMORY"):
+        return False, "disabled by $CLAUDE_CODE_DISABLE_AUTO_MEMORY"
+    if env_defined_falsy(env, "CLAUDE_CODE_DISABLE_AUTO_MEMORY"):
+        return True, "enabled by $CLAUDE_CODE_DISABLE_AUTO_MEMORY set to a false value"
+    if env_truthy(env, "CLAUDE_CODE_SIMPLE"):
+        return False, "disabled by $CLAUDE_CODE_SIMPLE"
+    if env_truthy(env, "CLAUDE_CODE_REMOTE") and not ctx.remote_dir:
+        return False, "disabled: $CLAUDE_CODE_REMOTE without $CLAUDE_CODE_REMOTE_MEMORY_DIR"
+    found = settings.first("autoMemoryEnabled")
+    if found is not None:
+        value, source = found
+        if value is False:
+            return False, f"disabled by autoMemoryEnabled: false in {source.source} settings"
+        if value is True:
+            return True, f"enabled by autoMemoryEnabled: true in {source.source} settings"
+    return True, "enabled (default)"
+
+
+def list_dirs(path: Path) -> list[Path]:
+    try:
+        return sorted(p for p in path.iterdir() if p.is_dir())
+    except OSError:
+        return []
+
+
+def session_locations(ctx: Context) -> list[StoreLocation]:
+    """One store per session directory of this cwd (keyed on the cwd, never the remote dir)."""
+    sessions_root, dir_rule = find_project_dir(ctx.claude_home / "projects", str(ctx.project))
+    rule = f"sessions of cwd {ctx.show(ctx.project)} → {ctx.show(ctx.claude_home)}/{dir_rule}"
+    stores: list[StoreLocation] = []
+    for child in list_dirs(sessions_root):
+        if (child / "session-memory").is_dir():
+            stores.append(
+                StoreLocation(
+                    kind=StoreKind.SESSION,
+                    path=child / "session-memory",
+                    rule=rule,
+                    session=child.name,
+                )
+            )
+    return stores
+
+
+def agent_scope_roots(ctx: Context, git: GitRoot | None) -> dict[Scope, tuple[Path, str]]:
+    """The parent directory of every agent memory dir in each scope, with its rule."""
+    user_base = "$CLAUDE_CODE_REMOTE_MEMORY_DIR" if ctx.remote_dir else ctx.show(ctx.claude_home)
+    roots: dict[Scope, tuple[Path, str]] = {
+        Scope.USER: (ctx.base / "agent-memory", f"user scope: {user_base}/agent-memory/<agent>"),
+        Scope.PROJECT: (
+            ctx.project / ".claude" / "agent-memory",
+            "project scope: <project>/.claude/agent-memory/<agent> (checked into git)",
+        ),
+    }
+    if ctx.remote_dir:
+        anchor = git.root if git else ctx.project
+        project_dir, dir_rule = find_project_dir(ctx.remote_dir / "projects", str(anchor))
+        roots[Scope.LOCAL] = (
+            project_dir / "agent-memory-local",
+            "local scope with $CLAUDE_CODE_REMOTE_MEMORY_DIR: "
+            f"{dir_rule}/agent-memory-local/<agent>",
+        )
+    else:
+        roots[Scope.LOCAL] = (
+            ctx.project / ".claude" / "agent-memory-local",
+            "local scope: <project>/.claude/agent-memory-local/<agent> (not checked in)",
+        )
+    return roots
+
+
+def agent_locations(
+    ctx: Context, git: GitRoot | None, definitions: dict[str, AgentDefinition], enabled: bool
+) -> list[StoreLocation]:
+    """Agent memory of every defined agent, plus every agent memory dir found without one."""
+    roots = agent_scope_roots(ctx, git)
+    wanted: dict[tuple[str, Scope], str] = {}
+    for agent_type, definition in definitions.items():
+        if definition.memory is not None:
+            wanted[(agent_dir_name(agent_type), definition.memory)] = (
+                f"defined in {ctx.show(definition.path)} with memory: {definition.memory.value}"
+            )
+    for scope, (root, _rule) in roots.items():
+        for child in list_dirs(root):
+            wanted.setdefault((child.name, scope), "found on disk (no agent defines this memory)")
+    stores = []
+    for (dir_name, scope), why in sorted(wanted.items(), key=lambda kv: (kv[0][0], kv[0][1])):
+        root, rule = roots[scope]
+        stores.append(
+            StoreLocation(
+                kind=StoreKind.AGENT,
+                path=root / dir_name,
+                rule=f"{rule}; {why}",
+                scope=scope,
+                agent=dir_name,
+                enabled=enabled,
+            )
+        )
+    return stores
+
+
+def snapshot_locations(ctx: Context) -> list[StoreLocation]:
+    root = ctx.project / SNAPSHOTS_DIR
+    return [
+        StoreLocation(
+            kind=StoreKind.SNAPSHOT,
+            path=child,
+            rule="<project>/.claude/agent-memory-snapshots/<agent type> (shipped with the project)",
+            agent=child.name,
+        )
+        for child in list_dirs(root)
+    ]
+
+
+def locate(ctx: Context) -> Locations:
+    """Find every store of ``ctx.project`` by Claude Code's rules."""
+    settings = SettingsSet.load(ctx.claude_home, ctx.project, ctx.policy_settings)
+    git = canonical_git_root(ctx.project)
+    memory_root, auto_rule = auto_memory_root(ctx, settings, git)
+    enabled, enabled_rule = auto_memory_enabled(ctx, settings)
+    auto = StoreLocation(
+        kind=StoreKind.AUTO,
+        path=memory_root,
+        rule=auto_rule,
+        enabled=enabled,
+        enabled_rule=enabled_rule,
+    )
+    team = StoreLocation(
+        kind=StoreKind.TEAM,
+        path=memory_root / "team",
+        rule="<auto memory>/team (synced with the team per GitHub repo)",
+        enabled=enabled,
+        enabled_rule=enabled_rule,
+    )
+    definitions, def_problems = load_agent_definitions(
+        [ctx.claude_home / "agents", ctx.project / ".claude" / "agents"]
+    )
+    agentmemory = StoreLocation(
+        kind=StoreKind.AGENTMEMORY,
+        path=ctx.agent_memory_home,
+        rule=f"agentmemory home, {ctx.agent_memory_rule}",
+    )
+    return Locations(
+        context=ctx,
+        git=git,
+        memory_root=memory_root,
+        auto=auto,
+        team=team,
+        sessions=session_locations(ctx),
+        agents=agent_locations(ctx, git, definitions, enabled),
+        snapshots=snapshot_locations(ctx),
+        agentmemory=agentmemory,
+        definitions=definitions,
+        settings=settings,
+        problems=settings.problems() + def_problems,
+    )

@@ -1,0 +1,276 @@
+"""Build the model of every store: header-only reads, problems per file, no whole transcript."""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from memtui.core.fileread import read_full, read_header
+from memtui.core.frontmatter import parse_frontmatter
+from memtui.core.gitroot import current_branch
+from memtui.core.index import index_health, load_report
+from memtui.core.locations import Context, Locations, list_dirs, locate
+from memtui.core.model import (
+    Memory,
+    ProjectRef,
+    ScanResult,
+    Scope,
+    SessionInfo,
+    Store,
+    StoreKind,
+    StoreLocation,
+)
+from memtui.core.sessions import (
+    read_transcript_head,
+    session_template,
+    summary_is_empty,
+    summary_title,
+)
+from memtui.core.snapshot import SNAPSHOT_JSON, agent_snapshot_info
+
+INDEX_NAME = "MEMORY.md"
+
+Progress = Callable[[str], None]
+
+
+@dataclass
+class FileEntry:
+    path: Path
+    rel_path: str
+
+
+def walk_markdown(root: Path, skip: set[str] | None = None) -> Iterator[FileEntry]:
+    """Every ``*.md`` entry below ``root`` (sorted, symlinked dirs not followed)."""
+    stack = [(root, "")]
+    while stack:
+        directory, prefix = stack.pop()
+        try:
+            with os.scandir(directory) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError:
+            continue
+        subdirs = []
+        for entry in entries:
+            rel = prefix + entry.name
+            try:
+                is_dir = entry.is_dir(follow_symlinks=False)
+            except OSError:
+                is_dir = False
+            if is_dir and not entry.name.endswith(".md"):
+                if skip is None or rel not in skip:
+                    subdirs.append((Path(entry.path), rel + "/"))
+            elif entry.name.endswith(".md"):
+                yield FileEntry(Path(entry.path), rel)
+        stack.extend(reversed(subdirs))
+
+
+def top_level_files(root: Path) -> Iterator[FileEntry]:
+    """Top-level regular files (what a snapshot copies), excluding ``snapshot.json``."""
+    try:
+        with os.scandir(root) as it:
+            entries = sorted(it, key=lambda e: e.name)
+    except OSError:
+        return
+    for entry in entries:
+        if entry.name == SNAPSHOT_JSON:
+            continue
+        try:
+            mode = entry.stat(follow_symlinks=False).st_mode
+        except OSError:
+            continue
+        if stat.S_ISREG(mode) or stat.S_ISLNK(mode):
+            yield FileEntry(Path(entry.path), entry.name)
+
+
+def read_memory(entry: FileEntry, store_root: Path) -> Memory:
+    """A memory from its header only: frontmatter, size, mtime and problems."""
+    header = read_header(entry.path, store_root)
+    text = header.data.decode("utf-8", errors="replace")
+    memory = Memory(
+        path=entry.path,
+        rel_path=entry.rel_path,
+        size=header.size,
+        mtime=header.mtime,
+        problems=list(header.problems),
+        header=text,
+        header_complete=header.complete,
+        is_index=Path(entry.rel_path).name == INDEX_NAME,
+    )
+    if header.readable and "binary file (contains NUL bytes)" not in header.problems:
+        memory.frontmatter = parse_frontmatter(text.lstrip("\ufeff").replace("\r", ""))
+        if memory.frontmatter.error:
+            memory.problems.append(memory.frontmatter.error)
+    return memory
+
+
+def load_full_text(memory: Memory, store_root: Path) -> tuple[str, list[str]]:
+    """The whole text of a memory, read on demand (never during a scan)."""
+    result = read_full(memory.path, store_root)
+    return result.data.decode("utf-8", errors="replace"), result.problems
+
+
+def store_index(store: Store, own_index_dirs: set[str]) -> None:
+    """Read the store's MEMORY.md whole and compute CC's load report and index health."""
+    path = store.path / INDEX_NAME
+    if not os.path.lexists(path):
+        return
+    result = read_full(path, store.path)
+    raw = result.data.decode("utf-8", errors="replace") if result.readable else ""
+    report = load_report(str(path), raw, agent=store.kind == StoreKind.AGENT)
+    report.problems = list(result.problems)
+    files = {m.rel_path for m in store.memories if not m.is_index and m.rel_path.endswith(".md")}
+    names: dict[str, str] = {}
+    for memory in store.memories:
+        if memory.is_index:
+            continue
+        names.setdefault(memory.stem, memory.rel_path)
+        if memory.name:
+            names.setdefault(memory.name, memory.rel_path)
+    sources = {m.rel_path: m.header for m in store.memories if not m.is_index}
+    sources[INDEX_NAME] = raw
+    report.health = index_health(
+        report,
+        store_files=files,
+        memory_names=names,
+        link_sources=sources,
+        own_index_dirs=own_index_dirs,
+    )
+    if store.kind == StoreKind.AGENTMEMORY:
+        # agentmemory's MEMORY.md is a tag index over daily/ and topics/: no file needs an entry.
+        report.health.orphans = []
+    store.index = report
+
+
+def scan_store(location: StoreLocation, skip: set[str] | None = None) -> Store:
+    """One store: its memories from their headers and its MEMORY.md load report."""
+    exists = location.path.is_dir()
+    store = Store(location=location, exists=exists)
+    if not exists:
+        if location.path.exists():
+            store.problems.append("the store path is not a directory")
+        return store
+    if location.kind == StoreKind.SNAPSHOT:
+        entries: Iterator[FileEntry] = top_level_files(location.path)
+    else:
+        entries = walk_markdown(location.path, skip)
+    store.memories = [read_memory(entry, location.path) for entry in entries]
+    own_dirs = {
+        str(Path(m.rel_path).parent)
+        for m in store.memories
+        if m.is_index and Path(m.rel_path).parent != Path(".")
+    }
+    store_index(store, own_dirs)
+    return store
+
+
+def scan_session(location: StoreLocation, template: str) -> Store:
+    """A session store, with the cwd and start time its transcript's first lines give."""
+    store = scan_store(location)
+    session_dir = location.path.parent
+    transcript = session_dir.parent / f"{session_dir.name}.jsonl"
+    has_transcript = transcript.is_file()
+    head = read_transcript_head(transcript) if has_transcript else None
+    info = SessionInfo(
+        session_id=session_dir.name,
+        transcript=transcript if has_transcript else None,
+        cwd=head.cwd if head else None,
+        started=head.started if head else None,
+        git_branch=head.git_branch if head else None,
+    )
+    summary = next((m for m in store.memories if m.rel_path == "summary.md"), None)
+    if summary is not None:
+        text, _problems = load_full_text(summary, location.path)
+        info.title = summary_title(text)
+        info.empty = summary_is_empty(text, template)
+    store.session_info = info
+    return store
+
+
+def scan_snapshot(location: StoreLocation, locations: Locations) -> Store:
+    store = scan_store(location)
+    agent_type = location.agent or location.path.name
+    dir_name = agent_type.replace(":", "-")
+    local_dirs = {
+        item.scope: item.path for item in locations.agents if item.agent == dir_name and item.scope
+    }
+    roots = {
+        Scope.USER: locations.context.base / "agent-memory",
+        Scope.PROJECT: locations.context.project / ".claude" / "agent-memory",
+        Scope.LOCAL: next(
+            (p.parent for s, p in local_dirs.items() if s == Scope.LOCAL),
+            locations.context.project / ".claude" / "agent-memory-local",
+        ),
+    }
+    for scope, root in roots.items():
+        local_dirs.setdefault(scope, root / dir_name)
+    definition = locations.definitions.get(agent_type)
+    store.snapshot = agent_snapshot_info(
+        agent_type,
+        location.path,
+        local_dirs,
+        definition.memory if definition else None,
+        locations.auto.enabled,
+    )
+    store.location.scope = store.snapshot.acted_scope
+    return store
+
+
+def discover_projects(ctx: Context) -> list[ProjectRef]:
+    """Every project dir under the CC home (and remote base), with its real path if a
+    transcript's first lines reveal it."""
+    roots = [ctx.claude_home / "projects"]
+    if ctx.remote_dir:
+        roots.append(ctx.remote_dir / "projects")
+    seen: dict[str, ProjectRef] = {}
+    for root in roots:
+        for project_dir in list_dirs(root):
+            ref = seen.setdefault(project_dir.name, ProjectRef(dir=str(project_dir), path=None))
+            if ref.path is None:
+                ref.path = project_path_from_transcripts(project_dir)
+    return sorted(seen.values(), key=lambda r: r.dir)
+
+
+def project_path_from_transcripts(project_dir: Path) -> str | None:
+    try:
+        with os.scandir(project_dir) as it:
+            transcripts = sorted(e.path for e in it if e.name.endswith(".jsonl"))
+    except OSError:
+        return None
+    for transcript in transcripts[:3]:
+        head = read_transcript_head(Path(transcript))
+        if head.cwd:
+            return head.cwd
+    return None
+
+
+def scan(ctx: Context, progress: Progress | None = None) -> ScanResult:
+    """Every store of the project in ``ctx``, header-only."""
+    say = progress or (lambda _msg: None)
+    locations = locate(ctx)
+    stores: list[Store] = []
+    say("auto memory")
+    auto = scan_store(locations.auto, skip={"team"})
+    auto.problems.extend(locations.problems)
+    stores.append(auto)
+    stores.append(scan_store(locations.team))
+    template = session_template(ctx.claude_home)
+    say("sessions")
+    stores.extend(scan_session(loc, template) for loc in locations.sessions)
+    say("agent memory")
+    stores.extend(scan_store(loc) for loc in locations.agents)
+    stores.extend(scan_snapshot(loc, locations) for loc in locations.snapshots)
+    say("agentmemory home")
+    stores.append(scan_store(locations.agentmemory))
+    say("projects")
+    git = locations.git
+    return ScanResult(
+        project=ctx.project,
+        claude_home=ctx.claude_home,
+        stores=stores,
+        projects=discover_projects(ctx),
+        git_root=git.root if git else None,
+        git_branch=current_branch(git.checkout) if git else None,
+    )

@@ -1,0 +1,121 @@
+"""Session memory: summaries, their template, and what a transcript's first lines reveal."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from memtui.core.fileread import read_first_lines
+
+TRANSCRIPT_PROBE_LINES = 12
+"""How many lines of a transcript are read to find its cwd; a transcript is never read whole."""
+
+SESSION_SECTIONS: tuple[tuple[str, str], ...] = (
+    (
+        "Session Title",
+        "A short and distinctive 5-10 word descriptive title for the session. Super info dense, "
+        "no filler",
+    ),
+    (
+        "Current State",
+        "What is actively being worked on right now? Pending tasks not yet completed. "
+        "Immediate next steps.",
+    ),
+    (
+        "Task specification",
+        "What did the user ask to build? Any design decisions or other explanatory context",
+    ),
+    (
+        "Files and Functions",
+        "What are the important files? In short, what do they contain and why are they relevant?",
+    ),
+    (
+        "Workflow",
+        "What bash commands are usually run and in what order? How to interpret their output if "
+        "not obvious?",
+    ),
+    (
+        "Errors & Corrections",
+        "Errors encountered and how they were fixed. What did the user correct? What approaches "
+        "failed and should not be tried again?",
+    ),
+    (
+        "Codebase and System Documentation",
+        "What are the important system components? How do they work/fit together?",
+    ),
+    (
+        "Learnings",
+        "What has worked well? What has not? What to avoid? Do not duplicate items from other "
+        "sections",
+    ),
+    (
+        "Key results",
+        "If the user asked a specific output such as an answer to a question, a table, or other "
+        "document, repeat the exact result here",
+    ),
+    ("Worklog", "Step by step, what was attempted, done? Very terse summary for each step"),
+)
+"""The ten sections of CC's default session memory template with their italic hints."""
+
+DEFAULT_SESSION_TEMPLATE = "\n" + "\n".join(
+    f"# {title}\n_{hint}_\n" for title, hint in SESSION_SECTIONS
+)
+"""CC's default template (v2.1.88): ten ``# `` sections, each followed by an italic hint."""
+
+
+@dataclass
+class TranscriptHead:
+    cwd: str | None
+    started: str | None
+    git_branch: str | None
+
+
+def read_transcript_head(path: Path, lines: int = TRANSCRIPT_PROBE_LINES) -> TranscriptHead:
+    """The cwd, first timestamp and git branch found in a transcript's first lines."""
+    head = TranscriptHead(None, None, None)
+    for raw in read_first_lines(path, lines):
+        try:
+            record = json.loads(raw)
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            continue
+        if not isinstance(record, dict):
+            continue
+        if head.cwd is None and isinstance(record.get("cwd"), str):
+            head.cwd = record["cwd"]
+        if head.started is None and isinstance(record.get("timestamp"), str):
+            head.started = record["timestamp"]
+        if head.git_branch is None and isinstance(record.get("gitBranch"), str):
+            head.git_branch = record["gitBranch"]
+        if head.cwd and head.started and head.git_branch:
+            break
+    return head
+
+
+def session_template(claude_home: Path) -> str:
+    """The summary template: ``session-memory/config/template.md`` if present, else CC's default."""
+    custom = claude_home / "session-memory" / "config" / "template.md"
+    try:
+        return custom.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return DEFAULT_SESSION_TEMPLATE
+
+
+def summary_is_empty(summary: str, template: str) -> bool:
+    """A summary equal to its template (after trimming) holds nothing yet."""
+    return summary.strip() == template.strip()
+
+
+def summary_title(summary: str) -> str | None:
+    """The first non-italic, non-empty line under ``# Session Title``."""
+    lines = summary.splitlines()
+    for i, line in enumerate(lines):
+        if line.strip().lower() == "# session title":
+            for following in lines[i + 1 :]:
+                text = following.strip()
+                if text.startswith("# "):
+                    return None
+                if text and not (text.startswith("_") and text.endswith("_")):
+                    return text
+            return None
+    return None

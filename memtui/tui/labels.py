@@ -1,0 +1,59 @@
+"""Short labels and badges for stores, shared by the panes and the detail views."""
+
+from __future__ import annotations
+
+from rich.text import Text
+
+from memtui.core.model import Store
+
+SNAPSHOT_BADGES = {
+    "prompt-update": ("● update", "bold yellow"),
+    "initialize": ("○ init", "bold cyan"),
+    "none": ("· synced", "dim"),
+}
+
+
+def snapshot_badge(store: Store) -> Text:
+    snap = store.snapshot
+    if snap is None:
+        return Text("")
+    if snap.problem:
+        return Text("✕ invalid", style="bold red")
+    text, style = SNAPSHOT_BADGES[snap.primary.status]
+    return Text(text, style=style)
+
+
+def agent_label(store: Store) -> Text:
+    loc = store.location
+    label = Text(loc.agent or "?", style="bold")
+    label.append(f" ({loc.scope.value if loc.scope else '?'})", style="dim")
+    if not store.exists:
+        label.append(" empty", style="dim italic")
+    if store.index and store.index.binds != "none":
+        label.append(" ▲", style="bold red")
+    return label
+
+
+def snapshot_label(store: Store) -> Text:
+    label = Text(store.location.agent or "?", style="bold")
+    label.append("  ")
+    label.append_text(snapshot_badge(store))
+    return label
+
+
+def session_label(store: Store) -> Text:
+    info = store.session_info
+    sid = (store.location.session or "")[:8]
+    if info is None:
+        return Text(sid)
+    date = (info.started or "")[:10] or "????-??-??"
+    label = Text(f"{date} {sid}", style="bold")
+    if info.empty:
+        label.append(" (empty)", style="dim italic")
+    elif info.title:
+        label.append(f" {info.title}")
+    return label
+
+
+def agentmemory_label(store: Store) -> Text:
+    return Text("agentmemory", style="bold")

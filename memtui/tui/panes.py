@@ -1,0 +1,52 @@
+"""Which stores go in which pane, and how each pane titles itself."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from rich.text import Text
+
+from memtui.core.model import ScanResult, Store, StoreKind
+from memtui.tui.labels import agent_label, session_label, snapshot_label
+
+
+@dataclass(frozen=True)
+class PaneSpec:
+    id: str
+    title: str
+    kinds: tuple[StoreKind, ...]
+    single: bool
+    labeler: Callable[[Store], Text] | None
+    empty_text: str
+    optional: bool = False
+
+
+PANES: tuple[PaneSpec, ...] = (
+    PaneSpec("auto", "Auto", (StoreKind.AUTO,), True, None, "no auto memory"),
+    PaneSpec("team", "Team", (StoreKind.TEAM,), True, None, "no team memory"),
+    PaneSpec("sessions", "Sessions", (StoreKind.SESSION,), False, session_label,
+             "no session memory for this cwd"),
+    PaneSpec("agents", "Agents", (StoreKind.AGENT,), False, agent_label, "no agent memory"),
+    PaneSpec("snapshots", "Snapshots", (StoreKind.SNAPSHOT,), False, snapshot_label,
+             "no snapshots shipped"),
+    PaneSpec("agentmemory", "agentmemory", (StoreKind.AGENTMEMORY,), True, None,
+             "no agentmemory home", optional=True),
+)
+
+
+def stores_for(spec: PaneSpec, result: ScanResult) -> list[Store]:
+    return [s for s in result.stores if s.kind in spec.kinds]
+
+
+def pane_subtitle(spec: PaneSpec, stores: list[Store]) -> str:
+    """The pane's border subtitle: its store path (one store) or how many stores it holds."""
+    if spec.single and stores:
+        store = stores[0]
+        state = "" if store.location.enabled else " · disabled"
+        return f"{len(store.memories)} files{state}"
+    return f"{len(stores)} stores"
+
+
+def pane_visible(spec: PaneSpec, stores: list[Store]) -> bool:
+    return not spec.optional or any(s.exists for s in stores)

@@ -1,0 +1,221 @@
+"""The main screen: every store kind side by side over a detail pane."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import ClassVar
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widgets import Footer, Static, Tab, Tabs, Tree
+from textual.worker import get_current_worker
+
+from memtui.core.locations import Context
+from memtui.core.model import ScanResult, Store
+from memtui.core.scan import scan
+from memtui.tui.nodes import NodeRef
+from memtui.tui.panes import PANES, PaneSpec, pane_subtitle, pane_visible, stores_for
+from memtui.tui.widgets.detail import DetailPane
+from memtui.tui.widgets.store_tree import StoreTree
+
+NARROW_WIDTH = 120
+
+
+class ScanFinished(Exception):
+    """Raised inside a cancelled scan worker to stop quietly."""
+
+
+class MainScreen(Screen[None]):
+    CSS_PATH = "main.tcss"
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("left,h", "pane(-1)", "Prev pane", show=False, id="pane.prev"),
+        Binding("right,l", "pane(1)", "Next pane", show=False, id="pane.next"),
+        Binding("z", "zoom", "Zoom", id="pane.zoom"),
+        Binding("r", "raw", "Raw", id="detail.raw"),
+        Binding("ctrl+r", "rescan", "Rescan", id="app.rescan"),
+    ]
+
+    def __init__(self, context: Context) -> None:
+        super().__init__()
+        self.context = context
+        self.result: ScanResult | None = None
+        self.zoomed = False
+
+    def compose(self) -> ComposeResult:
+        yield Static(self.header_text(), id="header")
+        yield Tabs(*[Tab(spec.title, id=f"tab-{spec.id}") for spec in PANES], id="pane-tabs")
+        with Horizontal(id="panes"):
+            for spec in PANES:
+                with Vertical(id=f"pane-{spec.id}", classes="pane") as pane:
+                    pane.border_title = spec.title
+                    yield StoreTree(
+                        spec.labeler,
+                        single=spec.single,
+                        empty_text="scanning …",
+                        id=f"tree-{spec.id}",
+                    )
+        yield DetailPane(id="detail")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#tree-auto", StoreTree).focus()
+        self.apply_width(self.size.width)
+        self.run_scan()
+
+    def header_text(self, jobs: str = "") -> Text:
+        ctx = self.context
+        text = Text()
+        text.append(" memtui ", style="bold reverse")
+        text.append(f" {ctx.show(ctx.project)}", style="bold")
+        if self.result is not None and self.result.git_branch:
+            text.append(f" (git: {self.result.git_branch})", style="dim")
+        text.append(f"  · CC home {ctx.show(ctx.claude_home)}", style="dim")
+        if jobs:
+            text.append(f"   jobs: {jobs}", style="bold yellow")
+        return text
+
+    def set_jobs(self, jobs: str) -> None:
+        self.query_one("#header", Static).update(self.header_text(jobs))
+
+    @work(thread=True, exclusive=True, group="scan", exit_on_error=False)
+    def run_scan(self) -> ScanResult:
+        worker = get_current_worker()
+
+        def progress(step: str) -> None:
+            if worker.is_cancelled:
+                raise ScanFinished
+            self.app.call_from_thread(self.set_jobs, f"scan: {step}")
+
+        result = scan(self.context, progress)
+        if not worker.is_cancelled:
+            self.app.call_from_thread(self.show_result, result)
+        return result
+
+    def show_result(self, result: ScanResult) -> None:
+        self.result = result
+        self.set_jobs("")
+        for spec in PANES:
+            stores = stores_for(spec, result)
+            pane = self.query_one(f"#pane-{spec.id}", Vertical)
+            tree = self.query_one(f"#tree-{spec.id}", StoreTree)
+            tree._empty_text = spec.empty_text
+            tree.set_stores(stores)
+            pane.border_subtitle = pane_subtitle(spec, stores)
+            if spec.single and stores:
+                pane.border_title = f"{spec.title} · {self.context.show(stores[0].path)}"
+            visible = pane_visible(spec, stores)
+            pane.set_class(not visible, "absent")
+            tab = self.query_one(f"#tab-{spec.id}", Tab)
+            tab.display = visible
+        detail = self.query_one(DetailPane)
+        if detail.ref is not None:
+            detail.show(self.refind(detail.ref))
+
+    def refind(self, ref: NodeRef) -> NodeRef | None:
+        """The same item in the freshly scanned stores, if it still exists."""
+        if self.result is None:
+            return None
+        for store in self.result.stores:
+            if store.path != ref.store.path:
+                continue
+            if ref.memory is None:
+                return NodeRef(store, folder=ref.folder)
+            for memory in store.memories:
+                if memory.rel_path == ref.memory.rel_path:
+                    return NodeRef(store, memory)
+        return None
+
+    # navigation -------------------------------------------------------------------------
+
+    def visible_specs(self) -> list[PaneSpec]:
+        return [s for s in PANES if not self.query_one(f"#pane-{s.id}").has_class("absent")]
+
+    def current_spec(self) -> PaneSpec:
+        focused = self.focused
+        for spec in PANES:
+            if focused is not None and focused.id == f"tree-{spec.id}":
+                return spec
+        return self.visible_specs()[0]
+
+    def focus_pane(self, spec: PaneSpec) -> None:
+        self.query_one(f"#tree-{spec.id}", StoreTree).focus()
+        self.query_one("#pane-tabs", Tabs).active = f"tab-{spec.id}"
+        self.sync_pane_visibility()
+
+    def action_pane(self, step: int) -> None:
+        specs = self.visible_specs()
+        current = self.current_spec()
+        index = specs.index(current) if current in specs else 0
+        self.focus_pane(specs[(index + step) % len(specs)])
+
+    def action_zoom(self) -> None:
+        self.zoomed = not self.zoomed
+        self.sync_pane_visibility()
+
+    def action_raw(self) -> None:
+        self.query_one(DetailPane).toggle_raw()
+
+    def action_rescan(self) -> None:
+        self.run_scan()
+
+    @on(Tabs.TabActivated, "#pane-tabs")
+    def tab_activated(self, event: Tabs.TabActivated) -> None:
+        pane_id = (event.tab.id or "").removeprefix("tab-")
+        tree = self.query_one(f"#tree-{pane_id}", StoreTree)
+        if self.focused is not tree:
+            tree.focus()
+        self.sync_pane_visibility()
+
+    def on_descendant_focus(self) -> None:
+        spec = self.current_spec()
+        if self.focused is not None and self.focused.id == f"tree-{spec.id}":
+            tabs = self.query_one("#pane-tabs", Tabs)
+            if tabs.active != f"tab-{spec.id}":
+                tabs.active = f"tab-{spec.id}"
+            self.sync_pane_visibility()
+
+    def on_resize(self) -> None:
+        self.apply_width(self.size.width)
+
+    def apply_width(self, width: int) -> None:
+        self.set_class(width < NARROW_WIDTH, "narrow")
+        self.sync_pane_visibility()
+
+    def sync_pane_visibility(self) -> None:
+        """Zoomed or narrow: only the current pane shows; otherwise all present panes do."""
+        single = self.zoomed or self.has_class("narrow")
+        current = self.current_spec()
+        for spec in PANES:
+            pane = self.query_one(f"#pane-{spec.id}")
+            pane.set_class(single and spec != current, "hidden")
+
+    # selection --------------------------------------------------------------------------
+
+    @on(Tree.NodeHighlighted)
+    def node_highlighted(self, event: Tree.NodeHighlighted[NodeRef]) -> None:
+        self.query_one(DetailPane).show(event.node.data)
+
+    @on(Tree.NodeSelected)
+    def node_selected(self, event: Tree.NodeSelected[NodeRef]) -> None:
+        self.query_one(DetailPane).show(event.node.data)
+
+    def selected(self) -> NodeRef | None:
+        return self.query_one(DetailPane).ref
+
+    def select_path(self, store: Store, rel_path: str | None) -> None:
+        """Jump to a store or a memory in its pane (search results, palette)."""
+        for spec in PANES:
+            if store.kind in spec.kinds:
+                tree = self.query_one(f"#tree-{spec.id}", StoreTree)
+                key = f"{store.path}::{rel_path or ''}"
+                self.focus_pane(spec)
+                tree.select_key(key)
+                return
+
+    def file_changed(self, path: Path) -> None:
+        self.run_scan()

@@ -1,0 +1,221 @@
+"""The detail pane: what the selected node is, read in a worker and shown in full."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.containers import VerticalScroll
+from textual.widgets import Markdown, Static
+
+from memtui.core.age import age_text
+from memtui.core.frontmatter import body_of, parse_frontmatter
+from memtui.core.model import Frontmatter, Memory, Store, StoreKind
+from memtui.core.scan import INDEX_NAME, load_full_text
+from memtui.tui.labels import snapshot_badge
+from memtui.tui.nodes import NodeRef, normalize
+from memtui.tui.widgets.index_view import index_renderable
+
+
+@dataclass
+class LoadedMemory:
+    """A memory read in full: its text, frontmatter, body and read problems."""
+
+    ref: NodeRef
+    text: str
+    frontmatter: Frontmatter
+    body: str
+    problems: list[str]
+
+
+def frontmatter_table(fm: Frontmatter) -> RenderableType:
+    if not fm.present:
+        return Text("no frontmatter", style="dim italic")
+    table = Table(show_header=False, box=None, padding=(0, 1), expand=False)
+    table.add_column(style="bold cyan", no_wrap=True)
+    table.add_column()
+    for key, value in fm.data.items():
+        if isinstance(value, dict):
+            for sub_key, sub_value in value.items():
+                table.add_row(f"{key}.{sub_key}", format_value(sub_value))
+        else:
+            table.add_row(key, format_value(value))
+    if fm.layout == "metadata":
+        table.add_row(Text("layout", style="dim"), Text("metadata: (newer CC)", style="dim"))
+    return table
+
+
+def format_value(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False)
+
+
+def entries_pointing_to(store: Store, memory: Memory) -> list[str]:
+    if store.index is None:
+        return []
+    return [
+        f"line {e.line}: {e.raw.strip()}"
+        for e in store.index.entries
+        if normalize(e.target) == memory.rel_path
+    ]
+
+
+def memory_meta(ref: NodeRef, loaded: LoadedMemory) -> RenderableType:
+    memory = ref.memory
+    assert memory is not None
+    meta = Text()
+    meta.append(str(memory.path), style="bold")
+    meta.append(f"\n{memory.size:,} bytes · {age_text(memory.mtime)}", style="dim")
+    if memory.type:
+        meta.append(f" · type {memory.type}", style="dim")
+    parts: list[RenderableType] = [meta]
+    problems = list(dict.fromkeys([*memory.problems, *loaded.problems]))
+    for problem in problems:
+        parts.append(Text(f"⚠ {problem}", style="bold red"))
+    pointers = entries_pointing_to(ref.store, memory)
+    if pointers:
+        parts.append(Text("Index entries pointing here:", style="bold"))
+        parts.extend(Text(f"  {p}", style="dim") for p in pointers)
+    elif ref.store.index is not None and not memory.is_index:
+        parts.append(Text("No MEMORY.md entry points to this file.", style="yellow"))
+    parts.append(frontmatter_table(loaded.frontmatter))
+    return Group(*parts)
+
+
+def store_summary(store: Store) -> RenderableType:
+    loc = store.location
+    text = Text()
+    text.append(f"{store.title}\n", style="bold")
+    text.append(f"{loc.path}\n")
+    text.append(f"rule: {loc.rule}\n", style="dim")
+    if loc.enabled_rule:
+        text.append(f"{loc.enabled_rule}\n", style="dim" if loc.enabled else "yellow")
+    if not store.exists:
+        text.append("The directory does not exist yet.\n", style="italic")
+    text.append(f"{len(store.memories)} files\n")
+    for problem in store.problems:
+        text.append(f"⚠ {problem}\n", style="red")
+    parts: list[RenderableType] = [text]
+    if store.session_info:
+        info = store.session_info
+        session = Text()
+        session.append(f"session {info.session_id}\n", style="bold")
+        session.append(f"cwd {info.cwd or '?'} · started {info.started or '?'}")
+        session.append(f" · branch {info.git_branch or '?'}\n")
+        session.append(
+            "empty: still the template\n" if info.empty else f"title: {info.title or '-'}\n"
+        )
+        parts.append(session)
+    if store.snapshot:
+        parts.append(snapshot_summary(store))
+    return Group(*parts)
+
+
+def snapshot_summary(store: Store) -> RenderableType:
+    snap = store.snapshot
+    assert snap is not None
+    table = Table(title=None, box=None, padding=(0, 1))
+    table.add_column("scope")
+    table.add_column("status")
+    table.add_column("syncedFrom")
+    table.add_column("local dir")
+    table.add_column("")
+    for item in snap.scopes:
+        table.add_row(
+            item.scope.value,
+            item.status,
+            item.synced_from or "-",
+            str(item.local),
+            "← Claude Code acts here" if item.cc_acts else "",
+        )
+    head = Text()
+    head.append(f"snapshot of {snap.agent}  ", style="bold")
+    head.append_text(snapshot_badge(store))
+    head.append(f"\nupdatedAt {snap.updated_at or '-'} · files: {', '.join(snap.files) or '-'}")
+    head.append(f"\nCC acts on the {snap.acted_scope.value} scope", style="dim")
+    if snap.problem:
+        head.append(f"\n⚠ {snap.problem}", style="bold red")
+    reasons = Text("\n".join(f"{s.scope.value}: {s.reason}" for s in snap.scopes), style="dim")
+    return Group(head, table, reasons)
+
+
+class DetailPane(VerticalScroll):
+    """Shows the selected store, MEMORY.md or memory. Reads happen in a worker."""
+
+    can_focus = True
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.ref: NodeRef | None = None
+        self.raw_mode = False
+        self.loaded: LoadedMemory | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Static(Text("Select a memory to read it.", style="dim"), id="detail-head")
+        yield Markdown("", id="detail-body")
+        yield Static("", id="detail-raw")
+
+    def show(self, ref: NodeRef | None) -> None:
+        self.ref = ref
+        self.loaded = None
+        head = self.query_one("#detail-head", Static)
+        self.query_one("#detail-body", Markdown).update("")
+        self.query_one("#detail-raw", Static).update("")
+        if ref is None:
+            head.update(Text("Select a memory to read it.", style="dim"))
+            return
+        if ref.memory is None:
+            head.update(store_summary(ref.store))
+            self.border_title = ref.store.title
+            return
+        self.border_title = ref.memory.rel_path
+        head.update(Text(f"reading {ref.memory.rel_path} …", style="dim"))
+        self.load(ref)
+
+    @work(thread=True, exclusive=True, group="detail", exit_on_error=False)
+    def load(self, ref: NodeRef) -> None:
+        memory = ref.memory
+        assert memory is not None
+        text, problems = load_full_text(memory, ref.store.path)
+        fm = parse_frontmatter(text.lstrip("\ufeff").replace("\r", ""))
+        loaded = LoadedMemory(ref, text, fm, body_of(text, fm), problems)
+        self.app.call_from_thread(self._render_loaded, loaded)
+
+    def _render_loaded(self, loaded: LoadedMemory) -> None:
+        if self.ref != loaded.ref:
+            return
+        self.loaded = loaded
+        memory = loaded.ref.memory
+        assert memory is not None
+        head = self.query_one("#detail-head", Static)
+        body = self.query_one("#detail-body", Markdown)
+        raw = self.query_one("#detail-raw", Static)
+        store = loaded.ref.store
+        is_main_index = memory.is_index and memory.rel_path == INDEX_NAME
+        if is_main_index and store.index is not None:
+            head.update(index_renderable(store.index, loaded.text))
+            body.display = raw.display = False
+            return
+        head.update(memory_meta(loaded.ref, loaded))
+        unreadable = any("binary" in p or "cannot read" in p for p in loaded.problems)
+        show_raw = self.raw_mode or unreadable or (store.kind == StoreKind.SNAPSHOT and not (
+            memory.rel_path.endswith(".md")
+        ))
+        body.display = not show_raw
+        raw.display = show_raw
+        if show_raw:
+            raw.update(Text(loaded.text if not unreadable else "(contents not shown)"))
+        else:
+            body.update(loaded.body)
+
+    def toggle_raw(self) -> None:
+        self.raw_mode = not self.raw_mode
+        if self.loaded is not None:
+            self._render_loaded(self.loaded)

@@ -1,0 +1,122 @@
+"""The MEMORY.md view: load meter, numbered lines with the cut drawn, dropped entries, health."""
+
+from __future__ import annotations
+
+from rich.console import Group, RenderableType
+from rich.text import Text
+
+from memtui.core.index import MAX_LINES as LINE_LIMIT
+from memtui.core.index import MAX_UNITS as UNIT_LIMIT
+from memtui.core.model import LoadReport
+
+METER_WIDTH = 24
+
+
+def bar(value: int, limit: int, width: int = METER_WIDTH) -> Text:
+    """``▕████░░░░▏`` filled in proportion, red when over the limit."""
+    filled = min(width, round(width * value / limit)) if limit else width
+    style = "bold red" if value > limit else ("yellow" if value > 0.9 * limit else "green")
+    out = Text("▕")
+    out.append("█" * filled, style=style)
+    out.append("░" * (width - filled), style="dim")
+    out.append("▏")
+    return out
+
+
+def meter(report: LoadReport) -> Text:
+    """Lines of 200, UTF-16 units of 25,000, which limit binds, and the headroom left."""
+    text = Text()
+    text.append(f"{report.lines} lines / {LINE_LIMIT} ", style="bold")
+    text.append_text(bar(report.lines, LINE_LIMIT))
+    text.append(f"   {report.units:,} / {UNIT_LIMIT:,} units ", style="bold")
+    text.append_text(bar(report.units, UNIT_LIMIT))
+    text.append("   binds: ")
+    text.append(report.binds, style="bold red" if report.binds != "none" else "green")
+    if report.binds == "none":
+        text.append(
+            f"   headroom: {LINE_LIMIT - report.lines} lines, "
+            f"{UNIT_LIMIT - report.units:,} units",
+            style="dim",
+        )
+    text.append(f"   ({report.bytes:,} UTF-8 bytes)", style="dim")
+    if report.agent:
+        text.append("   agent memory: measured raw", style="dim italic")
+    return text
+
+
+def cut_banner(report: LoadReport) -> Text:
+    count = len(report.dropped)
+    return Text(
+        f"─── ✂ Claude stops reading here · {count} "
+        f"{'entry' if count == 1 else 'entries'} below never loaded ───",
+        style="bold red",
+    )
+
+
+def numbered_lines(raw: str, report: LoadReport) -> Text:
+    """The file with line numbers; lines past the cut dimmed, the cut drawn after its line."""
+    out = Text()
+    lines = raw.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    width = len(str(len(lines)))
+    dropped_lines = {d.line for d in report.dropped}
+    for number, line in enumerate(lines, start=1):
+        past = report.cut_line is not None and number > report.cut_line
+        out.append(f"{number:>{width}} ", style="dim")
+        style = "dim strike" if number in dropped_lines else ("dim" if past else "")
+        out.append(line, style=style)
+        out.append("\n")
+        if report.cut_line == number:
+            out.append_text(cut_banner(report))
+            out.append("\n")
+    return out
+
+
+def dropped_list(report: LoadReport) -> Text:
+    out = Text()
+    if not report.dropped:
+        return out
+    out.append(f"Entries past the cut ({len(report.dropped)}), never loaded:\n", style="bold")
+    for entry in report.dropped:
+        out.append(f"  line {entry.line}: ", style="dim")
+        out.append(entry.title)
+        if entry.target:
+            out.append(f" → {entry.target}", style="dim")
+        out.append("\n")
+    return out
+
+
+def health_text(report: LoadReport) -> Text:
+    health = report.health
+    out = Text()
+    if health.ok:
+        out.append("Index health: ok\n", style="green")
+        return out
+    out.append("Index health\n", style="bold")
+    for entry in health.dangling:
+        out.append(f"  ✕ line {entry.line}: {entry.target} does not exist\n", style="red")
+    for orphan in health.orphans:
+        out.append(f"  ◌ {orphan}: no index entry points to it\n", style="yellow")
+    for long in health.long_entries:
+        out.append(
+            f"  ↔ line {long.line}: {long.length} chars (keep under {long.limit})\n",
+            style="yellow",
+        )
+    for broken in health.broken_wikilinks:
+        out.append(f"  ⛓ [[{broken.link}]] in {broken.source} matches no memory\n", style="red")
+    return out
+
+
+def index_renderable(report: LoadReport, raw: str) -> RenderableType:
+    parts: list[RenderableType] = [meter(report), Text("")]
+    if report.warning:
+        parts.append(Text("Claude Code shows:", style="bold"))
+        parts.append(Text(report.warning, style="yellow"))
+        parts.append(Text(""))
+    parts.append(health_text(report))
+    parts.append(dropped_list(report))
+    parts.append(numbered_lines(raw, report))
+    for problem in report.problems:
+        parts.append(Text(f"⚠ {problem}", style="red"))
+    return Group(*parts)

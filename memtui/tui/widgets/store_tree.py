@@ -1,0 +1,174 @@
+"""A pane's tree of stores, folders and memories, rebuilt in place without losing the cursor."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+from rich.text import Text
+from textual.widgets import Tree
+from textual.widgets.tree import TreeNode
+
+from memtui.core.age import age_text
+from memtui.core.model import Memory, Store
+from memtui.tui.nodes import MemoryMarks, NodeRef, marks_for_store
+
+StoreLabeler = Callable[[Store], Text]
+
+TYPE_STYLE = {
+    "user": "bold magenta",
+    "feedback": "bold yellow",
+    "project": "bold cyan",
+    "reference": "bold green",
+}
+
+
+def memory_label(memory: Memory, marks: MemoryMarks) -> Text:
+    name = memory.rel_path.rsplit("/", 1)[-1]
+    label = Text(name, style="bold" if memory.is_index else "")
+    if memory.type:
+        label.append(f" {memory.type[0]}", style=TYPE_STYLE.get(memory.type, ""))
+    glyphs = marks.glyphs()
+    if glyphs:
+        label.append(f" {glyphs}", style="red" if marks.problems else "yellow")
+    return label
+
+
+def index_label(store: Store) -> Text:
+    report = store.index
+    label = Text("MEMORY.md", style="bold")
+    if report is None:
+        return label
+    if report.binds != "none":
+        label.append(f" ▲ {report.lines}/200", style="bold red")
+    else:
+        label.append(f" {report.lines}/200", style="dim")
+    return label
+
+
+class StoreTree(Tree[NodeRef]):
+    """One pane: either a single store's files at the top level, or one node per store."""
+
+    DEFAULT_CSS = """
+    StoreTree { background: $surface; }
+    """
+
+    def __init__(
+        self,
+        labeler: StoreLabeler | None = None,
+        *,
+        single: bool = False,
+        empty_text: str = "nothing here",
+        name: str | None = None,
+        id: str | None = None,
+    ) -> None:
+        super().__init__("stores", name=name, id=id)
+        self.show_root = False
+        self.guide_depth = 2
+        self._labeler = labeler
+        self._single = single
+        self._empty_text = empty_text
+        self.stores: list[Store] = []
+
+    def set_stores(self, stores: Iterable[Store]) -> None:
+        """Replace the content, keeping the expanded nodes and the cursor where they were."""
+        expanded = {n.data.key for n in self._all_nodes() if n.is_expanded and n.data}
+        cursor = self.cursor_node.data.key if self.cursor_node and self.cursor_node.data else None
+        self.stores = list(stores)
+        self.clear()
+        if not self.stores:
+            self.root.add_leaf(Text(self._empty_text, style="dim italic"))
+        for store in self.stores:
+            if self._single:
+                self._add_store_items(self.root, store, expanded)
+            else:
+                self._add_store_node(store, expanded)
+        self.root.expand()
+        if cursor is not None:
+            self.call_after_refresh(self.select_key, cursor)
+
+    def _all_nodes(self) -> list[TreeNode[NodeRef]]:
+        out: list[TreeNode[NodeRef]] = []
+        stack = [self.root]
+        while stack:
+            node = stack.pop()
+            out.append(node)
+            stack.extend(node.children)
+        return out
+
+    def select_key(self, key: str) -> bool:
+        """Move the cursor to the node with ``key``; False when it is gone."""
+        for node in self._all_nodes():
+            if node.data and node.data.key == key:
+                parent = node.parent
+                while parent is not None:
+                    parent.expand()
+                    parent = parent.parent
+                self.call_after_refresh(self._move_to, node)
+                return True
+        return False
+
+    def _move_to(self, node: TreeNode[NodeRef]) -> None:
+        if node.line >= 0:
+            self.move_cursor(node)
+
+    def _add_store_node(self, store: Store, expanded: set[str]) -> None:
+        ref = NodeRef(store)
+        label = self._labeler(store) if self._labeler else Text(store.title)
+        node = self.root.add(label, data=ref)
+        self._add_store_items(node, store, expanded)
+        if ref.key in expanded:
+            node.expand()
+
+    def _add_store_items(
+        self, parent: TreeNode[NodeRef], store: Store, expanded: set[str]
+    ) -> None:
+        if not store.location.enabled:
+            parent.add_leaf(
+                Text(f"disabled: {store.location.enabled_rule}", style="dim italic"),
+                data=NodeRef(store),
+            )
+        if not store.exists:
+            parent.add_leaf(Text("(no directory yet)", style="dim italic"), data=NodeRef(store))
+            return
+        if not store.memories:
+            parent.add_leaf(Text("(empty)", style="dim italic"), data=NodeRef(store))
+            return
+        marks = marks_for_store(store)
+        folders: dict[str, TreeNode[NodeRef]] = {"": parent}
+        for memory in sorted(store.memories, key=sort_key):
+            folder = memory.rel_path.rsplit("/", 1)[0] if "/" in memory.rel_path else ""
+            node_parent = self._folder_node(folders, store, folder, expanded)
+            label = (
+                index_label(store)
+                if memory.is_index and folder == ""
+                else memory_label(memory, marks.get(memory.rel_path, MemoryMarks()))
+            )
+            node_parent.add_leaf(label, data=NodeRef(store, memory))
+
+    def _folder_node(
+        self,
+        folders: dict[str, TreeNode[NodeRef]],
+        store: Store,
+        folder: str,
+        expanded: set[str],
+    ) -> TreeNode[NodeRef]:
+        if folder in folders:
+            return folders[folder]
+        head, _, tail = folder.rpartition("/")
+        parent = self._folder_node(folders, store, head, expanded)
+        ref = NodeRef(store, folder=folder)
+        node = parent.add(Text(f"{tail}/", style="bold blue"), data=ref)
+        if ref.key in expanded:
+            node.expand()
+        folders[folder] = node
+        return node
+
+
+def sort_key(memory: Memory) -> tuple[int, int, str]:
+    """MEMORY.md first, then top-level files before subfolders, then by path."""
+    depth = memory.rel_path.count("/")
+    return (0 if memory.is_index and depth == 0 else 1, depth, memory.rel_path)
+
+
+def memory_tooltip(memory: Memory) -> str:
+    return f"{memory.rel_path} · {age_text(memory.mtime)} · {memory.size} bytes"
