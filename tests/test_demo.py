@@ -25,8 +25,6 @@ from memtui.core.demo import (
     DAY,
     FAKE_AWS_KEY_ID,
     FAKE_GITHUB_PAT,
-    SESSION_SECTIONS,
-    SESSION_TEMPLATE,
     SNAPSHOT_UPDATED,
     DemoHome,
     add_worktree,
@@ -41,6 +39,8 @@ from memtui.core.demo import (
     yaml_scalar,
 )
 from memtui.core.sanitize import sanitize_path
+from memtui.core.sessions import DEFAULT_SESSION_TEMPLATE as SESSION_TEMPLATE
+from memtui.core.sessions import SESSION_SECTIONS
 
 NOW = 1_800_000_000.0  # far from the real clock: a file left un-aged would stand out
 ENTRY = re.compile(r"^- \[([^\]]*)\]\(([^)]+)\)")

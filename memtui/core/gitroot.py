@@ -14,6 +14,8 @@ import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
+from memtui.core.paths import tilde
+
 __all__ = ["GitRoot", "canonical_git_root", "current_branch", "tilde"]
 
 # JavaScript's String.prototype.trim() removes these (WhiteSpace + LineTerminator).
@@ -32,22 +34,6 @@ class GitRoot:
     checkout: Path
     rule: str
     is_worktree: bool
-
-
-def tilde(path: Path | str) -> str:
-    """``path`` with the home directory written as ``~``."""
-    text = str(path)
-    try:
-        home = str(Path.home())
-    except (RuntimeError, KeyError):
-        return text
-    if home in ("", "/"):
-        return text
-    if text == home:
-        return "~"
-    if text.startswith(home.rstrip("/") + "/"):
-        return "~" + text[len(home.rstrip("/")) :]
-    return text
 
 
 def canonical_git_root(project: Path) -> GitRoot | None:

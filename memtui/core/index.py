@@ -121,6 +121,8 @@ def warning_text(lines: int, units: int, line_truncated: bool, byte_truncated: b
 # ---------------------------------------------------------------------------------------------
 # marked v15.0.6 block lexer (gfm: false), top level only: enough to know CC's html tokens
 # ---------------------------------------------------------------------------------------------
+# The rules and tokenizer logic below are ported from marked 15.0.6
+# (https://github.com/markedjs/marked, MIT License, Copyright (c) 2011-2025, Christopher Jeffrey).
 
 _JS_DOT = "[^\\n\\r\\u2028\\u2029]"
 
@@ -562,31 +564,30 @@ class _RawLines:
 def _line_map(
     pieces: list[tuple[str, int | None]], line_of: Callable[[int], int], first_line: int
 ) -> list[int]:
-    """For each line of ``''.join(text for text, _ in pieces)``, the raw line it starts on."""
+    """For each line of ``''.join(text for text, _ in pieces)``, the raw line it starts on.
+
+    A line that starts at the very end (after a final newline, or in an empty text) is given the
+    raw line just after that newline.
+    """
     line_map: list[int] = []
-    pending = True
+    pending_line: int | None = first_line  # where the next line starts, if one is pending
     last_line = first_line
-    last_was_newline = False
     for text, origin in pieces:
-        if not text:
-            continue
         start = 0
         while start < len(text):
             line = line_of(origin + start) if origin is not None else last_line
-            if pending:
+            if pending_line is not None:
                 line_map.append(line)
-                pending = False
+                pending_line = None
             newline = text.find("\n", start)
             if newline < 0:
                 last_line = line_of(origin + len(text) - 1) if origin is not None else last_line
-                last_was_newline = False
                 break
             last_line = line_of(origin + newline) if origin is not None else last_line
-            last_was_newline = True
-            pending = True
+            pending_line = line_of(origin + newline + 1) if origin is not None else last_line
             start = newline + 1
-    if pending:
-        line_map.append(last_line + 1 if last_was_newline else last_line)
+    if pending_line is not None:
+        line_map.append(pending_line)
     return line_map
 
 
@@ -758,9 +759,9 @@ class _Cut:
 def _cut(text: str, lines: list[str], line_truncated: bool) -> _Cut:
     """CC's truncation of an over-limit trimmed text (without the warning).
 
-    Where JS ``slice(0, 25000)`` would split a surrogate pair, the whole character is left out
-    (Python text cannot end in half a pair; JS would keep a lone high surrogate), and that line
-    counts as partially loaded.
+    Where JS ``slice(0, 25000)`` would split a surrogate pair, the whole character is left out:
+    JS keeps a lone high surrogate, which cannot be encoded as UTF-8 or shown. That line counts
+    as partially loaded.
     """
     kept = "\n".join(lines[:MAX_LINES]) if line_truncated else text
     if units(kept) > MAX_UNITS:

@@ -10,6 +10,7 @@ from pathlib import Path
 from memtui.core.agents import AgentDefinition, agent_dir_name, load_agent_definitions
 from memtui.core.gitroot import GitRoot, canonical_git_root
 from memtui.core.model import Scope, StoreKind, StoreLocation
+from memtui.core.paths import tilde
 from memtui.core.sanitize import find_project_dir
 from memtui.core.settings import (
     POLICY_SETTINGS_LINUX,
@@ -19,17 +20,6 @@ from memtui.core.settings import (
 )
 
 SNAPSHOTS_DIR = Path(".claude") / "agent-memory-snapshots"
-
-
-def tilde(path: Path | str, home: Path | None = None) -> str:
-    """``path`` with the user's home shown as ``~``."""
-    text = str(path)
-    home_text = str(home or Path.home())
-    if text == home_text:
-        return "~"
-    if home_text not in ("", "/") and text.startswith(home_text.rstrip("/") + "/"):
-        return "~" + text[len(home_text.rstrip("/")) :]
-    return text
 
 
 @dataclass

@@ -120,7 +120,7 @@ def store_index(store: Store, own_index_dirs: set[str]) -> None:
     result = read_full(path, store.path)
     raw = result.data.decode("utf-8", errors="replace") if result.readable else ""
     report = load_report(str(path), raw, agent=store.kind == StoreKind.AGENT)
-    report.problems = list(result.problems)
+    report.problems = list(result.problems) + report.problems
     files = {m.rel_path for m in store.memories if not m.is_index and m.rel_path.endswith(".md")}
     names: dict[str, str] = {}
     for memory in store.memories:
