@@ -28,6 +28,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--project", type=Path, help="project directory (default: cwd)")
     parser.add_argument("--agent-memory-home", type=Path,
                         help="agentmemory home (default $AGENT_MEMORY_DIR or ~/.agent-memory)")
+    parser.add_argument("--theme", metavar="NAME",
+                        help="TUI theme (default $MEMTUI_THEME or memtui-dusk; also "
+                        "memtui-paper, Textual's themes and your own in "
+                        "~/.config/memtui/themes)")
     parser.add_argument("--demo", action="store_true",
                         help="build the demo home in a temporary directory and open it")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -60,8 +64,8 @@ def context_from(args: argparse.Namespace) -> Context:
 
 
 def print_json(data: Any) -> None:
-    json.dump(data, sys.stdout, indent=2, ensure_ascii=False)
-    sys.stdout.write("\n")
+    """One compact JSON document (C encoder, one write: large homes print fast)."""
+    sys.stdout.write(json.dumps(data, ensure_ascii=False) + "\n")
 
 
 def store_heading(store: Store, ctx: Context) -> str:
@@ -231,7 +235,7 @@ def use_demo_home(args: argparse.Namespace) -> None:
 def run_tui(args: argparse.Namespace) -> int:
     from memtui.tui.app import run_app
 
-    return run_app(context_from(args))
+    return run_app(context_from(args), theme=args.theme)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from dataclasses import dataclass, field
@@ -15,6 +16,9 @@ HEADER_BYTE_CAP = 64 * 1024
 
 HUGE_FILE_BYTES = 1024 * 1024
 """Files over this size are flagged: CC's recall reads only 200 lines / 4096 bytes of them."""
+
+READ_CHUNK = 8192
+"""Most memory files fit in one read of this size."""
 
 FULL_READ_CAP = 8 * 1024 * 1024
 """A full read stops here; MEMORY.md and memory files are meant to be small."""
@@ -64,12 +68,13 @@ def check_file(path: Path, store_root: Path) -> tuple[os.stat_result | None, lis
         return st, ["a directory named like a memory file"], False
     if not stat.S_ISREG(st.st_mode):
         return st, ["not a regular file (device, FIFO or socket): not read"], False
-    problems: list[str] = []
-    if st.st_size > HUGE_FILE_BYTES:
-        problems.append(
-            f"very large ({st.st_size / 1_048_576:.1f} MB): recall reads only 200 lines / 4 KB"
-        )
-    return st, problems, True
+    return st, check_size(st.st_size), True
+
+
+def check_size(size: int) -> list[str]:
+    if size <= HUGE_FILE_BYTES:
+        return []
+    return [f"very large ({size / 1_048_576:.1f} MB): recall reads only 200 lines / 4 KB"]
 
 
 def _decode_problems(data: bytes, complete: bool) -> list[str]:
@@ -87,36 +92,82 @@ def _decode_problems(data: bytes, complete: bool) -> list[str]:
 
 
 def read_header(
-    path: Path, store_root: Path, lines: int = HEADER_LINES, byte_cap: int = HEADER_BYTE_CAP
+    path: Path,
+    store_root: Path,
+    lines: int = HEADER_LINES,
+    byte_cap: int = HEADER_BYTE_CAP,
+    *,
+    regular: bool = False,
 ) -> ReadResult:
-    """Read at most ``lines`` lines (and ``byte_cap`` bytes) of a store file."""
-    st, problems, readable = check_file(path, store_root)
-    result = ReadResult(problems=problems, readable=readable)
-    if st is not None:
-        result.size, result.mtime = st.st_size, st.st_mtime
-    if st is None or not readable:
+    """Read at most ``lines`` lines (and ``byte_cap`` bytes) of a store file.
+
+    ``regular=True`` says the directory listing already showed a regular file (not a symlink):
+    then the file is opened straight away (``O_NOFOLLOW``, so a race with a symlink fails
+    closed) and checked with ``fstat``. Anything else is checked with ``lstat`` first so that
+    devices, FIFOs and symlinks leaving the store are never opened.
+    """
+    if not regular:
+        st, problems, readable = check_file(path, store_root)
+        result = ReadResult(problems=problems, readable=readable)
+        if st is not None:
+            result.size, result.mtime = st.st_size, st.st_mtime
+        if st is None or not readable:
+            result.readable = False
+            return result
+    else:
+        result = ReadResult()
+    flags = os.O_RDONLY | os.O_NONBLOCK | (os.O_NOFOLLOW if regular else 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError as err:
+        if regular and err.errno == errno.ELOOP:  # became a symlink since the listing
+            return read_header(path, store_root, lines, byte_cap)
         result.readable = False
+        result.problems.append(describe_os_error(err))
         return result
     try:
-        with open(path, "rb") as handle:
-            chunks: list[bytes] = []
-            total = 0
-            for _ in range(lines):
-                line = handle.readline(byte_cap - total)
-                if not line:
-                    break
-                chunks.append(line)
-                total += len(line)
-                if total >= byte_cap:
-                    break
+        st = os.fstat(fd)
+        result.size, result.mtime = st.st_size, st.st_mtime
+        if not stat.S_ISREG(st.st_mode):
+            result.readable = False
+            result.problems.append("not a regular file: not read")
+            return result
+        if regular and st.st_size > HUGE_FILE_BYTES:
+            result.problems.extend(check_size(st.st_size))
+        result.data = _read_lines(fd, lines, byte_cap)
     except OSError as err:
         result.readable = False
         result.problems.append(describe_os_error(err))
         return result
-    result.data = b"".join(chunks)
-    result.complete = len(result.data) >= st.st_size
+    finally:
+        os.close(fd)
+    result.complete = len(result.data) >= result.size
     result.problems.extend(_decode_problems(result.data, result.complete))
     return result
+
+
+def _read_lines(fd: int, lines: int, byte_cap: int) -> bytes:
+    """The first ``lines`` lines from ``fd`` in as few reads as possible, at most ``byte_cap``."""
+    data = b""
+    while len(data) < byte_cap:
+        chunk = os.read(fd, min(READ_CHUNK, byte_cap - len(data)))
+        if not chunk:
+            break
+        data += chunk
+        end = _end_of_line(data, lines)
+        if end >= 0:
+            return data[:end]
+    return data[:byte_cap]
+
+
+def _end_of_line(data: bytes, number: int) -> int:
+    """The offset just past the ``number``-th newline of ``data``, or -1."""
+    pos = -1
+    for _ in range(number):
+        pos = data.find(b"\n", pos + 1)
+        if pos < 0:
+            return -1
+    return pos + 1
 
 
 def read_full(path: Path, store_root: Path, cap: int = FULL_READ_CAP) -> ReadResult:

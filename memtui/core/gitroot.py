@@ -46,7 +46,16 @@ def canonical_git_root(project: Path) -> GitRoot | None:
 
 
 def current_branch(checkout: Path) -> str | None:
-    """The checked-out branch, ``detached at <sha7>``, or None when git cannot tell."""
+    """The checked-out branch, ``detached at <sha7>``, or None when git cannot tell.
+
+    Reads ``HEAD`` directly (a scan must not pay for importing GitPython); anything unusual
+    (reftable, a symbolic ref outside refs/heads) is left to GitPython."""
+    head = _read_head(checkout)
+    if head is not None:
+        if head.startswith("ref: refs/heads/"):
+            return head.removeprefix("ref: refs/heads/")
+        if len(head) in (40, 64) and all(c in "0123456789abcdef" for c in head):
+            return f"detached at {head[:7]}"
     try:
         import git
 
@@ -56,6 +65,21 @@ def current_branch(checkout: Path) -> str | None:
             return str(repo.active_branch.name)
     except Exception:
         return None
+
+
+def _read_head(checkout: Path) -> str | None:
+    """The first line of the checkout's ``HEAD`` file, following a ``.git`` file's gitdir."""
+    dot_git = checkout / ".git"
+    try:
+        if dot_git.is_file():
+            first = dot_git.read_text(encoding="utf-8").splitlines()[0]
+            if not first.startswith("gitdir:"):
+                return None
+            dot_git = checkout / first.removeprefix("gitdir:").strip()
+        lines = (dot_git / "HEAD").read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError, IndexError):
+        return None
+    return lines[0].strip() if lines else None
 
 
 # --- walking up -----------------------------------------------------------------------------

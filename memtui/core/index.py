@@ -20,6 +20,7 @@ from bisect import bisect_left
 from collections.abc import Callable, Iterable, Set
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import Any, cast
 from urllib.parse import unquote
 
 from memtui.core.model import (
@@ -165,12 +166,33 @@ def _js_source_to_python(source: str) -> str:
     return "".join(out)
 
 
+class _LazyPattern:
+    """A regex compiled on first use: marked's block grammar is only needed for files that
+    contain an HTML comment, and compiling it costs more than a whole scan of a small home."""
+
+    def __init__(self, source: str, flags: int = 0, *, from_js: bool = False) -> None:
+        self._source = source
+        self._flags = flags
+        self._from_js = from_js
+        self._pattern: re.Pattern[str] | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        if self._pattern is None:
+            source = _js_source_to_python(self._source) if self._from_js else self._source
+            self._pattern = re.compile(source, self._flags)
+        return getattr(self._pattern, name)
+
+
+def _lazy_re(source: str, flags: int = 0, *, from_js: bool = False) -> re.Pattern[str]:
+    return cast("re.Pattern[str]", _LazyPattern(source, flags, from_js=from_js))
+
+
 def _js_re(source: str, *, ignore_case: bool = False) -> re.Pattern[str]:
     """Compile a JS regex source for ``pattern.match(text, pos)`` (a leading ``^`` is dropped)."""
     if source.startswith("^"):
         source = source[1:]
     flags = re.ASCII | (re.IGNORECASE if ignore_case else 0)
-    return re.compile(_js_source_to_python(source), flags)
+    return _lazy_re(source, flags, from_js=True)
 
 
 _CARET = re.compile(r"(^|[^\[])\^")
@@ -279,14 +301,12 @@ _LHEADING = _js_re(_LHEADING_SRC)
 _PARAGRAPH = _js_re(_PARAGRAPH_SRC)
 _BLOCKQUOTE_START = _js_re(r"^ {0,3}>")
 _BLANK_LINE = _js_re(r"^[ \t]*$")
-_BQ_SETEXT = re.compile(r"\n {0,3}((?:=+|-+) *)(?=\n|\Z)")
-_BQ_MARKER = re.compile(r"(?<![^\n\r\u2028\u2029]) {0,3}>[ \t]?")
-_LIST_TABS = re.compile(r"^\t+")
-_COMMENT_SPAN = re.compile(r"<!--[\s\S]*?-->")
-_CR = re.compile(r"\r\n|\r")
-FRONTMATTER = re.compile(
-    _js_source_to_python(r"---\s*\n([\s\S]*?)---\s*\n?"),
-)
+_BQ_SETEXT = _lazy_re(r"\n {0,3}((?:=+|-+) *)(?=\n|\Z)")
+_BQ_MARKER = _lazy_re(r"(?<![^\n\r\u2028\u2029]) {0,3}>[ \t]?")
+_LIST_TABS = _lazy_re(r"^\t+")
+_COMMENT_SPAN = _lazy_re(r"<!--[\s\S]*?-->")
+_CR = _lazy_re(r"\r\n|\r")
+FRONTMATTER = _lazy_re(r"---\s*\n([\s\S]*?)---\s*\n?", from_js=True)
 
 
 @lru_cache(maxsize=64)
@@ -703,15 +723,15 @@ def strip_for_main_session(raw: str) -> tuple[str, list[int]]:
 # Index entries
 # ---------------------------------------------------------------------------------------------
 
-_ENTRY = re.compile(
+_ENTRY = _lazy_re(
     r"^[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+"
     r"\[(?P<title>(?:[^\[\]\\\n]|\\.|\[[^\[\]\n]*\])*)\]"
     r"\((?P<dest><[^<>\n]*>|(?:[^\s()\\]|\\.|\([^\s()]*\))*)"
     r"""(?:[ \t]+(?:"[^"\n]*"|'[^'\n]*'|\([^()\n]*\)))?[ \t]*\)"""
     r"(?P<rest>.*)$"
 )
-_HOOK_SEPARATOR = re.compile(r"^\s*(?:[—–:]|-(?=\s|$))\s*")
-_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
+_HOOK_SEPARATOR = _lazy_re(r"^\s*(?:[—–:]|-(?=\s|$))\s*")
+_SCHEME = _lazy_re(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 
 
 def parse_entries(raw: str) -> list[IndexEntry]:
@@ -852,10 +872,10 @@ def load_report(path: str, raw: str, *, agent: bool) -> LoadReport:
 # Index health
 # ---------------------------------------------------------------------------------------------
 
-_WIKILINK = re.compile(r"\[\[([^\[\]\n]*)\]\]")
-_FENCED_CODE = re.compile(r"^ {0,3}(`{3,}|~{3,})[^\n]*\n[\s\S]*?(?:^ {0,3}\1[`~]*[ \t]*$|\Z)", re.M)
-_CODE_SPAN = re.compile(r"`[^`\n]*`")
-_DAILY_LOG = re.compile(r"(?:^|/)logs/\d{4}/\d{2}/\d{4}-\d{2}-\d{2}\.md$")
+_WIKILINK = _lazy_re(r"\[\[([^\[\]\n]*)\]\]")
+_FENCED_CODE = _lazy_re(r"^ {0,3}(`{3,}|~{3,})[^\n]*\n[\s\S]*?(?:^ {0,3}\1[`~]*[ \t]*$|\Z)", re.M)
+_CODE_SPAN = _lazy_re(r"`[^`\n]*`")
+_DAILY_LOG = _lazy_re(r"(?:^|/)logs/\d{4}/\d{2}/\d{4}-\d{2}-\d{2}\.md$")
 
 
 def resolve_target(target: str, index_dir: str = "") -> str:

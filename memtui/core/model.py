@@ -99,8 +99,13 @@ class Memory:
         return self.frontmatter.type
 
     @property
+    def file_name(self) -> str:
+        return self.rel_path.rsplit("/", 1)[-1]
+
+    @property
     def stem(self) -> str:
-        return Path(self.rel_path).stem
+        name = self.file_name
+        return name.rsplit(".", 1)[0] if "." in name.lstrip(".") else name
 
 
 @dataclass

@@ -40,6 +40,8 @@ Progress = Callable[[str], None]
 class FileEntry:
     path: Path
     rel_path: str
+    regular: bool = False
+    """The directory listing showed a regular file (no symlink): it can be opened directly."""
 
 
 def walk_markdown(root: Path, skip: set[str] | None = None) -> Iterator[FileEntry]:
@@ -63,7 +65,11 @@ def walk_markdown(root: Path, skip: set[str] | None = None) -> Iterator[FileEntr
                 if skip is None or rel not in skip:
                     subdirs.append((Path(entry.path), rel + "/"))
             elif entry.name.endswith(".md"):
-                yield FileEntry(Path(entry.path), rel)
+                try:
+                    regular = entry.is_file(follow_symlinks=False)
+                except OSError:
+                    regular = False
+                yield FileEntry(Path(entry.path), rel, regular)
         stack.extend(reversed(subdirs))
 
 
@@ -87,7 +93,7 @@ def top_level_files(root: Path) -> Iterator[FileEntry]:
 
 def read_memory(entry: FileEntry, store_root: Path) -> Memory:
     """A memory from its header only: frontmatter, size, mtime and problems."""
-    header = read_header(entry.path, store_root)
+    header = read_header(entry.path, store_root, regular=entry.regular)
     text = header.data.decode("utf-8", errors="replace")
     memory = Memory(
         path=entry.path,
@@ -97,7 +103,7 @@ def read_memory(entry: FileEntry, store_root: Path) -> Memory:
         problems=list(header.problems),
         header=text,
         header_complete=header.complete,
-        is_index=Path(entry.rel_path).name == INDEX_NAME,
+        is_index=entry.rel_path.rsplit("/", 1)[-1] == INDEX_NAME,
     )
     if header.readable and "binary file (contains NUL bytes)" not in header.problems:
         memory.frontmatter = parse_frontmatter(text.lstrip("\ufeff").replace("\r", ""))
@@ -158,9 +164,7 @@ def scan_store(location: StoreLocation, skip: set[str] | None = None) -> Store:
         entries = walk_markdown(location.path, skip)
     store.memories = [read_memory(entry, location.path) for entry in entries]
     own_dirs = {
-        str(Path(m.rel_path).parent)
-        for m in store.memories
-        if m.is_index and Path(m.rel_path).parent != Path(".")
+        m.rel_path.rsplit("/", 1)[0] for m in store.memories if m.is_index and "/" in m.rel_path
     }
     store_index(store, own_dirs)
     return store

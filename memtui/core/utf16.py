@@ -5,7 +5,7 @@ from __future__ import annotations
 
 def units(text: str) -> int:
     """Length of ``text`` in UTF-16 code units (JavaScript's ``string.length``)."""
-    return len(text) + sum(1 for ch in text if ord(ch) > 0xFFFF)
+    return len(text.encode("utf-16-le", "surrogatepass")) // 2
 
 
 def prefix_by_units(text: str, limit: int) -> str:

@@ -1,0 +1,125 @@
+"""Time ``memtui scan --json`` against a baseline that only reads headers, in the same run.
+
+    python bench/bench_scan.py [HOME_DIR] [--runs 5]
+
+HOME_DIR is a home made by ``bench/generate_home.py`` (one is generated in a temp dir when
+omitted). The baseline is a fresh Python process that walks the same store directories and the
+projects folder and reads the first 30 lines of every ``.md`` file: the least any scanner must
+do. Both run as subprocesses, alternating, after one warm-up each; the figure that matters is
+the ratio of medians (target ≤ 1.5) and memtui's peak RSS (target ≤ 300 MB).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from memtui.core.locations import Context, locate  # noqa: E402
+
+BASELINE = r"""
+import os, sys
+count = 0
+def walk(path):
+    global count
+    try:
+        entries = list(os.scandir(path))
+    except OSError:
+        return
+    for entry in entries:
+        if entry.is_dir(follow_symlinks=False):
+            walk(entry.path)
+        elif entry.name.endswith(".md"):
+            try:
+                with open(entry.path, "rb") as handle:
+                    for _ in range(30):
+                        if not handle.readline(65536):
+                            break
+                count += 1
+            except OSError:
+                pass
+for root in sys.argv[2:]:
+    walk(root)
+for entry in os.scandir(sys.argv[1]):
+    pass
+print(count)
+"""
+
+
+def store_roots(home: Path) -> tuple[Path, list[str]]:
+    """The projects folder and every store root memtui scans for the bench project."""
+    ctx = Context.create(project=home / "project", claude_home=home / "claude",
+                         agent_memory_home=home / "agent-memory")
+    loc = locate(ctx)
+    roots = [loc.auto.path, *[s.path for s in loc.sessions], *[a.path for a in loc.agents],
+             *[s.path for s in loc.snapshots], loc.agentmemory.path]
+    return ctx.claude_home / "projects", [str(r) for r in roots]
+
+
+def timed(cmd: list[str]) -> tuple[float, int, str]:
+    """Wall seconds, peak RSS in bytes (the kernel's accounting of the child) and stdout."""
+    with tempfile.TemporaryFile() as err:
+        start = time.perf_counter()
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err)
+        assert proc.stdout is not None
+        out = proc.stdout.read()
+        _, status, usage = os.wait4(proc.pid, 0)
+        elapsed = time.perf_counter() - start
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        proc.stdout.close()
+        if proc.returncode != 0:
+            err.seek(0)
+            raise SystemExit(f"{cmd[:4]} failed: {err.read().decode()[-2000:]}")
+    return elapsed, usage.ru_maxrss * 1024, out.decode()
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("home", type=Path, nargs="?")
+    parser.add_argument("--runs", type=int, default=5)
+    args = parser.parse_args()
+    home: Path = args.home
+    if home is None:
+        home = Path(tempfile.mkdtemp(prefix="memtui-bench-")) / "home"
+        print(f"generating a large home in {home} …", flush=True)
+        subprocess.run([sys.executable, str(ROOT / "bench" / "generate_home.py"), str(home)],
+                       check=True)
+    projects, roots = store_roots(home)
+    env_cmd = [sys.executable, "-m", "memtui", "--claude-home", str(home / "claude"),
+               "--project", str(home / "project"), "--agent-memory-home",
+               str(home / "agent-memory"), "scan", "--json"]
+    base_cmd = [sys.executable, "-c", BASELINE, str(projects), *roots]
+    timed(env_cmd), timed(base_cmd)  # warm the page cache and the bytecode cache
+    memtui_times, base_times = [], []
+    out, rss = "", 0
+    for _ in range(args.runs):
+        elapsed, run_rss, out = timed(env_cmd)
+        memtui_times.append(elapsed)
+        rss = max(rss, run_rss)
+        elapsed, _, _base_out = timed(base_cmd)
+        base_times.append(elapsed)
+    data = json.loads(out)
+    memories = sum(len(s["memories"]) for s in data["stores"])
+    m_med, b_med = statistics.median(memtui_times), statistics.median(base_times)
+    print(f"stores: {len(data['stores'])}, memories: {memories}, "
+          f"projects listed: {len(data['projects'])}, baseline read {_base_out.strip()} files")
+    print(f"memtui scan --json: median {m_med * 1000:.0f} ms "
+          f"(min {min(memtui_times) * 1000:.0f}, max {max(memtui_times) * 1000:.0f})")
+    print(f"baseline header read: median {b_med * 1000:.0f} ms "
+          f"(min {min(base_times) * 1000:.0f}, max {max(base_times) * 1000:.0f})")
+    print(f"ratio memtui / baseline: {m_med / b_med:.2f} (target ≤ 1.5)")
+    print(f"memtui peak RSS: {rss / 1_048_576:.0f} MB (target ≤ 300 MB)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
