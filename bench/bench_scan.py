@@ -5,8 +5,10 @@
 HOME_DIR is a home made by ``bench/generate_home.py`` (one is generated in a temp dir when
 omitted). The baseline is a fresh Python process that walks the same store directories and the
 projects folder and reads the first 30 lines of every ``.md`` file: the least any scanner must
-do. Both run as subprocesses, alternating, after one warm-up each; the figure that matters is
-the ratio of medians (target ≤ 1.5) and memtui's peak RSS (target ≤ 300 MB).
+do (bench/baseline.py). Both run as subprocesses, alternating, after one warm-up each; the
+figures that matter are the ratio of medians (target ≤ 1.5) and memtui's peak RSS (target
+≤ 300 MB). memtui runs with a warm scan cache and without one (``MEMTUI_NO_CACHE=1``); a last
+line compares the scanning work alone, in one process.
 """
 
 from __future__ import annotations
@@ -24,35 +26,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from memtui.core.locations import Context, locate  # noqa: E402
+import baseline  # noqa: E402  (bench/baseline.py, beside this script)
 
-BASELINE = r"""
-import os, sys
-count = 0
-def walk(path):
-    global count
-    try:
-        entries = list(os.scandir(path))
-    except OSError:
-        return
-    for entry in entries:
-        if entry.is_dir(follow_symlinks=False):
-            walk(entry.path)
-        elif entry.name.endswith(".md"):
-            try:
-                with open(entry.path, "rb") as handle:
-                    for _ in range(30):
-                        if not handle.readline(65536):
-                            break
-                count += 1
-            except OSError:
-                pass
-for root in sys.argv[2:]:
-    walk(root)
-for entry in os.scandir(sys.argv[1]):
-    pass
-print(count)
-"""
+from memtui.core.locations import Context, locate  # noqa: E402
 
 
 def store_roots(home: Path) -> tuple[Path, list[str]]:
@@ -65,11 +41,11 @@ def store_roots(home: Path) -> tuple[Path, list[str]]:
     return ctx.claude_home / "projects", [str(r) for r in roots]
 
 
-def timed(cmd: list[str]) -> tuple[float, int, str]:
+def timed(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, int, str]:
     """Wall seconds, peak RSS in bytes (the kernel's accounting of the child) and stdout."""
     with tempfile.TemporaryFile() as err:
         start = time.perf_counter()
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err)
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err, env=env)
         assert proc.stdout is not None
         out = proc.stdout.read()
         _, status, usage = os.wait4(proc.pid, 0)
@@ -80,6 +56,32 @@ def timed(cmd: list[str]) -> tuple[float, int, str]:
             err.seek(0)
             raise SystemExit(f"{cmd[:4]} failed: {err.read().decode()[-2000:]}")
     return elapsed, usage.ru_maxrss * 1024, out.decode()
+
+
+def in_process(
+    home: Path, projects: Path, roots: list[str], runs: int
+) -> tuple[float, float, float]:
+    """Medians (s) of scan() without cache, with a warm cache, and of the baseline walk, all in
+    this process: interpreter start-up, imports and JSON output left out."""
+    from memtui.core.cache import ScanCache
+    from memtui.core.scan import scan
+
+    ctx = Context.create(project=home / "project", claude_home=home / "claude",
+                         agent_memory_home=home / "agent-memory")
+    cache_file = Path(tempfile.mkdtemp(prefix="memtui-bench-cache-")) / "scan.marshal"
+    scan(ctx, cache=ScanCache(cache_file))
+    cold, warm, base = [], [], []
+    for _ in range(runs):
+        start = time.perf_counter()
+        scan(ctx)
+        cold.append(time.perf_counter() - start)
+        start = time.perf_counter()
+        scan(ctx, cache=ScanCache(cache_file))
+        warm.append(time.perf_counter() - start)
+        start = time.perf_counter()
+        baseline.run(str(projects), roots)
+        base.append(time.perf_counter() - start)
+    return statistics.median(cold), statistics.median(warm), statistics.median(base)
 
 
 def main() -> int:
@@ -97,27 +99,41 @@ def main() -> int:
     env_cmd = [sys.executable, "-m", "memtui", "--claude-home", str(home / "claude"),
                "--project", str(home / "project"), "--agent-memory-home",
                str(home / "agent-memory"), "scan", "--json"]
-    base_cmd = [sys.executable, "-c", BASELINE, str(projects), *roots]
-    timed(env_cmd), timed(base_cmd)  # warm the page cache and the bytecode cache
-    memtui_times, base_times = [], []
+    base_cmd = [sys.executable, str(ROOT / "bench" / "baseline.py"), str(projects), *roots]
+    cache_home = tempfile.mkdtemp(prefix="memtui-bench-cache-")
+    cold_env = {**os.environ, "MEMTUI_NO_CACHE": "1"}
+    warm_env = {**os.environ, "MEMTUI_NO_CACHE": "0", "XDG_CACHE_HOME": cache_home}
+    timed(env_cmd, cold_env), timed(env_cmd, warm_env), timed(base_cmd)  # warm every cache
+    memtui_times, cold_times, base_times = [], [], []
     out, rss = "", 0
     for _ in range(args.runs):
-        elapsed, run_rss, out = timed(env_cmd)
+        elapsed, run_rss, out = timed(env_cmd, warm_env)
         memtui_times.append(elapsed)
+        rss = max(rss, run_rss)
+        elapsed, run_rss, _ = timed(env_cmd, cold_env)
+        cold_times.append(elapsed)
         rss = max(rss, run_rss)
         elapsed, _, _base_out = timed(base_cmd)
         base_times.append(elapsed)
     data = json.loads(out)
     memories = sum(len(s["memories"]) for s in data["stores"])
     m_med, b_med = statistics.median(memtui_times), statistics.median(base_times)
+    c_med = statistics.median(cold_times)
     print(f"stores: {len(data['stores'])}, memories: {memories}, "
           f"projects listed: {len(data['projects'])}, baseline read {_base_out.strip()} files")
-    print(f"memtui scan --json: median {m_med * 1000:.0f} ms "
+    print(f"memtui scan --json, cache warm: median {m_med * 1000:.0f} ms "
           f"(min {min(memtui_times) * 1000:.0f}, max {max(memtui_times) * 1000:.0f})")
+    print(f"memtui scan --json, no cache (MEMTUI_NO_CACHE=1): median {c_med * 1000:.0f} ms "
+          f"(min {min(cold_times) * 1000:.0f}, max {max(cold_times) * 1000:.0f})")
     print(f"baseline header read: median {b_med * 1000:.0f} ms "
           f"(min {min(base_times) * 1000:.0f}, max {max(base_times) * 1000:.0f})")
-    print(f"ratio memtui / baseline: {m_med / b_med:.2f} (target ≤ 1.5)")
+    print(f"ratio memtui / baseline: {m_med / b_med:.2f} with the cache (target ≤ 1.5), "
+          f"{c_med / b_med:.2f} without")
     print(f"memtui peak RSS: {rss / 1_048_576:.0f} MB (target ≤ 300 MB)")
+    cold, warm, base = in_process(home, projects, roots, args.runs)
+    print(f"in one process (no start-up, imports or JSON): scan {cold * 1000:.0f} ms, "
+          f"with warm cache {warm * 1000:.0f} ms, baseline walk {base * 1000:.0f} ms "
+          f"→ ratios {cold / base:.2f} / {warm / base:.2f}")
     return 0
 
 

@@ -140,11 +140,11 @@ def print_scan(result: ScanResult, ctx: Context) -> None:
 
 
 def cmd_scan(args: argparse.Namespace) -> int:
-    from memtui.core.scan import scan
+    from memtui.core.scan import cache_for, scan
     from memtui.core.serialize import scan_json
 
     ctx = context_from(args)
-    result = scan(ctx)
+    result = scan(ctx, cache=cache_for(ctx))
     if args.json:
         print_json(scan_json(result))
     else:
@@ -185,11 +185,11 @@ def cmd_index(args: argparse.Namespace) -> int:
 
 
 def cmd_snapshot_status(args: argparse.Namespace) -> int:
-    from memtui.core.scan import scan
+    from memtui.core.scan import cache_for, scan
     from memtui.core.serialize import snapshot_json
 
     ctx = context_from(args)
-    result = scan(ctx)
+    result = scan(ctx, cache=cache_for(ctx))
     snaps = [s for s in result.stores if s.snapshot is not None]
     if args.json:
         print_json(

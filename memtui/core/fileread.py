@@ -34,9 +34,10 @@ class ReadResult:
     size: int = 0
     mtime: float = 0.0
     readable: bool = True
+    stat: os.stat_result | None = None
 
 
-def inside(root: Path, target: Path) -> bool:
+def inside(root: Path | str, target: Path | str) -> bool:
     """Whether the real path of ``target`` lies inside the real path of ``root``."""
     try:
         real_root = os.path.realpath(root)
@@ -51,7 +52,7 @@ def describe_os_error(err: OSError) -> str:
     return f"cannot read: {reason.lower()}"
 
 
-def check_file(path: Path, store_root: Path) -> tuple[os.stat_result | None, list[str], bool]:
+def check_file(path: Path | str, store_root: Path) -> tuple[os.stat_result | None, list[str], bool]:
     """``lstat`` a store file: its stat, what is wrong with it, and whether it may be opened."""
     try:
         st = os.lstat(path)
@@ -92,7 +93,7 @@ def _decode_problems(data: bytes, complete: bool) -> list[str]:
 
 
 def read_header(
-    path: Path,
+    path: Path | str,
     store_root: Path,
     lines: int = HEADER_LINES,
     byte_cap: int = HEADER_BYTE_CAP,
@@ -127,7 +128,7 @@ def read_header(
         return result
     try:
         st = os.fstat(fd)
-        result.size, result.mtime = st.st_size, st.st_mtime
+        result.size, result.mtime, result.stat = st.st_size, st.st_mtime, st
         if not stat.S_ISREG(st.st_mode):
             result.readable = False
             result.problems.append("not a regular file: not read")
@@ -170,7 +171,7 @@ def _end_of_line(data: bytes, number: int) -> int:
     return pos + 1
 
 
-def read_full(path: Path, store_root: Path, cap: int = FULL_READ_CAP) -> ReadResult:
+def read_full(path: Path | str, store_root: Path, cap: int = FULL_READ_CAP) -> ReadResult:
     """Read a whole store file (up to ``cap`` bytes) with the same checks as the header."""
     st, problems, readable = check_file(path, store_root)
     result = ReadResult(problems=problems, readable=readable)

@@ -180,7 +180,9 @@ class _LazyPattern:
         if self._pattern is None:
             source = _js_source_to_python(self._source) if self._from_js else self._source
             self._pattern = re.compile(source, self._flags)
-        return getattr(self._pattern, name)
+        value = getattr(self._pattern, name)
+        setattr(self, name, value)  # later lookups find it without __getattr__
+        return value
 
 
 def _lazy_re(source: str, flags: int = 0, *, from_js: bool = False) -> re.Pattern[str]:
@@ -924,6 +926,8 @@ def _long_entries(entries: list[IndexEntry]) -> list[LongEntry]:
 
 def wikilinks(text: str) -> list[str]:
     """The ``[[x]]`` links of ``text`` as written, outside code blocks and code spans."""
+    if "[[" not in text:
+        return []
     text = _FENCED_CODE.sub("", text)
     text = _CODE_SPAN.sub("", text)
     return [match.group(1) for match in _WIKILINK.finditer(text)]

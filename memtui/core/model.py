@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Literal
 
@@ -74,9 +75,10 @@ class Frontmatter:
 
 @dataclass
 class Memory:
-    """One file in a store. Built from the file's header; ``body`` is filled on a full read."""
+    """One file in a store, built from the file's header. ``file`` is the absolute path as a
+    string (a scan makes thousands of these; ``path`` builds the ``Path`` only when asked)."""
 
-    path: Path
+    file: str
     rel_path: str
     size: int
     mtime: float
@@ -85,6 +87,10 @@ class Memory:
     header: str = ""
     header_complete: bool = False
     is_index: bool = False
+
+    @cached_property
+    def path(self) -> Path:
+        return Path(self.file)
 
     @property
     def name(self) -> str | None:

@@ -7,13 +7,16 @@ import stat
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+from memtui.core.cache import ScanCache
 from memtui.core.fileread import read_full, read_header
 from memtui.core.frontmatter import parse_frontmatter
 from memtui.core.gitroot import current_branch
 from memtui.core.index import index_health, load_report
 from memtui.core.locations import Context, Locations, list_dirs, locate
 from memtui.core.model import (
+    Frontmatter,
     Memory,
     ProjectRef,
     ScanResult,
@@ -24,6 +27,7 @@ from memtui.core.model import (
     StoreLocation,
 )
 from memtui.core.sessions import (
+    TranscriptHead,
     read_transcript_head,
     session_template,
     summary_is_empty,
@@ -33,12 +37,15 @@ from memtui.core.snapshot import SNAPSHOT_JSON, agent_snapshot_info
 
 INDEX_NAME = "MEMORY.md"
 
+EMPTY_SLACK_BYTES = 64
+"""A summary this much larger than its template may still trim down to it."""
+
 Progress = Callable[[str], None]
 
 
 @dataclass
 class FileEntry:
-    path: Path
+    path: str
     rel_path: str
     regular: bool = False
     """The directory listing showed a regular file (no symlink): it can be opened directly."""
@@ -46,7 +53,7 @@ class FileEntry:
 
 def walk_markdown(root: Path, skip: set[str] | None = None) -> Iterator[FileEntry]:
     """Every ``*.md`` entry below ``root`` (sorted, symlinked dirs not followed)."""
-    stack = [(root, "")]
+    stack = [(str(root), "")]
     while stack:
         directory, prefix = stack.pop()
         try:
@@ -63,13 +70,13 @@ def walk_markdown(root: Path, skip: set[str] | None = None) -> Iterator[FileEntr
                 is_dir = False
             if is_dir and not entry.name.endswith(".md"):
                 if skip is None or rel not in skip:
-                    subdirs.append((Path(entry.path), rel + "/"))
+                    subdirs.append((entry.path, rel + "/"))
             elif entry.name.endswith(".md"):
                 try:
                     regular = entry.is_file(follow_symlinks=False)
                 except OSError:
                     regular = False
-                yield FileEntry(Path(entry.path), rel, regular)
+                yield FileEntry(entry.path, rel, regular)
         stack.extend(reversed(subdirs))
 
 
@@ -88,15 +95,24 @@ def top_level_files(root: Path) -> Iterator[FileEntry]:
         except OSError:
             continue
         if stat.S_ISREG(mode) or stat.S_ISLNK(mode):
-            yield FileEntry(Path(entry.path), entry.name)
+            yield FileEntry(entry.path, entry.name)
 
 
-def read_memory(entry: FileEntry, store_root: Path) -> Memory:
+def read_memory(entry: FileEntry, store_root: Path, cache: ScanCache | None = None) -> Memory:
     """A memory from its header only: frontmatter, size, mtime and problems."""
+    st: os.stat_result | None = None
+    if cache is not None and cache.path is not None and entry.regular:
+        try:
+            st = os.lstat(entry.path)
+        except OSError:
+            st = None
+        payload = cache.get("memory", entry.path, st) if st is not None else None
+        if payload is not None and st is not None:
+            return memory_from_payload(entry, st, payload)
     header = read_header(entry.path, store_root, regular=entry.regular)
     text = header.data.decode("utf-8", errors="replace")
     memory = Memory(
-        path=entry.path,
+        file=entry.path,
         rel_path=entry.rel_path,
         size=header.size,
         mtime=header.mtime,
@@ -109,7 +125,33 @@ def read_memory(entry: FileEntry, store_root: Path) -> Memory:
         memory.frontmatter = parse_frontmatter(text.lstrip("\ufeff").replace("\r", ""))
         if memory.frontmatter.error:
             memory.problems.append(memory.frontmatter.error)
+    if cache is not None and header.stat is not None and entry.regular:
+        cache.put("memory", entry.path, header.stat, memory_payload(memory))
     return memory
+
+
+def memory_payload(memory: Memory) -> tuple[Any, ...]:
+    """The plain values a cache keeps of a memory read from its header."""
+    fm = memory.frontmatter
+    return (
+        fm.data, fm.raw, fm.end, fm.present, fm.layout, fm.error, fm.retried,
+        memory.problems, memory.header, memory.header_complete,
+    )
+
+
+def memory_from_payload(entry: FileEntry, st: os.stat_result, payload: Any) -> Memory:
+    data, raw, end, present, layout, error, retried, problems, header, complete = payload
+    return Memory(
+        file=entry.path,
+        rel_path=entry.rel_path,
+        size=st.st_size,
+        mtime=st.st_mtime,
+        frontmatter=Frontmatter(data, raw, end, present, layout, error, retried),
+        problems=list(problems),
+        header=header,
+        header_complete=complete,
+        is_index=entry.rel_path.rsplit("/", 1)[-1] == INDEX_NAME,
+    )
 
 
 def load_full_text(memory: Memory, store_root: Path) -> tuple[str, list[str]]:
@@ -150,7 +192,9 @@ def store_index(store: Store, own_index_dirs: set[str]) -> None:
     store.index = report
 
 
-def scan_store(location: StoreLocation, skip: set[str] | None = None) -> Store:
+def scan_store(
+    location: StoreLocation, skip: set[str] | None = None, cache: ScanCache | None = None
+) -> Store:
     """One store: its memories from their headers and its MEMORY.md load report."""
     exists = location.path.is_dir()
     store = Store(location=location, exists=exists)
@@ -162,7 +206,7 @@ def scan_store(location: StoreLocation, skip: set[str] | None = None) -> Store:
         entries: Iterator[FileEntry] = top_level_files(location.path)
     else:
         entries = walk_markdown(location.path, skip)
-    store.memories = [read_memory(entry, location.path) for entry in entries]
+    store.memories = [read_memory(entry, location.path, cache) for entry in entries]
     own_dirs = {
         m.rel_path.rsplit("/", 1)[0] for m in store.memories if m.is_index and "/" in m.rel_path
     }
@@ -170,13 +214,45 @@ def scan_store(location: StoreLocation, skip: set[str] | None = None) -> Store:
     return store
 
 
-def scan_session(location: StoreLocation, template: str) -> Store:
+def transcript_head(path: Path, cache: ScanCache | None) -> TranscriptHead | None:
+    """What a transcript's first lines say, from the cache while the file is unchanged."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    if not stat.S_ISREG(st.st_mode):
+        return None
+    if cache is not None:
+        payload = cache.get("transcript", str(path), st)
+        if payload is not None:
+            return TranscriptHead(*payload)
+    head = read_transcript_head(path)
+    if cache is not None:
+        cache.put("transcript", str(path), st, (head.cwd, head.started, head.git_branch))
+    return head
+
+
+def summary_facts(summary: Memory, store_root: Path, template: str) -> tuple[str | None, bool]:
+    """A session summary's title and whether it is still the bare template.
+
+    The title sits in the header. Only a summary small enough to equal the template is read
+    in full; a larger one cannot be empty."""
+    title = summary_title(summary.header)
+    if summary.size > len(template.encode("utf-8")) + EMPTY_SLACK_BYTES:
+        return title, False
+    text, _problems = load_full_text(summary, store_root)
+    return summary_title(text), summary_is_empty(text, template)
+
+
+def scan_session(
+    location: StoreLocation, template: str, cache: ScanCache | None = None
+) -> Store:
     """A session store, with the cwd and start time its transcript's first lines give."""
-    store = scan_store(location)
+    store = scan_store(location, cache=cache)
     session_dir = location.path.parent
     transcript = session_dir.parent / f"{session_dir.name}.jsonl"
-    has_transcript = transcript.is_file()
-    head = read_transcript_head(transcript) if has_transcript else None
+    head = transcript_head(transcript, cache)
+    has_transcript = head is not None
     info = SessionInfo(
         session_id=session_dir.name,
         transcript=transcript if has_transcript else None,
@@ -186,15 +262,15 @@ def scan_session(location: StoreLocation, template: str) -> Store:
     )
     summary = next((m for m in store.memories if m.rel_path == "summary.md"), None)
     if summary is not None:
-        text, _problems = load_full_text(summary, location.path)
-        info.title = summary_title(text)
-        info.empty = summary_is_empty(text, template)
+        info.title, info.empty = summary_facts(summary, location.path, template)
     store.session_info = info
     return store
 
 
-def scan_snapshot(location: StoreLocation, locations: Locations) -> Store:
-    store = scan_store(location)
+def scan_snapshot(
+    location: StoreLocation, locations: Locations, cache: ScanCache | None = None
+) -> Store:
+    store = scan_store(location, cache=cache)
     agent_type = location.agent or location.path.name
     dir_name = agent_type.replace(":", "-")
     local_dirs = {
@@ -222,7 +298,7 @@ def scan_snapshot(location: StoreLocation, locations: Locations) -> Store:
     return store
 
 
-def discover_projects(ctx: Context) -> list[ProjectRef]:
+def discover_projects(ctx: Context, cache: ScanCache | None = None) -> list[ProjectRef]:
     """Every project dir under the CC home (and remote base), with its real path if a
     transcript's first lines reveal it."""
     roots = [ctx.claude_home / "projects"]
@@ -233,48 +309,58 @@ def discover_projects(ctx: Context) -> list[ProjectRef]:
         for project_dir in list_dirs(root):
             ref = seen.setdefault(project_dir.name, ProjectRef(dir=str(project_dir), path=None))
             if ref.path is None:
-                ref.path = project_path_from_transcripts(project_dir)
+                ref.path = project_path_from_transcripts(project_dir, cache)
     return sorted(seen.values(), key=lambda r: r.dir)
 
 
-def project_path_from_transcripts(project_dir: Path) -> str | None:
+def project_path_from_transcripts(project_dir: Path, cache: ScanCache | None) -> str | None:
     try:
         with os.scandir(project_dir) as it:
             transcripts = sorted(e.path for e in it if e.name.endswith(".jsonl"))
     except OSError:
         return None
     for transcript in transcripts[:3]:
-        head = read_transcript_head(Path(transcript))
-        if head.cwd:
+        head = transcript_head(Path(transcript), cache)
+        if head is not None and head.cwd:
             return head.cwd
     return None
 
 
-def scan(ctx: Context, progress: Progress | None = None) -> ScanResult:
-    """Every store of the project in ``ctx``, header-only."""
+def scan(
+    ctx: Context, progress: Progress | None = None, cache: ScanCache | None = None
+) -> ScanResult:
+    """Every store of the project in ``ctx``, header-only; ``cache`` reuses unchanged reads."""
     say = progress or (lambda _msg: None)
     locations = locate(ctx)
     stores: list[Store] = []
     say("auto memory")
-    auto = scan_store(locations.auto, skip={"team"})
+    auto = scan_store(locations.auto, skip={"team"}, cache=cache)
     auto.problems.extend(locations.problems)
     stores.append(auto)
-    stores.append(scan_store(locations.team))
+    stores.append(scan_store(locations.team, cache=cache))
     template = session_template(ctx.claude_home)
     say("sessions")
-    stores.extend(scan_session(loc, template) for loc in locations.sessions)
+    stores.extend(scan_session(loc, template, cache) for loc in locations.sessions)
     say("agent memory")
-    stores.extend(scan_store(loc) for loc in locations.agents)
-    stores.extend(scan_snapshot(loc, locations) for loc in locations.snapshots)
+    stores.extend(scan_store(loc, cache=cache) for loc in locations.agents)
+    stores.extend(scan_snapshot(loc, locations, cache) for loc in locations.snapshots)
     say("agentmemory home")
-    stores.append(scan_store(locations.agentmemory))
+    stores.append(scan_store(locations.agentmemory, cache=cache))
     say("projects")
+    projects = discover_projects(ctx, cache)
+    if cache is not None:
+        cache.save()
     git = locations.git
     return ScanResult(
         project=ctx.project,
         claude_home=ctx.claude_home,
         stores=stores,
-        projects=discover_projects(ctx),
+        projects=projects,
         git_root=git.root if git else None,
         git_branch=current_branch(git.checkout) if git else None,
     )
+
+
+def cache_for(ctx: Context) -> ScanCache:
+    """The scan cache the CLI and the TUI use for this CC home and project."""
+    return ScanCache.for_scan(ctx.env, ctx.home, ctx.claude_home, ctx.project)

@@ -1,0 +1,158 @@
+"""The CLI contract: subcommands, the documented JSON keys, exit codes."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from memtui.cli import main
+from memtui.core.demo import DemoHome, build_demo_home, write_index
+
+STORE_KEYS = {
+    "kind", "scope", "agent", "session", "path", "exists", "enabled", "rule", "index",
+    "snapshot", "memories",
+}
+MEMORY_KEYS = {"path", "name", "description", "type", "mtime", "size", "problems"}
+REPORT_KEYS = {
+    "path", "lines", "units", "bytes", "line_truncated", "byte_truncated", "binds", "cut_line",
+    "dropped", "warning", "loaded", "health",
+}
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory: pytest.TempPathFactory) -> DemoHome:
+    return build_demo_home(tmp_path_factory.mktemp("demo"))
+
+
+def home_args(demo: DemoHome) -> list[str]:
+    return [
+        "--claude-home", str(demo.claude_home),
+        "--project", str(demo.project),
+        "--agent-memory-home", str(demo.agent_memory_home),
+    ]
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_scan_json_follows_the_documented_contract(
+    demo: DemoHome, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = run(capsys, *home_args(demo), "scan", "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert data["project"] == str(demo.project)
+    assert data["claude_home"] == str(demo.claude_home)
+    kinds = {s["kind"] for s in data["stores"]}
+    assert kinds == {"auto", "team", "session", "agent", "snapshot", "agentmemory"}
+    for store in data["stores"]:
+        assert STORE_KEYS <= store.keys()
+        assert store["scope"] in (None, "user", "project", "local")
+        for memory in store["memories"]:
+            assert MEMORY_KEYS <= memory.keys()
+            assert not memory["path"].startswith("/")
+        if store["index"] is not None:
+            assert REPORT_KEYS <= store["index"].keys()
+        if store["snapshot"] is not None:
+            assert {"status", "updatedAt", "syncedFrom", "local"} <= store["snapshot"].keys()
+            assert store["snapshot"]["status"] in ("none", "initialize", "prompt-update")
+    auto = next(s for s in data["stores"] if s["kind"] == "auto")
+    assert auto["index"]["binds"] == "lines" and auto["index"]["cut_line"] == 200
+    assert {"dir", "path"} <= data["projects"][0].keys()
+
+
+def test_scan_human_output_names_rules_and_problems(
+    demo: DemoHome, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = run(capsys, *home_args(demo), "scan")
+    assert code == 0
+    assert "rule: default: git root" in out
+    assert "binary file" in out and "symlink leaves the store" in out
+    assert "Claude stops reading at line 200" in out
+    assert "-home-dev-src-blog  →  /home/dev/src/blog" in out
+
+
+def test_index_command_reports_the_exact_cut(
+    demo: DemoHome, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = run(capsys, "index", str(demo.auto_memory / "MEMORY.md"), "--json")
+    assert code == 0
+    report = json.loads(out)
+    assert REPORT_KEYS <= report.keys()
+    assert report["lines"] == 215 and report["binds"] == "lines" and report["cut_line"] == 200
+    assert report["warning"] == (
+        "> WARNING: MEMORY.md is 215 lines (limit: 200). Only part of it was loaded. Keep index "
+        "entries to one line under ~200 chars; move detail into topic files."
+    )
+    assert report["loaded"].endswith(report["warning"])
+    assert report["loaded"].count("\n") == 199 + 2 + report["warning"].count("\n")
+    code, out, _ = run(capsys, "index", str(demo.auto_memory))
+    assert "Claude Code shows:" in out and "entries past the cut" in out
+
+
+def test_index_agent_mode_measures_the_raw_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    lines = ["---", "name: x", "---", "<!-- note", "more -->"] + [f"- line {i}" for i in range(198)]
+    write_index(tmp_path, lines)
+    _, main_out, _ = run(capsys, "index", str(tmp_path / "MEMORY.md"), "--json")
+    _, agent_out, _ = run(capsys, "index", str(tmp_path / "MEMORY.md"), "--agent", "--json")
+    assert json.loads(main_out)["binds"] == "none"
+    assert json.loads(agent_out)["binds"] == "lines"
+
+
+def test_index_of_a_missing_file_is_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = run(capsys, "index", str(tmp_path / "nope.md"))
+    assert code == 2 and "is not a file" in err
+
+
+def test_snapshot_status(demo: DemoHome, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, *home_args(demo), "snapshot", "status", "--json")
+    assert code == 0
+    statuses = {s["agent"]: s["status"] for s in json.loads(out)}
+    assert statuses == {
+        "reviewer": "prompt-update", "qa": "initialize", "planner": "none", "docs-writer": "none",
+    }
+    code, out, _ = run(capsys, *home_args(demo), "snapshot", "status")
+    assert "Claude Code acts on this" in out and "not valid JSON" in out
+
+
+def test_demo_command_writes_a_home(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "demo", str(tmp_path / "d"))
+    assert code == 0 and "demo home written" in out
+    assert (tmp_path / "d" / "claude" / "projects").is_dir()
+    assert (tmp_path / "d" / "project" / ".git").is_dir()
+
+
+def test_bad_usage_exits_2() -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(["scan", "--no-such-flag"])
+    assert exc.value.code == 2
+
+
+def test_python_dash_m_and_env_vars(demo: DemoHome, tmp_path: Path) -> None:
+    env = {
+        **os.environ,
+        "CLAUDE_CONFIG_DIR": str(demo.claude_home),
+        "AGENT_MEMORY_DIR": str(demo.agent_memory_home),
+        "PYTHONPATH": str(Path(__file__).parents[1]),
+    }
+    out = subprocess.run(
+        [sys.executable, "-m", "memtui", "scan", "--json"],
+        cwd=demo.project, env=env, capture_output=True, text=True, check=True,
+    ).stdout
+    data = json.loads(out)
+    assert data["claude_home"] == str(demo.claude_home)
+    assert data["project"] == str(demo.project)
+    agentmemory = next(s for s in data["stores"] if s["kind"] == "agentmemory")
+    assert agentmemory["path"] == str(demo.agent_memory_home) and agentmemory["exists"]
