@@ -1,0 +1,209 @@
+"""Theme files: memtui's own themes and the user's, validated into Textual ``Theme`` objects.
+
+A theme file is TOML whose keys are the fields of :class:`textual.theme.Theme`::
+
+    name = "memtui-dusk"
+    dark = true
+    primary = "#9d8cff"
+    background = "#16131f"
+    [variables]
+    footer-key-foreground = "#ffb86b"
+
+Shipped themes live in the repository's ``themes/`` folder (packaged as ``memtui/_themes``);
+user themes in ``$XDG_CONFIG_HOME/memtui/themes/`` (default ``~/.config/memtui/themes``).
+A bad file never stops the app: it becomes a problem message naming the file and the key.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Callable, Iterable, Mapping
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from textual.app import App
+from textual.color import Color, ColorParseError
+from textual.theme import Theme
+
+DEFAULT_THEME = "memtui-dusk"
+FALLBACK_THEME = "textual-dark"
+THEME_ENV = "MEMTUI_THEME"
+THEME_SUFFIX = ".toml"
+
+COLOR_KEYS = (
+    "primary", "secondary", "accent", "foreground", "background", "surface", "panel", "boost",
+    "warning", "error", "success",
+)  # fmt: skip
+BOOL_KEYS = ("dark", "ansi")
+NUMBER_KEYS = ("luminosity_spread", "text_alpha")
+KNOWN_KEYS = frozenset(("name", "variables", *COLOR_KEYS, *BOOL_KEYS, *NUMBER_KEYS))
+
+NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
+VARIABLE_PATTERN = re.compile(r"[a-z0-9][a-z0-9-]*")
+COLOR_VARIABLE_SUFFIXES = ("-foreground", "-background", "-color")
+PERCENT_PATTERN = re.compile(r"\d+(\.\d+)?%")
+
+
+class ThemeFileError(ValueError):
+    """A theme file that cannot become a theme; the message names the file and the key."""
+
+
+KeyProblem = Callable[[str], ThemeFileError]
+"""Builds the error for one key from a description of its problem."""
+
+
+# ------------------------------------------------------------------------------ where
+
+
+def shipped_theme_dir() -> Path | None:
+    """memtui's own themes: ``memtui/_themes`` in a wheel, else ``themes/`` of a checkout."""
+    package = Path(__file__).resolve().parent.parent
+    for candidate in (package / "_themes", package.parent / "themes"):
+        if candidate.is_dir():
+            return candidate
+    return None
+
+
+def user_theme_dir(env: Mapping[str, str], home: Path) -> Path:
+    """``$XDG_CONFIG_HOME/memtui/themes`` (a relative value is ignored, as XDG says)."""
+    xdg = env.get("XDG_CONFIG_HOME", "")
+    config = Path(xdg) if xdg and Path(xdg).is_absolute() else home / ".config"
+    return config / "memtui" / "themes"
+
+
+# ------------------------------------------------------------------------------ reading
+
+
+def load_theme_file(path: Path) -> Theme:
+    """Read and validate one theme file. Raises :class:`ThemeFileError` on any problem."""
+    try:
+        data = tomllib.loads(path.read_bytes().decode("utf-8"))
+    except OSError as error:
+        raise ThemeFileError(f"{path}: cannot read ({error.strerror or error})") from None
+    except UnicodeDecodeError:
+        raise ThemeFileError(f"{path}: not UTF-8 text") from None
+    except tomllib.TOMLDecodeError as error:
+        raise ThemeFileError(f"{path}: not valid TOML ({error})") from None
+    return theme_from_mapping(data, str(path))
+
+
+def theme_from_mapping(data: Mapping[str, Any], source: str) -> Theme:
+    """A validated ``Theme`` from a theme file's table; ``source`` names it in errors."""
+
+    def fail(key: str, problem: str) -> ThemeFileError:
+        return ThemeFileError(f"{source}: key {key!r}: {problem}")
+
+    unknown = sorted(set(data) - KNOWN_KEYS)
+    if unknown:
+        raise fail(unknown[0], f"unknown key (known: {', '.join(sorted(KNOWN_KEYS))})")
+    name = data.get("name")
+    if not isinstance(name, str) or not NAME_PATTERN.fullmatch(name):
+        raise fail("name", "required: letters, digits, '-', '_' or '.', e.g. name = \"my-dark\"")
+    if "primary" not in data:
+        raise fail("primary", "required: the theme's main color")
+    fields: dict[str, Any] = {"name": name}
+    for key in COLOR_KEYS:
+        if key in data:
+            fields[key] = checked_color(data[key], partial(fail, key))
+    for key in BOOL_KEYS:
+        if key in data:
+            if not isinstance(data[key], bool):
+                raise fail(key, f"must be true or false, not {data[key]!r}")
+            fields[key] = data[key]
+    for key in NUMBER_KEYS:
+        if key in data:
+            value = data[key]
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                raise fail(key, f"must be a number, not {value!r}")
+            fields[key] = float(value)
+    fields["variables"] = checked_variables(data.get("variables", {}), fail)
+    theme = Theme(**fields)
+    try:
+        theme.to_color_system().generate()
+    except (ColorParseError, ValueError) as error:
+        raise ThemeFileError(f"{source}: the colors do not make a theme ({error})") from None
+    return theme
+
+
+def checked_color(value: Any, fail: KeyProblem) -> str:
+    """``value`` when Textual can parse it as a color (``#rrggbb``, ``rgb(...)``, a name)."""
+    if not isinstance(value, str):
+        raise fail(f"must be a color string, not {value!r}")
+    try:
+        Color.parse(value)
+    except ColorParseError as error:
+        hint = f"; did you mean {error.suggested_color!r}?" if error.suggested_color else ""
+        raise fail(f"{value!r} is not a color (use #rrggbb, rgb(r,g,b) or a name){hint}") from None
+    return value
+
+
+def checked_variables(value: Any, fail: Callable[[str, str], ThemeFileError]) -> dict[str, str]:
+    """The ``[variables]`` table: CSS variable names to strings; color-ish ones parsed."""
+    if not isinstance(value, dict):
+        raise fail("variables", 'must be a table of name = "value" pairs')
+    out: dict[str, str] = {}
+    for name, text in value.items():
+        key = f"variables.{name}"
+        if not VARIABLE_PATTERN.fullmatch(name):
+            raise fail(key, "variable names are lower-case words joined by '-'")
+        if not isinstance(text, str):
+            raise fail(key, f"must be a string, not {text!r}")
+        if name.endswith(COLOR_VARIABLE_SUFFIXES):
+            checked_variable_color(text, partial(fail, key))
+        out[name] = text
+    return out
+
+
+def checked_variable_color(text: str, fail: KeyProblem) -> None:
+    """A color variable: a color, optionally followed by an opacity like ``40%``."""
+    color, _, rest = text.strip().partition(" ")
+    if color.startswith("$"):
+        return
+    checked_color(color, fail)
+    if rest.strip() and not PERCENT_PATTERN.fullmatch(rest.strip()):
+        raise fail(f"{text!r}: expected a color optionally followed by a percentage")
+
+
+def load_themes(dirs: Iterable[Path | None]) -> tuple[list[Theme], list[str]]:
+    """Every ``*.toml`` theme in ``dirs`` (missing dirs skipped), and a message per bad file."""
+    themes: list[Theme] = []
+    problems: list[str] = []
+    for directory in dirs:
+        if directory is None or not directory.is_dir():
+            continue
+        try:
+            paths = sorted(p for p in directory.iterdir() if p.suffix == THEME_SUFFIX)
+        except OSError as error:
+            problems.append(f"{directory}: cannot list themes ({error.strerror or error})")
+            continue
+        for path in paths:
+            try:
+                themes.append(load_theme_file(path))
+            except ThemeFileError as error:
+                problems.append(str(error))
+    return themes, problems
+
+
+# ------------------------------------------------------------------------------ the app
+
+
+def install_themes(
+    app: App[Any], env: Mapping[str, str], home: Path, requested: str | None = None
+) -> list[str]:
+    """Register shipped then user themes and select one; return messages to show the user.
+
+    The choice: ``requested`` (``--theme``), else ``$MEMTUI_THEME``, else memtui's default.
+    """
+    themes, problems = load_themes([shipped_theme_dir(), user_theme_dir(env, home)])
+    for theme in themes:
+        app.register_theme(theme)
+    default = DEFAULT_THEME if DEFAULT_THEME in app.available_themes else FALLBACK_THEME
+    wanted = requested or env.get(THEME_ENV) or default
+    if wanted not in app.available_themes:
+        names = ", ".join(sorted(app.available_themes))
+        problems.append(f"Theme {wanted!r} not found; using {default!r}. Available: {names}")
+        wanted = default
+    app.theme = wanted
+    return problems

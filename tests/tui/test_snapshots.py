@@ -1,0 +1,147 @@
+"""Snapshot tests of the main screens, on the demo home at a fixed path with a frozen clock.
+
+Update the stored SVGs after an intended change with ``pytest tests/tui --snapshot-update``
+and look at them (``snapshot_report.html`` shows the differences of a failed run).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import shutil
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from textual.pilot import Pilot
+from textual.widgets import Static
+
+from memtui.core.demo import STORY_NOW, DemoHome, build_demo_home
+from memtui.core.locations import Context
+from memtui.tui import clock
+from memtui.tui.app import MemtuiApp, make_app
+from memtui.tui.screens.main import MainScreen
+from memtui.tui.widgets.detail import DetailPane
+from memtui.tui.widgets.store_tree import StoreTree
+
+SNAP_ROOT = Path("/tmp/memtui-snap-home")
+"""Fixed, so the sanitized auto-memory dir name and any absolute path are the same every run."""
+NOW = STORY_NOW.timestamp()
+WIDE = (160, 45)
+NARROW = (100, 35)
+CUT_MARK = "Claude stops reading here"
+
+SnapCompare = Callable[..., bool]
+
+
+@pytest.fixture
+def demo(monkeypatch: pytest.MonkeyPatch) -> Iterator[DemoHome]:
+    """A fresh demo home at ``SNAP_ROOT`` (locked against a parallel run) and a frozen clock."""
+    monkeypatch.setattr(clock, "now", lambda: NOW)
+    with open(f"{SNAP_ROOT}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        shutil.rmtree(SNAP_ROOT, ignore_errors=True)
+        SNAP_ROOT.mkdir(parents=True)
+        yield build_demo_home(SNAP_ROOT, now=NOW)
+        shutil.rmtree(SNAP_ROOT, ignore_errors=True)
+
+
+def demo_app(home: DemoHome) -> MemtuiApp:
+    """The app as the user whose HOME is the demo root (paths show as ``~/...``)."""
+    env = {"HOME": str(home.root), "XDG_CONFIG_HOME": str(home.root / ".config")}
+    context = Context.create(
+        project=home.project,
+        claude_home=home.claude_home,
+        agent_memory_home=home.agent_memory_home,
+        env=env,
+    )
+    return make_app(context, watch=False)
+
+
+async def settle(pilot: Pilot[None]) -> None:
+    """Every worker (scan, detail load) finished and the screen repainted."""
+    for _ in range(3):
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+    await pilot.wait_for_scheduled_animations()
+    await pilot.pause()
+
+
+def main_screen(pilot: Pilot[None]) -> MainScreen:
+    screen = pilot.app.screen
+    assert isinstance(screen, MainScreen)
+    return screen
+
+
+async def select(pilot: Pilot[None], pane: str, path: Path, rel_path: str = "") -> None:
+    """Cursor on a store (``rel_path`` empty) or a file of ``pane``'s tree, shown in detail."""
+    screen = main_screen(pilot)
+    tree = screen.query_one(f"#tree-{pane}", StoreTree)
+    tree.focus()
+    await pilot.pause()
+    assert tree.select_key(f"{path}::{rel_path}")
+    await settle(pilot)
+    node = tree.cursor_node
+    assert node is not None and node.data is not None and node.data.key == f"{path}::{rel_path}"
+    detail = screen.query_one(DetailPane)
+    if detail.ref is None or detail.ref.key != node.data.key:
+        detail.show(node.data)  # the cursor did not move, so no highlight event showed it
+        await settle(pilot)
+
+
+async def scroll_detail_to(pilot: Pilot[None], mark: str, lines_above: int = 6) -> None:
+    detail = main_screen(pilot).query_one(DetailPane)
+    head = detail.query_one("#detail-head", Static)
+    rows = [strip.text for strip in head.render_lines(head.size.region)]
+    found = [y for y, row in enumerate(rows) if mark in row]
+    assert found, f"{mark!r} is not in the detail pane"
+    detail.scroll_to(y=max(0, found[0] - lines_above), animate=False, immediate=True)
+    await settle(pilot)
+
+
+def test_main_screen(snap_compare: SnapCompare, demo: DemoHome) -> None:
+    """Every pane of the demo home side by side; a memory open in the detail, its age frozen."""
+
+    async def run_before(pilot: Pilot[None]) -> None:
+        await settle(pilot)
+        await select(pilot, "auto", demo.auto_memory, "refund-coupons.md")
+
+    assert snap_compare(demo_app(demo), terminal_size=WIDE, run_before=run_before)
+
+
+def test_memory_index_meter(snap_compare: SnapCompare, demo: DemoHome) -> None:
+    """The auto MEMORY.md over its 200 lines: meter, CC's warning, health, dropped entries."""
+
+    async def run_before(pilot: Pilot[None]) -> None:
+        await settle(pilot)
+        await select(pilot, "auto", demo.auto_memory, "MEMORY.md")
+
+    assert snap_compare(demo_app(demo), terminal_size=WIDE, run_before=run_before)
+
+
+def test_memory_index_cut_line(snap_compare: SnapCompare, demo: DemoHome) -> None:
+    """The same MEMORY.md scrolled to the cut line, the entries below it struck through."""
+
+    async def run_before(pilot: Pilot[None]) -> None:
+        await settle(pilot)
+        await select(pilot, "auto", demo.auto_memory, "MEMORY.md")
+        await scroll_detail_to(pilot, CUT_MARK)
+
+    assert snap_compare(demo_app(demo), terminal_size=WIDE, run_before=run_before)
+
+
+def test_snapshot_pane_zoomed(snap_compare: SnapCompare, demo: DemoHome) -> None:
+    """The snapshot pane focused and zoomed, the reviewer's prompt-update snapshot selected."""
+    reviewer = demo.project / ".claude" / "agent-memory-snapshots" / "reviewer"
+
+    async def run_before(pilot: Pilot[None]) -> None:
+        await settle(pilot)
+        await select(pilot, "snapshots", reviewer)
+        await pilot.press("z")
+        await settle(pilot)
+
+    assert snap_compare(demo_app(demo), terminal_size=WIDE, run_before=run_before)
+
+
+def test_narrow_terminal(snap_compare: SnapCompare, demo: DemoHome) -> None:
+    """Under 120 columns: tabs instead of side-by-side panes, one pane at a time."""
+    assert snap_compare(demo_app(demo), terminal_size=NARROW, run_before=settle)
