@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 from functools import cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from memtui.core.model import Frontmatter, FrontmatterLayout
 
@@ -50,8 +50,7 @@ def decode_text(data: bytes) -> tuple[str, list[str]]:
 # --------------------------------------------------------------------------- splitting
 
 
-@dataclass(frozen=True)
-class _Span:
+class _Span(NamedTuple):
     """Offsets of a frontmatter block in a text: ``[start, open_end)`` is the opening line,
     ``[open_end, close_start)`` the YAML, ``[close_start, close_end)`` the closing line."""
 
@@ -342,16 +341,14 @@ def _ruamel_frontmatter(raw: str, end: int) -> Frontmatter:
     return _frontmatter(data, raw, end, error, retried)
 
 
-def parse_frontmatter(text: str) -> Frontmatter:
-    """Parse the frontmatter of ``text``; never raises, problems go to ``error``."""
+def _parse_fast_only(text: str) -> Frontmatter | None:
+    """:func:`parse_frontmatter` when the fast path accepts ``text``, else None."""
     span = _find_span(text)
     if span is None:
         return Frontmatter()
     raw = text[span.open_end : span.close_start]
     fast = _fast_load(raw)
-    if fast is not None:
-        return _frontmatter(fast, raw, span.close_end, None, False)
-    return _ruamel_frontmatter(raw, span.close_end)
+    return None if fast is None else _frontmatter(fast, raw, span.close_end, None, False)
 
 
 def _parse_with_ruamel(text: str) -> Frontmatter:
@@ -362,14 +359,10 @@ def _parse_with_ruamel(text: str) -> Frontmatter:
     return _ruamel_frontmatter(text[span.open_end : span.close_start], span.close_end)
 
 
-def _parse_fast_only(text: str) -> Frontmatter | None:
-    """:func:`parse_frontmatter` when the fast path accepts ``text``, else None."""
-    span = _find_span(text)
-    if span is None:
-        return Frontmatter()
-    raw = text[span.open_end : span.close_start]
-    fast = _fast_load(raw)
-    return None if fast is None else _frontmatter(fast, raw, span.close_end, None, False)
+def parse_frontmatter(text: str) -> Frontmatter:
+    """Parse the frontmatter of ``text``; never raises, problems go to ``error``."""
+    fast = _parse_fast_only(text)
+    return fast if fast is not None else _parse_with_ruamel(text)
 
 
 def body_of(text: str, fm: Frontmatter) -> str:
