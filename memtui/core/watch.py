@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 import time
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
@@ -17,7 +20,18 @@ DEBOUNCE_SECONDS = 0.25
 MAX_DELAY_SECONDS = 0.75
 """A long burst still reports at least this often, so changes show within a second."""
 
+IGNORED_EVENTS = frozenset({"opened", "closed_no_write"})
+"""Event types that never change what a scan sees."""
+
 ChangeCallback = Callable[[set[Path]], None]
+
+
+@dataclass(frozen=True)
+class WatchPoint:
+    """One directory handed to the observer; ``recursive`` when it is a root itself."""
+
+    path: Path
+    recursive: bool
 
 
 class _Collector(FileSystemEventHandler):
@@ -25,7 +39,7 @@ class _Collector(FileSystemEventHandler):
         self._sink = sink
 
     def on_any_event(self, event: FileSystemEvent) -> None:
-        if event.event_type in ("opened", "closed_no_write"):
+        if event.event_type in IGNORED_EVENTS:
             return
         for attr in ("src_path", "dest_path"):
             path = getattr(event, attr, "")
@@ -33,10 +47,54 @@ class _Collector(FileSystemEventHandler):
                 self._sink(os.fsdecode(path))
 
 
+def watch_point(root: Path) -> Path | None:
+    """The directory to observe for ``root``: itself, or its nearest existing ancestor."""
+    for candidate in (root, *root.parents):
+        if candidate.is_dir():
+            return candidate
+    return None
+
+
+def real(path: Path) -> Path:
+    return Path(os.path.realpath(path))
+
+
+def covered(path: Path, by: Path) -> bool:
+    """Whether ``path`` is ``by`` or lies below it."""
+    return path == by or by in path.parents
+
+
+def watch_points(roots: Iterable[Path]) -> set[WatchPoint]:
+    """The fewest directories that cover ``roots``: an existing root is watched recursively
+    (unless a recursively watched root already holds it), a missing one through its nearest
+    existing ancestor, non-recursively, so its creation is noticed."""
+    recursive: dict[Path, Path] = {}  # real path -> path as given
+    shallow: dict[Path, Path] = {}
+    for root in sorted(set(roots), key=lambda p: (len(p.parts), str(p))):
+        point = watch_point(root)
+        if point is None:
+            continue
+        target = recursive if point == root else shallow
+        target.setdefault(real(point), point)
+    kept: dict[Path, Path] = {}
+    for real_path in sorted(recursive, key=lambda p: len(p.parts)):
+        if not any(covered(real_path, other) for other in kept):
+            kept[real_path] = recursive[real_path]
+    points = {WatchPoint(path, True) for path in kept.values()}
+    for real_path, path in shallow.items():
+        if not any(covered(real_path, other) for other in kept):
+            points.add(WatchPoint(path, False))
+    return points
+
+
 class StoreWatcher:
     """Observe directories; after a quiet ``debounce`` period call ``on_change`` once with every
-    path that changed in the burst. Missing directories are watched through their nearest
-    existing parent so a store that appears later is noticed too."""
+    path that changed in the burst (never later than ``max_delay`` after the burst began).
+
+    Missing roots are watched through their nearest existing ancestor; after every burst the
+    watched directories are recomputed, so a root that appears gets its own recursive watch
+    (and one that disappears falls back to its ancestor). ``on_change`` runs on a watcher
+    thread. Roots nested in another root share its watch: few inotify instances are used."""
 
     def __init__(
         self,
@@ -45,51 +103,84 @@ class StoreWatcher:
         debounce: float = DEBOUNCE_SECONDS,
         max_delay: float = MAX_DELAY_SECONDS,
     ) -> None:
-        self._roots = sorted({Path(r) for r in roots})
+        self._roots = frozenset(Path(r) for r in roots)
         self._on_change = on_change
         self._debounce = debounce
         self._max_delay = max_delay
         self._burst_started = 0.0
         self._pending: set[Path] = set()
         self._lock = threading.Lock()
+        self._watch_lock = threading.Lock()
         self._timer: threading.Timer | None = None
-        self._observer: Observer | None = None  # type: ignore[valid-type]
+        self._generation = 0
+        self._observer: Any = None
+        self._handler = _Collector(self._record)
+        self._scheduled: dict[WatchPoint, Any] = {}
+        self.problems: list[str] = []
+
+    @property
+    def roots(self) -> frozenset[Path]:
+        return self._roots
+
+    @property
+    def running(self) -> bool:
+        return self._observer is not None
+
+    def watched(self) -> set[WatchPoint]:
+        """The directories handed to the observer right now."""
+        with self._watch_lock:
+            return set(self._scheduled)
 
     @staticmethod
     def watch_point(root: Path) -> Path | None:
-        """The directory to observe for ``root``: itself, or its nearest existing ancestor."""
-        for candidate in (root, *root.parents):
-            if candidate.is_dir():
-                return candidate
-        return None
+        return watch_point(root)
 
     def start(self) -> None:
-        observer = Observer()
-        handler = _Collector(self._record)
-        points: set[Path] = set()
-        for root in self._roots:
-            point = self.watch_point(root)
-            if point is None or point in points:
-                continue
-            recursive = point == root
-            points.add(point)
-            try:
-                observer.schedule(handler, str(point), recursive=recursive)
-            except OSError:
-                continue
-        observer.daemon = True
-        observer.start()
-        self._observer = observer
+        with self._watch_lock:
+            if self._observer is not None:
+                return
+            observer = Observer()
+            observer.daemon = True
+            observer.start()
+            self._observer = observer
+        self._sync_watches()
 
     def stop(self) -> None:
         with self._lock:
+            self._generation += 1
             if self._timer is not None:
                 self._timer.cancel()
                 self._timer = None
-        if self._observer is not None:
-            self._observer.stop()
-            self._observer.join(timeout=2)
-            self._observer = None
+            self._pending.clear()
+        with self._watch_lock:
+            observer, self._observer = self._observer, None
+            self._scheduled.clear()
+        if observer is not None:
+            observer.stop()
+            observer.join(timeout=2)
+
+    def set_roots(self, roots: Iterable[Path]) -> None:
+        """Watch ``roots`` from now on; only the watches that differ are replaced."""
+        self._roots = frozenset(Path(r) for r in roots)
+        self._sync_watches()
+
+    def _sync_watches(self) -> None:
+        wanted = watch_points(self._roots)
+        with self._watch_lock:
+            observer = self._observer
+            if observer is None:
+                return
+            for point in set(self._scheduled) - wanted:
+                watch = self._scheduled.pop(point)
+                with contextlib.suppress(KeyError, OSError):
+                    observer.unschedule(watch)
+            for point in wanted - set(self._scheduled):
+                try:
+                    self._scheduled[point] = observer.schedule(
+                        self._handler, str(point.path), recursive=point.recursive
+                    )
+                except OSError as err:
+                    self.problems.append(f"cannot watch {point.path}: {err.strerror or err}")
 
     def _record(self, path: str) -> None:
         with self._lock:
@@ -101,13 +192,19 @@ class StoreWatcher:
                 return
             else:
                 self._timer.cancel()
-            self._timer = threading.Timer(self._debounce, self._flush)
-            self._timer.daemon = True
-            self._timer.start()
+            self._generation += 1
+            timer = threading.Timer(self._debounce, self._flush, args=(self._generation,))
+            timer.daemon = True
+            self._timer = timer
+            timer.start()
 
-    def _flush(self) -> None:
+    def _flush(self, generation: int) -> None:
         with self._lock:
+            if generation != self._generation:
+                return
             changed, self._pending = self._pending, set()
             self._timer = None
-        if changed:
-            self._on_change(changed)
+        if not changed or not self.running:
+            return
+        self._sync_watches()
+        self._on_change(changed)

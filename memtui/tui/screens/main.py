@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+from dataclasses import replace
 from pathlib import Path
 from typing import ClassVar
 
@@ -17,8 +19,13 @@ from textual.worker import get_current_worker
 from memtui.core.locations import Context
 from memtui.core.model import ScanResult, Store
 from memtui.core.scan import scan
+from memtui.core.search import SearchHit
+from memtui.tui.editor import edit_in_editor
+from memtui.tui.live import LiveUpdates
 from memtui.tui.nodes import NodeRef
 from memtui.tui.panes import PANES, PaneSpec, pane_subtitle, pane_visible, stores_for
+from memtui.tui.screens.projects import ProjectsScreen
+from memtui.tui.screens.search import SearchIndexCache, SearchScreen
 from memtui.tui.widgets.detail import DetailPane
 from memtui.tui.widgets.store_tree import StoreTree
 
@@ -38,6 +45,9 @@ class MainScreen(Screen[None]):
         Binding("z", "zoom", "Zoom", id="pane.zoom"),
         Binding("r", "raw", "Raw", id="detail.raw"),
         Binding("ctrl+r", "rescan", "Rescan", id="app.rescan"),
+        Binding("e", "edit", "Edit", id="memory.edit"),
+        Binding("slash", "search", "Search", id="app.search"),
+        Binding("p", "projects", "Projects", id="app.projects"),
     ]
 
     def __init__(self, context: Context) -> None:
@@ -45,6 +55,8 @@ class MainScreen(Screen[None]):
         self.context = context
         self.result: ScanResult | None = None
         self.zoomed = False
+        self.live = LiveUpdates(self)
+        self.search_cache = SearchIndexCache()
 
     def compose(self) -> ComposeResult:
         yield Static(self.header_text(), id="header")
@@ -114,7 +126,13 @@ class MainScreen(Screen[None]):
             tab.display = visible
         detail = self.query_one(DetailPane)
         if detail.ref is not None:
-            detail.show(self.refind(detail.ref))
+            fresh = self.refind(detail.ref)
+            if fresh is None or fresh.store is not detail.ref.store:
+                detail.show(fresh)
+        self.live.track(result)
+
+    def on_unmount(self) -> None:
+        self.live.stop()
 
     def refind(self, ref: NodeRef) -> NodeRef | None:
         """The same item in the freshly scanned stores, if it still exists."""
@@ -217,5 +235,41 @@ class MainScreen(Screen[None]):
                 tree.select_key(key)
                 return
 
-    def file_changed(self, path: Path) -> None:
+    def action_search(self) -> None:
+        """Full-text search over every memory of the current scan."""
+        if self.result is None:
+            self.notify("Still scanning: search opens once the stores are read.")
+            return
+        self.app.push_screen(SearchScreen(self.result, self.search_cache), self.open_search_hit)
+
+    def open_search_hit(self, hit: SearchHit | None) -> None:
+        if hit is not None:
+            self.select_path(hit.store, hit.memory.rel_path if hit.memory else None)
+
+    def action_projects(self) -> None:
+        """Pick another project of this Claude Code home."""
+        if self.result is None:
+            self.notify("Still scanning: the project list comes with the scan.")
+            return
+        screen = ProjectsScreen(self.result.projects, self.context.project)
+        self.app.push_screen(screen, self.project_chosen)
+
+    def project_chosen(self, path: Path | None) -> None:
+        if path is not None:
+            self.switch_project(path)
+
+    def switch_project(self, path: Path) -> None:
+        """Rescan for the project at ``path`` with the same homes and environment."""
+        self.context = replace(self.context, project=Path(os.path.realpath(path)))
+        self.set_jobs("scan: switching project")
         self.run_scan()
+
+    def file_changed(self, path: Path) -> None:
+        """Refresh the store holding ``path`` (a full scan when no store holds it)."""
+        self.live.changed({path})
+
+    def action_edit(self) -> None:
+        """Hand the selected memory file to ``$VISUAL``/``$EDITOR``, then reload its store."""
+        path = edit_in_editor(self.app, self.selected())
+        if path is not None:
+            self.file_changed(path)

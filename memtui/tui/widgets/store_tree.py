@@ -10,6 +10,7 @@ from textual.widgets.tree import TreeNode
 
 from memtui.core.age import age_text
 from memtui.core.model import Memory, Store
+from memtui.tui import clock
 from memtui.tui.nodes import MemoryMarks, NodeRef, marks_for_store
 
 StoreLabeler = Callable[[Store], Text]
@@ -68,12 +69,23 @@ class StoreTree(Tree[NodeRef]):
         self._single = single
         self._empty_text = empty_text
         self.stores: list[Store] = []
+        self._filled = False
 
     def set_stores(self, stores: Iterable[Store]) -> None:
-        """Replace the content, keeping the expanded nodes and the cursor where they were."""
+        """Replace the content, keeping the expanded nodes and the cursor where they were.
+
+        The same store objects as last time (a refresh that rescanned other stores) leave the
+        tree untouched; the restored cursor is not announced, so the detail pane stays on
+        what the user chose even when this tree is not the one in focus."""
+        new_stores = list(stores)
+        if self._filled and len(new_stores) == len(self.stores) and all(
+            new is old for new, old in zip(new_stores, self.stores, strict=True)
+        ):
+            return
+        self._filled = True
         expanded = {n.data.key for n in self._all_nodes() if n.is_expanded and n.data}
         cursor = self.cursor_node.data.key if self.cursor_node and self.cursor_node.data else None
-        self.stores = list(stores)
+        self.stores = new_stores
         self.clear()
         if not self.stores:
             self.root.add_leaf(Text(self._empty_text, style="dim italic"))
@@ -84,7 +96,26 @@ class StoreTree(Tree[NodeRef]):
                 self._add_store_node(store, expanded)
         self.root.expand()
         if cursor is not None:
-            self.call_after_refresh(self.select_key, cursor)
+            self.call_after_refresh(self._restore_cursor, cursor)
+
+    def _restore_cursor(self, key: str) -> None:
+        node = self._node_with_key(key)
+        if node is not None:
+            self._expand_parents(node)
+            self.call_after_refresh(self._move_quietly, node)
+        elif self.has_focus and self.cursor_node is not None:
+            # the item went away: the detail follows the node now under the cursor
+            self.post_message(Tree.NodeHighlighted(self.cursor_node))
+
+    def _move_quietly(self, node: TreeNode[NodeRef]) -> None:
+        with self.prevent(Tree.NodeHighlighted):
+            self._move_to(node)
+
+    def _node_with_key(self, key: str) -> TreeNode[NodeRef] | None:
+        for node in self._all_nodes():
+            if node.data and node.data.key == key:
+                return node
+        return None
 
     def _all_nodes(self) -> list[TreeNode[NodeRef]]:
         out: list[TreeNode[NodeRef]] = []
@@ -97,15 +128,19 @@ class StoreTree(Tree[NodeRef]):
 
     def select_key(self, key: str) -> bool:
         """Move the cursor to the node with ``key``; False when it is gone."""
-        for node in self._all_nodes():
-            if node.data and node.data.key == key:
-                parent = node.parent
-                while parent is not None:
-                    parent.expand()
-                    parent = parent.parent
-                self.call_after_refresh(self._move_to, node)
-                return True
-        return False
+        node = self._node_with_key(key)
+        if node is None:
+            return False
+        self._expand_parents(node)
+        self.call_after_refresh(self._move_to, node)
+        return True
+
+    @staticmethod
+    def _expand_parents(node: TreeNode[NodeRef]) -> None:
+        parent = node.parent
+        while parent is not None:
+            parent.expand()
+            parent = parent.parent
 
     def _move_to(self, node: TreeNode[NodeRef]) -> None:
         if node.line >= 0:
@@ -171,4 +206,4 @@ def sort_key(memory: Memory) -> tuple[int, int, str]:
 
 
 def memory_tooltip(memory: Memory) -> str:
-    return f"{memory.rel_path} · {age_text(memory.mtime)} · {memory.size} bytes"
+    return f"{memory.rel_path} · {age_text(memory.mtime, clock.now())} · {memory.size} bytes"

@@ -1,0 +1,245 @@
+"""Refresh a scan after files changed: rescan only the stores the changed paths touch.
+
+``watch_targets`` says which directories to watch for a scan (every store root plus the
+parents where new stores appear); ``plan_refresh`` sorts changed paths into stores to rescan,
+structural changes (a store may have appeared or gone) and noise; ``apply_refresh`` does the
+I/O. ``refresh`` chains the three and returns the same ``ScanResult`` object when nothing
+relevant changed.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from memtui.core.gitroot import canonical_git_root
+from memtui.core.locations import (
+    SNAPSHOTS_DIR,
+    Context,
+    Locations,
+    agent_scope_roots,
+    locate,
+)
+from memtui.core.model import ScanResult, Store, StoreKind, StoreLocation
+from memtui.core.sanitize import find_project_dir
+from memtui.core.scan import scan, scan_session, scan_snapshot, scan_store
+from memtui.core.sessions import session_template
+
+TRANSCRIPT_SUFFIX = ".jsonl"
+SESSION_DIR = "session-memory"
+AGENT_KINDS = (StoreKind.AGENT, StoreKind.SNAPSHOT)
+
+
+@dataclass(frozen=True)
+class WatchTargets:
+    """The directories whose changes matter for one scan result."""
+
+    stores: tuple[Path, ...]
+    sessions_root: Path
+    agent_roots: tuple[Path, ...]
+    snapshots_root: Path
+    definition_dirs: tuple[Path, ...]
+
+    @property
+    def containers(self) -> tuple[Path, ...]:
+        """Parents in which new stores (or agent definitions) can appear."""
+        return (self.sessions_root, *self.agent_roots, self.snapshots_root, *self.definition_dirs)
+
+    @property
+    def roots(self) -> frozenset[Path]:
+        """Everything to hand to a watcher: store roots and containers."""
+        return frozenset((*self.stores, *self.containers))
+
+
+@dataclass
+class RefreshPlan:
+    """What a set of changed paths calls for."""
+
+    stores: set[Path] = field(default_factory=set)
+    structural: bool = False
+    full: bool = False
+
+    @property
+    def empty(self) -> bool:
+        return not (self.stores or self.structural or self.full)
+
+
+def watch_targets(ctx: Context, result: ScanResult) -> WatchTargets:
+    """Store roots of ``result`` and the parents that can gain stores for ``ctx``."""
+    sessions_root, _rule = find_project_dir(ctx.claude_home / "projects", str(ctx.project))
+    git = canonical_git_root(ctx.project) if ctx.remote_dir else None  # only local scope uses it
+    agent_roots = tuple(root for root, _rule in agent_scope_roots(ctx, git).values())
+    return WatchTargets(
+        stores=tuple(store.path for store in result.stores),
+        sessions_root=sessions_root,
+        agent_roots=agent_roots,
+        snapshots_root=ctx.project / SNAPSHOTS_DIR,
+        definition_dirs=(ctx.claude_home / "agents", ctx.project / ".claude" / "agents"),
+    )
+
+
+# ---------------------------------------------------------------------------------- planning
+
+
+def _real_parent(path: Path) -> Path:
+    """``path`` with its parent's symlinks resolved (the entry itself may be a symlink)."""
+    return Path(os.path.realpath(path.parent)) / path.name
+
+
+def _relative(path: Path, root: Path) -> tuple[str, ...] | None:
+    """``path``'s parts below ``root`` (empty when equal), trying real paths as well."""
+    for candidate, base in ((path, root), (_real_parent(path), Path(os.path.realpath(root)))):
+        if candidate == base:
+            return ()
+        if base in candidate.parents:
+            return candidate.parts[len(base.parts) :]
+    return None
+
+
+def _owner(path: Path, stores: Iterable[Store]) -> tuple[Store, tuple[str, ...]] | None:
+    """The deepest store whose root holds ``path``, with the parts below that root."""
+    best: tuple[Store, tuple[str, ...]] | None = None
+    for store in stores:
+        rel = _relative(path, store.path)
+        if rel is not None and (best is None or len(store.path.parts) > len(best[0].path.parts)):
+            best = (store, rel)
+    return best
+
+
+def _transcript_store(result: ScanResult, session_id: str) -> Store | None:
+    """The session store whose transcript is ``<session_id>.jsonl``, if it still needs it."""
+    for store in result.stores:
+        if store.kind != StoreKind.SESSION or store.location.session != session_id:
+            continue
+        info = store.session_info
+        if info is None or info.transcript is None or info.cwd is None:
+            return store
+    return None
+
+
+def _plan_store_change(plan: RefreshPlan, result: ScanResult, store: Store) -> None:
+    plan.stores.add(store.path)
+    if store.kind in AGENT_KINDS:
+        # snapshot statuses read both the snapshot dir and the agent's local memory dir
+        plan.stores.update(s.path for s in result.stores if s.kind == StoreKind.SNAPSHOT)
+
+
+def _plan_sessions_change(plan: RefreshPlan, result: ScanResult, rel: tuple[str, ...]) -> None:
+    if len(rel) == 1 and rel[0].endswith(TRANSCRIPT_SUFFIX):
+        store = _transcript_store(result, rel[0].removesuffix(TRANSCRIPT_SUFFIX))
+        if store is not None:
+            plan.stores.add(store.path)
+    elif len(rel) <= 1 or (len(rel) == 2 and rel[1] == SESSION_DIR):
+        plan.structural = True
+
+
+def _plan_container_change(
+    plan: RefreshPlan, result: ScanResult, targets: WatchTargets, path: Path
+) -> None:
+    """A path outside every store: a new store, an agent definition, or noise."""
+    rel = _relative(path, targets.sessions_root)
+    if rel is not None:
+        _plan_sessions_change(plan, result, rel)
+        return
+    for root in targets.definition_dirs:
+        rel = _relative(path, root)
+        if rel is not None and (not rel or (len(rel) == 1 and rel[0].endswith(".md"))):
+            plan.full = True  # definitions decide scopes and snapshot statuses
+            return
+    for root in (*targets.agent_roots, targets.snapshots_root):
+        rel = _relative(path, root)
+        if rel is not None and len(rel) <= 1:
+            plan.structural = True
+            return
+    for root in targets.roots:
+        if _relative(root, path) is not None:
+            plan.structural = True  # a directory on the way to a root appeared or went
+            return
+
+
+def plan_refresh(result: ScanResult, targets: WatchTargets, changed: Iterable[Path]) -> RefreshPlan:
+    """Sort changed paths into stores to rescan, structural changes and noise."""
+    plan = RefreshPlan()
+    for path in changed:
+        path = Path(os.path.abspath(path))
+        owner = _owner(path, result.stores)
+        if owner is None:
+            _plan_container_change(plan, result, targets, path)
+            continue
+        store, rel = owner
+        if not rel:
+            plan.structural = True  # the store dir itself appeared, went or was replaced
+        else:
+            _plan_store_change(plan, result, store)
+    return plan
+
+
+# ---------------------------------------------------------------------------------- applying
+
+
+def all_locations(locations: Locations) -> list[StoreLocation]:
+    return [
+        locations.auto,
+        locations.team,
+        *locations.sessions,
+        *locations.agents,
+        *locations.snapshots,
+        locations.agentmemory,
+    ]
+
+
+def _layout_changed(result: ScanResult, locations: Locations) -> bool:
+    """Whether the set of stores, or whether one exists, differs from ``result``."""
+    found = {(loc.kind, loc.path) for loc in all_locations(locations)}
+    known = {(store.kind, store.path) for store in result.stores}
+    if found != known:
+        return True
+    return any(store.exists != store.path.is_dir() for store in result.stores)
+
+
+def rescan_store(ctx: Context, locations: Locations, location: StoreLocation) -> Store:
+    """One store scanned as a full scan would scan it."""
+    location = replace(location)
+    if location.kind == StoreKind.AUTO:
+        store = scan_store(location, skip={"team"})
+        store.problems.extend(locations.problems)
+        return store
+    if location.kind == StoreKind.SESSION:
+        return scan_session(location, session_template(ctx.claude_home))
+    if location.kind == StoreKind.SNAPSHOT:
+        return scan_snapshot(location, locations)
+    return scan_store(location)
+
+
+def apply_refresh(ctx: Context, result: ScanResult, plan: RefreshPlan) -> ScanResult:
+    """A new result with the planned stores rescanned, or a full scan when the layout moved."""
+    if plan.empty:
+        return result
+    if plan.full:
+        return scan(ctx)
+    locations = locate(ctx)
+    if _layout_changed(result, locations):
+        return scan(ctx)
+    if not plan.stores:
+        return result
+    fresh = {loc.path: loc for loc in all_locations(locations)}
+    stores = [
+        rescan_store(ctx, locations, fresh[store.path]) if store.path in plan.stores else store
+        for store in result.stores
+    ]
+    return replace(result, stores=stores)
+
+
+def refresh(
+    ctx: Context,
+    result: ScanResult,
+    changed: Iterable[Path],
+    targets: WatchTargets | None = None,
+) -> ScanResult:
+    """``result`` brought up to date after ``changed`` paths changed on disk.
+
+    Returns ``result`` itself when none of the paths matters."""
+    targets = targets or watch_targets(ctx, result)
+    return apply_refresh(ctx, result, plan_refresh(result, targets, changed))

@@ -1,0 +1,159 @@
+"""Refreshing a scan after files changed: only the touched stores are rescanned."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from memtui.core.demo import DemoHome, build_demo_home, write_memory, write_synced
+from memtui.core.locations import Context
+from memtui.core.model import ScanResult, Store, StoreKind
+from memtui.core.refresh import plan_refresh, refresh, watch_targets
+from memtui.core.scan import scan
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> DemoHome:
+    return build_demo_home(tmp_path)
+
+
+@pytest.fixture
+def ctx(home: DemoHome) -> Context:
+    return Context.create(
+        project=home.project,
+        claude_home=home.claude_home,
+        agent_memory_home=home.agent_memory_home,
+        env={"HOME": str(home.root)},
+    )
+
+
+def store_of(result: ScanResult, kind: StoreKind, agent: str | None = None) -> Store:
+    return next(
+        s for s in result.stores if s.kind == kind and (agent is None or s.location.agent == agent)
+    )
+
+
+def descriptions(store: Store) -> dict[str, str | None]:
+    return {m.rel_path: m.description for m in store.memories}
+
+
+def test_changed_memory_rescans_only_its_store(ctx: Context, home: DemoHome) -> None:
+    before = scan(ctx)
+    path = write_memory(home.auto_memory, "fresh_note.md", description="written just now",
+                        type="project")
+    after = refresh(ctx, before, {path})
+    assert after is not before
+    auto_before, auto_after = store_of(before, StoreKind.AUTO), store_of(after, StoreKind.AUTO)
+    assert "fresh_note.md" not in descriptions(auto_before)
+    assert descriptions(auto_after)["fresh_note.md"] == "written just now"
+    assert auto_after.problems == auto_before.problems  # location problems kept
+    for old, new in zip(before.stores, after.stores, strict=True):
+        if old.kind != StoreKind.AUTO:
+            assert new is old, f"{old.title} was rescanned for nothing"
+    assert after.projects is before.projects
+
+
+def test_team_change_leaves_auto_alone(ctx: Context, home: DemoHome) -> None:
+    before = scan(ctx)
+    path = write_memory(home.team_memory, "ref_new.md", description="team rule")
+    after = refresh(ctx, before, {path})
+    assert store_of(after, StoreKind.AUTO) is store_of(before, StoreKind.AUTO)
+    assert descriptions(store_of(after, StoreKind.TEAM))["ref_new.md"] == "team rule"
+
+
+def test_deleted_memory_disappears(ctx: Context, home: DemoHome) -> None:
+    before = scan(ctx)
+    victim = next(m for m in store_of(before, StoreKind.AUTO).memories if not m.is_index)
+    victim.path.unlink()
+    after = refresh(ctx, before, {victim.path})
+    assert victim.rel_path not in descriptions(store_of(after, StoreKind.AUTO))
+
+
+def test_synced_file_in_agent_dir_refreshes_snapshot_status(ctx: Context) -> None:
+    before = scan(ctx)
+    snapshot = next(
+        s for s in before.stores
+        if s.snapshot and not s.snapshot.problem and s.snapshot.primary.status == "prompt-update"
+    )
+    assert snapshot.snapshot is not None and snapshot.snapshot.updated_at
+    local = snapshot.snapshot.primary.local
+    synced = write_synced(local, snapshot.snapshot.updated_at)
+    after = refresh(ctx, before, {synced})
+    fresh = next(s for s in after.stores if s.path == snapshot.path)
+    assert fresh.snapshot is not None and fresh.snapshot.primary.status == "none"
+    assert store_of(after, StoreKind.AUTO) is store_of(before, StoreKind.AUTO)
+
+
+def test_new_agent_dir_brings_a_new_store(ctx: Context, home: DemoHome) -> None:
+    before = scan(ctx)
+    new_dir = home.claude_home / "agent-memory" / "newcomer"
+    path = write_memory(new_dir, "MEMORY.md", description=None)
+    after = refresh(ctx, before, {new_dir, path})
+    assert not any(s.location.agent == "newcomer" for s in before.stores)
+    newcomer = store_of(after, StoreKind.AGENT, agent="newcomer")
+    assert newcomer.exists and [m.rel_path for m in newcomer.memories] == ["MEMORY.md"]
+
+
+def test_new_session_brings_a_new_store(ctx: Context, home: DemoHome) -> None:
+    before = scan(ctx)
+    targets = watch_targets(ctx, before)
+    session_dir = targets.sessions_root / "0badcafe-0000-4000-8000-000000000000"
+    summary = session_dir / "session-memory" / "summary.md"
+    summary.parent.mkdir(parents=True)
+    summary.write_text("# Session Title\nlive refresh\n", encoding="utf-8")
+    after = refresh(ctx, before, {session_dir})
+    sessions = [s.location.session for s in after.stores if s.kind == StoreKind.SESSION]
+    assert "0badcafe-0000-4000-8000-000000000000" in sessions
+    assert len(sessions) == 1 + sum(s.kind == StoreKind.SESSION for s in before.stores)
+
+
+def test_noise_returns_the_same_result(ctx: Context, home: DemoHome) -> None:
+    before = scan(ctx)
+    targets = watch_targets(ctx, before)
+    session = store_of(before, StoreKind.SESSION)
+    assert session.session_info is not None and session.session_info.transcript is not None
+    transcript = session.session_info.transcript
+    with transcript.open("a", encoding="utf-8") as handle:
+        handle.write('{"type":"user"}\n')
+    unrelated = home.project / "src" / "app.py"
+    subagent = targets.sessions_root / (session.location.session or "") / "subagents" / "a.jsonl"
+    noise = {transcript, unrelated, subagent, home.root / "elsewhere.txt"}
+    assert plan_refresh(before, targets, noise).empty
+    assert refresh(ctx, before, noise) is before
+
+
+def test_plan_sorts_paths(ctx: Context, home: DemoHome) -> None:
+    result = scan(ctx)
+    targets = watch_targets(ctx, result)
+    auto = store_of(result, StoreKind.AUTO)
+    plan = plan_refresh(result, targets, {auto.path / "logs" / "2026" / "x.md"})
+    assert plan.stores == {auto.path} and not plan.structural and not plan.full
+    agent = store_of(result, StoreKind.AGENT, agent="planner")
+    plan = plan_refresh(result, targets, {agent.path / "notes.md"})
+    snapshots = {s.path for s in result.stores if s.kind == StoreKind.SNAPSHOT}
+    assert plan.stores == {agent.path, *snapshots}
+    plan = plan_refresh(result, targets, {home.project / ".claude"})
+    assert plan.structural  # on the way to the agent and snapshot roots
+    plan = plan_refresh(result, targets, {home.claude_home / "agents" / "new-agent.md"})
+    assert plan.full
+    plan = plan_refresh(result, targets, {auto.path})
+    assert plan.structural and not plan.stores
+
+
+def test_structural_change_without_new_store_keeps_result(ctx: Context, home: DemoHome) -> None:
+    before = scan(ctx)
+    targets = watch_targets(ctx, before)
+    empty_session_dir = targets.sessions_root / "1234abcd-0000-4000-8000-000000000000"
+    empty_session_dir.mkdir()
+    assert plan_refresh(before, targets, {empty_session_dir}).structural
+    assert refresh(ctx, before, {empty_session_dir}) is before
+
+
+def test_watch_targets_cover_every_store_and_container(ctx: Context, home: DemoHome) -> None:
+    result = scan(ctx)
+    targets = watch_targets(ctx, result)
+    assert {s.path for s in result.stores} <= targets.roots
+    assert home.claude_home / "agent-memory" in targets.roots
+    assert home.project / ".claude" / "agent-memory-snapshots" in targets.roots
+    assert targets.sessions_root.parent == home.claude_home / "projects"

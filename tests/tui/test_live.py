@@ -1,0 +1,214 @@
+"""Live updates: files written by another process show up in the panes within a second."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from textual.pilot import Pilot
+
+from memtui.core.demo import DemoHome, build_demo_home, write_memory
+from memtui.core.locations import Context
+from memtui.core.model import Memory
+from memtui.tui.app import MemtuiApp, make_app
+from memtui.tui.screens.main import MainScreen
+from memtui.tui.widgets.detail import DetailPane
+from memtui.tui.widgets.store_tree import StoreTree
+
+SIZE = (160, 45)
+VISIBLE_WITHIN = 1.5
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> DemoHome:
+    return build_demo_home(tmp_path)
+
+
+def live_app(home: DemoHome, *, watch: bool = True) -> MemtuiApp:
+    context = Context.create(
+        project=home.project,
+        claude_home=home.claude_home,
+        agent_memory_home=home.agent_memory_home,
+        env={"HOME": str(home.root)},
+    )
+    return make_app(context, watch=watch)
+
+
+def main_screen(pilot: Pilot[None]) -> MainScreen:
+    screen = pilot.app.screen
+    assert isinstance(screen, MainScreen)
+    return screen
+
+
+async def started(pilot: Pilot[None]) -> MainScreen:
+    """The first scan shown and the watcher running."""
+    for _ in range(3):
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+    screen = main_screen(pilot)
+    assert screen.result is not None
+    watcher = screen.live.watcher
+    assert watcher is not None and watcher.running
+    return screen
+
+
+async def wait_until(pilot: Pilot[None], check: Callable[[], bool], timeout: float) -> float:
+    """Seconds until ``check`` held (polling the app); fails after ``timeout``."""
+    start = time.monotonic()
+    while not check():
+        elapsed = time.monotonic() - start
+        assert elapsed < timeout, f"not seen within {timeout} s"
+        await pilot.pause(0.05)
+    return time.monotonic() - start
+
+
+def tree_memories(screen: MainScreen, pane: str) -> dict[str, Memory]:
+    """The memories the nodes of ``pane``'s tree show, by relative path."""
+    tree = screen.query_one(f"#tree-{pane}", StoreTree)
+    out: dict[str, Memory] = {}
+    stack = [tree.root]
+    while stack:
+        node = stack.pop()
+        stack.extend(node.children)
+        if node.data is not None and node.data.memory is not None:
+            out[node.data.memory.rel_path] = node.data.memory
+    return out
+
+
+async def select_memory(pilot: Pilot[None], pane: str, key: str) -> StoreTree:
+    tree = main_screen(pilot).query_one(f"#tree-{pane}", StoreTree)
+    tree.focus()
+    await pilot.pause()
+    assert tree.select_key(key)
+    for _ in range(3):
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+    return tree
+
+
+def cursor_key(tree: StoreTree) -> str | None:
+    node = tree.cursor_node
+    return node.data.key if node is not None and node.data is not None else None
+
+
+async def test_new_file_appears_in_auto_tree(home: DemoHome) -> None:
+    async with live_app(home).run_test(size=SIZE) as pilot:
+        screen = await started(pilot)
+        assert "fresh_note.md" not in tree_memories(screen, "auto")
+        write_memory(home.auto_memory, "fresh_note.md", description="just written", type="user")
+        await wait_until(pilot, lambda: "fresh_note.md" in tree_memories(screen, "auto"),
+                         VISIBLE_WITHIN)
+        assert tree_memories(screen, "auto")["fresh_note.md"].description == "just written"
+
+
+async def test_modified_file_shows_its_new_description(home: DemoHome) -> None:
+    async with live_app(home).run_test(size=SIZE) as pilot:
+        screen = await started(pilot)
+        rel = "fresh_note.md"
+        write_memory(home.auto_memory, rel, description="first version")
+        await wait_until(pilot, lambda: rel in tree_memories(screen, "auto"), VISIBLE_WITHIN)
+        await select_memory(pilot, "auto", f"{home.auto_memory}::{rel}")
+        detail = screen.query_one(DetailPane)
+        assert detail.loaded is not None
+        assert detail.loaded.frontmatter.description == "first version"
+
+        write_memory(home.auto_memory, rel, description="second version")
+
+        def shows_second() -> bool:
+            loaded = detail.loaded
+            memory = tree_memories(screen, "auto")[rel]
+            return (
+                memory.description == "second version"
+                and loaded is not None
+                and loaded.frontmatter.description == "second version"
+            )
+
+        await wait_until(pilot, shows_second, VISIBLE_WITHIN)
+
+
+async def test_deleted_file_disappears(home: DemoHome) -> None:
+    async with live_app(home).run_test(size=SIZE) as pilot:
+        screen = await started(pilot)
+        victim = next(rel for rel in tree_memories(screen, "team") if rel != "MEMORY.md")
+        (home.team_memory / victim).unlink()
+        await wait_until(pilot, lambda: victim not in tree_memories(screen, "team"),
+                         VISIBLE_WITHIN)
+
+
+async def test_burst_of_writes_is_a_few_refreshes(home: DemoHome) -> None:
+    async with live_app(home).run_test(size=SIZE) as pilot:
+        screen = await started(pilot)
+        names = [f"burst_{i:02}.md" for i in range(50)]
+        for name in names:
+            write_memory(home.auto_memory, name, description=name)
+        await wait_until(pilot, lambda: set(names) <= set(tree_memories(screen, "auto")), 2.0)
+        await pilot.pause(0.6)  # room for any late refresh to show up in the count
+        await pilot.app.workers.wait_for_complete()
+        assert 1 <= screen.live.refreshes <= 3
+
+
+async def test_selection_and_expanded_folders_survive_a_refresh(home: DemoHome) -> None:
+    async with live_app(home).run_test(size=SIZE) as pilot:
+        screen = await started(pilot)
+        auto = home.auto_memory
+        tree = screen.query_one("#tree-auto", StoreTree)
+        logs = next(
+            n for n in tree.root.children if n.data is not None and n.data.folder == "logs"
+        )
+        logs.expand()
+        top_level = sorted(r for r in tree_memories(screen, "auto") if "/" not in r)
+        target = next(r for r in top_level if r > "aaa_first.md" and r != "MEMORY.md")
+        # the Agents pane keeps a cursor of its own, on a file that will move down a line
+        planner = home.claude_home / "agent-memory" / "planner"
+        planner_file = sorted(p.name for p in planner.glob("*.md") if p.name != "MEMORY.md")[0]
+        agents = await select_memory(pilot, "agents", f"{planner}::{planner_file}")
+        agents_line = agents.cursor_line
+        await select_memory(pilot, "auto", f"{auto}::{target}")
+        line_before = tree.cursor_line
+        detail = screen.query_one(DetailPane)
+        assert detail.ref is not None and detail.ref.key == f"{auto}::{target}"
+
+        # a file sorted above the cursor moves it down a line; another pane changes too
+        write_memory(auto, "aaa_first.md", description="sorts first")
+        write_memory(planner, "AAA_note.md", description="sorts before the Agents cursor")
+        await wait_until(pilot, lambda: "aaa_first.md" in tree_memories(screen, "auto"),
+                         VISIBLE_WITHIN)
+        await wait_until(pilot, lambda: "AAA_note.md" in tree_memories(screen, "agents"),
+                         VISIBLE_WITHIN)
+        for _ in range(3):
+            await pilot.app.workers.wait_for_complete()
+            await pilot.pause()
+
+        assert cursor_key(agents) == f"{planner}::{planner_file}"
+        assert agents.cursor_line == agents_line + 1
+        assert cursor_key(tree) == f"{auto}::{target}"
+        assert tree.cursor_line == line_before + 1
+        assert screen.focused is tree
+        logs = next(
+            n for n in tree.root.children if n.data is not None and n.data.folder == "logs"
+        )
+        assert logs.is_expanded
+        assert detail.ref is not None and detail.ref.key == f"{auto}::{target}"
+        assert detail.loaded is not None and detail.loaded.ref.key == f"{auto}::{target}"
+
+
+async def test_no_watcher_without_watch(home: DemoHome) -> None:
+    async with live_app(home, watch=False).run_test(size=SIZE) as pilot:
+        for _ in range(3):
+            await pilot.app.workers.wait_for_complete()
+            await pilot.pause()
+        screen = main_screen(pilot)
+        assert screen.result is not None and screen.live.watcher is None
+        write_memory(home.auto_memory, "unseen.md", description="nobody watches")
+        await pilot.pause(0.6)
+        assert "unseen.md" not in tree_memories(screen, "auto")
+
+
+async def test_watcher_stops_with_the_app(home: DemoHome) -> None:
+    app = live_app(home)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await started(pilot)
+        watcher = screen.live.watcher
+    assert watcher is not None and not watcher.running
