@@ -8,29 +8,37 @@ from textual.app import App
 from textual.binding import Binding, BindingType
 
 from memtui.core.locations import Context
+from memtui.tui.palette import MemoryCommands
 from memtui.tui.screens.main import MainScreen
+from memtui.tui.themes import install_themes
 
 
 class MemtuiApp(App[None]):
     TITLE = "memtui"
+    COMMANDS = App.COMMANDS | {MemoryCommands}
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("q", "quit", "Quit", id="app.quit"),
     ]
 
-    def __init__(self, context: Context, *, watch: bool = True) -> None:
+    def __init__(
+        self, context: Context, *, watch: bool = True, theme: str | None = None
+    ) -> None:
         super().__init__()
         self.context = context
         self.watch_files = watch
+        self.theme_problems = install_themes(self, context.env, context.home, theme)
 
     def on_mount(self) -> None:
+        for problem in self.theme_problems:
+            self.notify(problem, title="Theme", severity="warning", timeout=15, markup=False)
         self.push_screen(MainScreen(self.context))
 
 
-def make_app(context: Context, *, watch: bool = True) -> MemtuiApp:
-    return MemtuiApp(context, watch=watch)
+def make_app(context: Context, *, watch: bool = True, theme: str | None = None) -> MemtuiApp:
+    return MemtuiApp(context, watch=watch, theme=theme)
 
 
-def run_app(context: Context) -> int:
-    make_app(context).run()
+def run_app(context: Context, *, theme: str | None = None) -> int:
+    make_app(context, theme=theme).run()
     return 0

@@ -1,0 +1,145 @@
+"""Command palette provider: jump to any memory or store, run the main screen's actions."""
+
+from __future__ import annotations
+
+import asyncio
+import heapq
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
+from typing import Any
+
+from textual.command import DiscoveryHit, Hit, Hits, Matcher, Provider
+from textual.content import Content
+from textual.markup import escape
+from textual.screen import Screen
+from textual.style import Style
+
+from memtui.core.model import ScanResult
+from memtui.tui.screens.main import MainScreen
+
+MAX_HITS = 60
+"""Candidates passed to the (slow, exhaustive) fuzzy scorer per query."""
+YIELD_EVERY = 2_000
+"""Candidates checked between two pauses that let the UI breathe."""
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One thing the palette can do; ``rank`` orders actions, then stores, then memories."""
+
+    text: str
+    lowered: str
+    command: Callable[[], object]
+    help: str
+    rank: int
+
+    @property
+    def help_markup(self) -> str:
+        """The help line escaped: the palette parses it as markup, descriptions are not."""
+        return escape(self.help)
+
+
+def action_candidates(screen: MainScreen) -> list[Candidate]:
+    actions: list[tuple[str, Callable[[], object], str]] = [
+        ("Search memories (full text)", screen.action_search, "every word must match · key /"),
+        ("Switch project", screen.action_projects, "rescan for another project · key p"),
+        ("Rescan all stores", screen.action_rescan, "read every store again · key ctrl+r"),
+        ("Zoom the current pane", screen.action_zoom, "show one pane, or all again · key z"),
+    ]
+    return [Candidate(text, text.lower(), cmd, help_text, 0) for text, cmd, help_text in actions]
+
+
+def jump_candidates(screen: MainScreen, result: ScanResult) -> list[Candidate]:
+    """``agent reviewer (user)`` for each store, ``auto: deploy-freeze.md`` for each memory."""
+    out: list[Candidate] = []
+    for store in result.stores:
+        where = screen.context.show(store.path)
+        out.append(
+            Candidate(
+                store.title, store.title.lower(), partial(screen.select_path, store, None), where, 1
+            )
+        )
+        for memory in store.memories:
+            text = f"{store.title}: {memory.rel_path}"
+            out.append(
+                Candidate(
+                    text,
+                    text.lower(),
+                    partial(screen.select_path, store, memory.rel_path),
+                    memory.description or where,
+                    2,
+                )
+            )
+    return out
+
+
+def subsequence_pattern(query: str) -> re.Pattern[str]:
+    """Matches text holding the query's characters in order (what the fuzzy matcher needs).
+
+    ``a[^b]*+b[^c]*+c``: each gap is possessive, so a long query never backtracks.
+    """
+    chars = [re.escape(ch) for ch in query.lower()]
+    gaps = "".join(f"[^{ch}]*+{ch}" for ch in chars[1:])
+    return re.compile(chars[0] + gaps if chars else "")
+
+
+def prefilter_key(candidate: Candidate, query: str) -> tuple[int, int, int]:
+    """Cheap ordering before fuzzy scoring: substring hits, then actions/stores, then short."""
+    return (0 if query in candidate.lowered else 1, candidate.rank, len(candidate.text))
+
+
+def highlight(matcher: Matcher, text: str) -> Content:
+    """``text`` with the fuzzy match styled (no markup parsing of file names)."""
+    content = Content(text)
+    _score, offsets = matcher.fuzzy_search.match(matcher.query, text)
+    for offset in offsets:
+        content = content.stylize(matcher.match_style, offset, offset + 1)
+    return content
+
+
+class MemoryCommands(Provider):
+    """Memories, stores and actions of the main screen the palette was opened from."""
+
+    def __init__(self, screen: Screen[Any], match_style: Style | None = None) -> None:
+        super().__init__(screen, match_style)
+        self.candidates: list[Candidate] = []
+
+    async def startup(self) -> None:
+        screen = self.screen
+        if not isinstance(screen, MainScreen):
+            return
+        self.candidates = action_candidates(screen)
+        if screen.result is not None:
+            self.candidates += jump_candidates(screen, screen.result)
+
+    async def discover(self) -> Hits:
+        for candidate in self.candidates:
+            if candidate.rank == 0:
+                yield DiscoveryHit(candidate.text, candidate.command, help=candidate.help_markup)
+
+    async def search(self, query: str) -> Hits:
+        query = query.strip()
+        if not query:
+            return
+        pattern = subsequence_pattern(query)
+        lowered = query.lower()
+        found: list[Candidate] = []
+        for number, candidate in enumerate(self.candidates, 1):
+            if pattern.search(candidate.lowered):
+                found.append(candidate)
+            if number % YIELD_EVERY == 0:
+                await asyncio.sleep(0)
+        best = heapq.nsmallest(MAX_HITS, found, key=lambda c: prefilter_key(c, lowered))
+        matcher = self.matcher(query)
+        for candidate in best:
+            score = matcher.match(candidate.text)
+            if score > 0:
+                yield Hit(
+                    score,
+                    highlight(matcher, candidate.text),
+                    candidate.command,
+                    text=candidate.text,
+                    help=candidate.help_markup,
+                )

@@ -1,0 +1,158 @@
+"""The project switcher: every project Claude Code keeps memory for, and whether it can open."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import ClassVar, Literal
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import OptionList, Static
+from textual.widgets.option_list import Option
+from textual.worker import get_current_worker
+
+from memtui.core.model import ProjectRef
+
+PathState = Literal["unknown", "checking", "exists", "missing"]
+
+
+@dataclass
+class ProjectRow:
+    """A project directory of the CC home, its real path and what we know of that path."""
+
+    ref: ProjectRef
+    state: PathState
+    current: bool = False
+
+    @property
+    def name(self) -> str:
+        return Path(self.ref.dir).name
+
+
+def initial_rows(projects: list[ProjectRef], current: Path) -> list[ProjectRow]:
+    return [
+        ProjectRow(
+            ref,
+            "unknown" if ref.path is None else "checking",
+            current=ref.path is not None and Path(ref.path) == current,
+        )
+        for ref in projects
+    ]
+
+
+def path_state(path: str | None) -> PathState:
+    """Whether a project's real path is known and is a directory on this machine (does I/O)."""
+    if path is None:
+        return "unknown"
+    return "exists" if os.path.isdir(path) else "missing"
+
+
+STATE_TEXT: dict[PathState, tuple[str, str]] = {
+    "unknown": ("path unknown", "dim italic"),
+    "checking": ("", "dim"),
+    "exists": ("", ""),
+    "missing": ("  missing on disk", "bold red"),
+}
+
+
+def row_prompt(row: ProjectRow) -> Text:
+    prompt = Text()
+    prompt.append(row.name, style="bold")
+    if row.current:
+        prompt.append("  ● current", style="bold green")
+    note, style = STATE_TEXT[row.state]
+    prompt.append("\n  ")
+    if row.ref.path is not None:
+        prompt.append(row.ref.path, style="dim" if row.state == "missing" else "cyan")
+    prompt.append(note, style=style)
+    return prompt
+
+
+def refusal(row: ProjectRow) -> str | None:
+    """Why ``row`` cannot be opened, or None when it can."""
+    if row.state == "unknown":
+        return (
+            f"{row.name}: its real path is unknown (no transcript in it records a working "
+            "directory), so memtui cannot open it."
+        )
+    if row.state == "missing":
+        return f"{row.name}: {row.ref.path} does not exist on this machine."
+    if row.state == "checking":
+        return f"{row.name}: still checking whether {row.ref.path} exists, try again."
+    return None
+
+
+class ProjectsScreen(ModalScreen[Path | None]):
+    """Pick another project: the main screen rescans with the same homes for it."""
+
+    CSS_PATH = "projects.tcss"
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "close", "Close", id="projects.close"),
+    ]
+
+    def __init__(self, projects: list[ProjectRef], current: Path) -> None:
+        super().__init__()
+        self.rows = initial_rows(projects, current)
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="projects-box") as box:
+            box.border_title = "Projects"
+            box.border_subtitle = "⏎ open · esc close"
+            yield Static(self.summary(), id="projects-summary")
+            yield OptionList(*[Option(row_prompt(row)) for row in self.rows], id="projects-list")
+
+    def summary(self) -> Text:
+        if not self.rows:
+            return Text("No project directories under the Claude Code home.", style="dim")
+        known = sum(1 for row in self.rows if row.ref.path is not None)
+        return Text(
+            f"{len(self.rows)} projects with memory or transcripts · {known} with a known path",
+            style="dim",
+        )
+
+    def on_mount(self) -> None:
+        options = self.query_one("#projects-list", OptionList)
+        options.focus()
+        current = next((n for n, row in enumerate(self.rows) if row.current), 0)
+        if self.rows:
+            options.highlighted = current
+        self.check_paths()
+
+    @work(thread=True, exclusive=True, group="project-paths", exit_on_error=False)
+    def check_paths(self) -> None:
+        worker = get_current_worker()
+        states: list[PathState] = []
+        for row in self.rows:
+            if worker.is_cancelled:
+                return
+            states.append(path_state(row.ref.path))
+        self.app.call_from_thread(self.show_states, states)
+
+    def show_states(self, states: list[PathState]) -> None:
+        if not self.is_attached:
+            return
+        options = self.query_one("#projects-list", OptionList)
+        for number, (row, state) in enumerate(zip(self.rows, states, strict=True)):
+            if state != row.state:
+                row.state = state
+                options.replace_option_prompt_at_index(number, row_prompt(row))
+
+    @on(OptionList.OptionSelected, "#projects-list")
+    def option_selected(self, event: OptionList.OptionSelected) -> None:
+        row = self.rows[event.option_index]
+        why = refusal(row)
+        if why is not None:
+            self.notify(why, title="Cannot open project", severity="warning")
+            return
+        assert row.ref.path is not None
+        self.dismiss(Path(row.ref.path))
+
+    def action_close(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,211 @@
+"""Full-text search over every memory of the scan: type, pick a hit, jump to it."""
+
+from __future__ import annotations
+
+import time
+from typing import ClassVar
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Input, OptionList, Static
+from textual.widgets.option_list import Option
+from textual.worker import Worker, WorkerState, get_current_worker
+
+from memtui.core.model import ScanResult
+from memtui.core.search import (
+    SearchHit,
+    SearchIndex,
+    build_search_index,
+    fold,
+    match_spans,
+    query_terms,
+)
+
+MATCH_STYLE = "bold reverse"
+PROGRESS_INTERVAL = 0.1
+"""Seconds between two progress updates posted by the indexing worker."""
+RESULT_LIMIT = 100
+DESCRIPTION_CHARS = 100
+"""Hits listed at most: more would cost keystroke time; a longer query narrows them."""
+
+
+class SearchIndexCache:
+    """The search index of one scan result, kept while that result is current."""
+
+    def __init__(self) -> None:
+        self._result: ScanResult | None = None
+        self._index: SearchIndex | None = None
+        self.last_query = ""
+
+    def get(self, result: ScanResult) -> SearchIndex | None:
+        if self._result is result and self._index is not None and self._index.complete:
+            return self._index
+        return None
+
+    def put(self, result: ScanResult, index: SearchIndex) -> None:
+        self._result, self._index = result, index
+
+
+def highlighted(text: str, spans: list[tuple[int, int]], style: str = "") -> Text:
+    out = Text(text, style=style)
+    for start, end in spans:
+        out.stylize(MATCH_STYLE, start, end)
+    return out
+
+
+def hit_prompt(hit: SearchHit, terms: tuple[str, ...]) -> Text:
+    """The store and the memory's path, then the field's snippet (and for a name or path hit,
+    the description), every match styled."""
+    path = hit.memory.rel_path if hit.memory else ""
+    prompt = Text()
+    prompt.append(hit.store.title, style="bold")
+    prompt.append("  ")
+    prompt.append_text(highlighted(path, match_spans(fold(path), terms), style="cyan"))
+    if hit.field != "path":
+        prompt.append(f"\n  {hit.field}: ", style="dim")
+        prompt.append_text(highlighted(hit.snippet, hit.spans))
+    description = hit.memory.description if hit.memory else None
+    if hit.field in ("name", "path") and description:
+        line = " ".join(description.split())[:DESCRIPTION_CHARS]
+        prompt.append("\n  " if hit.field == "path" else " · ", style="dim")
+        prompt.append_text(highlighted(line, match_spans(fold(line), terms), style="dim"))
+    return prompt
+
+
+class SearchScreen(ModalScreen[SearchHit | None]):
+    """An input over a list of hits; the index is built once per scan, in a worker."""
+
+    CSS_PATH = "search.tcss"
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "close", "Close", id="search.close"),
+        Binding("down", "move(1)", "Next hit", show=False, id="search.next"),
+        Binding("up", "move(-1)", "Previous hit", show=False, id="search.previous"),
+    ]
+
+    def __init__(self, result: ScanResult, cache: SearchIndexCache) -> None:
+        super().__init__()
+        self.result = result
+        self.cache = cache
+        self.index: SearchIndex | None = cache.get(result)
+        self.hits: list[SearchHit] = []
+        self.more = False
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="search-box") as box:
+            box.border_title = "Search memories"
+            box.border_subtitle = "⏎ open · ↑↓ move · esc close"
+            yield Input(
+                self.cache.last_query,
+                placeholder="words to find (every word must match)",
+                id="search-input",
+            )
+            yield Static("", id="search-status")
+            yield OptionList(id="search-results")
+
+    def on_mount(self) -> None:
+        self.query_one("#search-input", Input).focus()
+        if self.index is None:
+            self.show_status(Text("indexing …", style="dim"))
+            self.build_index()
+        else:
+            self.run_query(self.query_one("#search-input", Input).value)
+
+    # indexing ---------------------------------------------------------------------------
+
+    @work(thread=True, exclusive=True, group="search-index", exit_on_error=False)
+    def build_index(self) -> None:
+        worker = get_current_worker()
+        last = 0.0
+
+        def progress(done: int, total: int) -> None:
+            nonlocal last
+            now = time.monotonic()
+            if done < total and now - last < PROGRESS_INTERVAL:
+                return
+            last = now
+            self.app.call_from_thread(self.show_progress, done, total)
+
+        index = build_search_index(
+            self.result, cancelled=lambda: worker.is_cancelled, progress=progress
+        )
+        if not worker.is_cancelled:
+            self.app.call_from_thread(self.index_ready, index)
+
+    def show_progress(self, done: int, total: int) -> None:
+        if self.is_attached:
+            self.show_status(Text(f"indexing {done:,} / {total:,}", style="bold yellow"))
+
+    def index_ready(self, index: SearchIndex) -> None:
+        self.cache.put(self.result, index)
+        self.index = index
+        if self.is_attached:
+            self.run_query(self.query_one("#search-input", Input).value)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.worker.group == "search-index" and event.state == WorkerState.ERROR:
+            self.show_status(Text(f"indexing failed: {event.worker.error}", style="bold red"))
+
+    # querying ---------------------------------------------------------------------------
+
+    @on(Input.Changed, "#search-input")
+    def query_changed(self, event: Input.Changed) -> None:
+        self.cache.last_query = event.value
+        self.run_query(event.value)
+
+    def run_query(self, text: str) -> None:
+        """Query the in-memory index (no I/O) and show the hits."""
+        if self.index is None:
+            return
+        started = time.perf_counter()
+        found = self.index.query(text, limit=RESULT_LIMIT + 1)
+        self.more = len(found) > RESULT_LIMIT
+        self.hits = found[:RESULT_LIMIT]
+        elapsed = (time.perf_counter() - started) * 1000
+        terms = query_terms(text)
+        results = self.query_one("#search-results", OptionList)
+        results.set_options(Option(hit_prompt(hit, terms)) for hit in self.hits)
+        if self.hits:
+            results.highlighted = 0
+        self.show_status(self.status_text(text, elapsed))
+
+    def status_text(self, text: str, elapsed_ms: float) -> Text:
+        total = len(self.index) if self.index is not None else 0
+        if not query_terms(text):
+            return Text(f"type to search {total:,} memories", style="dim")
+        count = len(self.hits)
+        more = "+" if self.more else ""
+        words = f"{count}{more} hit{'s' if count != 1 else ''}"
+        return Text(f"{words} in {total:,} memories · {elapsed_ms:.0f} ms", style="dim")
+
+    def show_status(self, text: Text) -> None:
+        self.query_one("#search-status", Static).update(text)
+
+    # choosing ---------------------------------------------------------------------------
+
+    def action_move(self, step: int) -> None:
+        results = self.query_one("#search-results", OptionList)
+        if step > 0:
+            results.action_cursor_down()
+        else:
+            results.action_cursor_up()
+
+    @on(Input.Submitted, "#search-input")
+    def input_submitted(self) -> None:
+        self.choose(self.query_one("#search-results", OptionList).highlighted)
+
+    @on(OptionList.OptionSelected, "#search-results")
+    def option_selected(self, event: OptionList.OptionSelected) -> None:
+        self.choose(event.option_index)
+
+    def choose(self, position: int | None) -> None:
+        if position is None or not 0 <= position < len(self.hits):
+            return
+        self.dismiss(self.hits[position])
+
+    def action_close(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,144 @@
+"""The project switcher: list every project, open one with a real path, refuse the others."""
+
+from __future__ import annotations
+
+import pytest
+from textual.pilot import Pilot
+from textual.widgets import OptionList, Static
+
+from memtui.core.demo import DemoHome, build_demo_home
+from memtui.core.locations import Context
+from memtui.core.model import StoreKind
+from memtui.tui.app import MemtuiApp, make_app
+from memtui.tui.screens.main import MainScreen
+from memtui.tui.screens.projects import ProjectsScreen
+from memtui.tui.widgets.store_tree import StoreTree
+
+SIZE = (160, 45)
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory: pytest.TempPathFactory) -> DemoHome:
+    return build_demo_home(tmp_path_factory.mktemp("tui-projects") / "home")
+
+
+def demo_app(home: DemoHome) -> MemtuiApp:
+    ctx = Context.create(
+        project=home.project,
+        claude_home=home.claude_home,
+        agent_memory_home=home.agent_memory_home,
+        env={"HOME": str(home.root)},
+    )
+    return make_app(ctx, watch=False)
+
+
+async def settle(pilot: Pilot[None]) -> None:
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+async def open_projects(pilot: Pilot[None]) -> ProjectsScreen:
+    await settle(pilot)
+    await pilot.press("p")
+    await pilot.app.workers.wait_for_complete()  # the path checks
+    await pilot.pause()
+    screen = pilot.app.screen
+    assert isinstance(screen, ProjectsScreen)
+    return screen
+
+
+async def pick(pilot: Pilot[None], screen: ProjectsScreen, name_part: str) -> None:
+    """Highlight the project whose dir name contains ``name_part`` and press Enter."""
+    target = next(n for n, row in enumerate(screen.rows) if name_part in row.name)
+    options = screen.query_one(OptionList)
+    options.highlighted = target
+    await pilot.press("enter")
+    await settle(pilot)
+
+
+def session_ids(screen: MainScreen) -> set[str]:
+    tree = screen.query_one("#tree-sessions", StoreTree)
+    return {s.location.session or "" for s in tree.stores}
+
+
+def header(screen: MainScreen) -> str:
+    return str(screen.query_one("#header", Static).render())
+
+
+async def test_lists_every_project_with_its_path_state(demo: DemoHome) -> None:
+    app = demo_app(demo)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_projects(pilot)
+        states = {row.name: row.state for row in screen.rows}
+        assert states["-home-dev-old-prototype"] == "unknown"
+        assert states["-home-dev-src-blog"] == "missing"
+        project_rows = [row for row in screen.rows if row.ref.path == str(demo.project)]
+        assert len(project_rows) == 1 and project_rows[0].current
+        assert project_rows[0].state == "exists"
+        prompts = [str(screen.query_one(OptionList).get_option_at_index(n).prompt)
+                   for n in range(len(screen.rows))]  # fmt: skip
+        assert any("path unknown" in p for p in prompts)
+        assert any("missing on disk" in p and "/home/dev/src/blog" in p for p in prompts)
+
+
+async def test_switching_to_the_worktree_rescans_for_it(demo: DemoHome) -> None:
+    app = demo_app(demo)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        main = app.screen
+        assert isinstance(main, MainScreen)
+        before = session_ids(main)
+        assert demo.session_ids[3] not in before  # the worktree's session
+        claude_home = main.context.claude_home
+        screen = await open_projects(pilot)
+        await pick(pilot, screen, "project-worktree")
+        assert app.screen is main
+        assert main.context.project == demo.worktree
+        assert main.context.claude_home == claude_home
+        assert main.context.env["HOME"] == str(demo.root)
+        assert main.result is not None and main.result.project == demo.worktree
+        assert session_ids(main) == {demo.session_ids[3]}
+        assert main.result.git_branch == "hotfix"
+        assert "project-worktree" in header(main)
+        assert "hotfix" in header(main)
+        # the worktree shares the repo's auto memory (one memory dir per git repo)
+        auto = [s for s in main.result.stores if s.kind == StoreKind.AUTO]
+        assert auto[0].path == demo.auto_memory
+
+
+async def test_switch_project_method(demo: DemoHome) -> None:
+    app = demo_app(demo)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        main = app.screen
+        assert isinstance(main, MainScreen)
+        main.switch_project(demo.worktree)
+        await settle(pilot)
+        assert main.context.project == demo.worktree
+        main.switch_project(demo.project)
+        await settle(pilot)
+        assert main.context.project == demo.project
+        assert demo.session_ids[3] not in session_ids(main)
+        assert len(session_ids(main)) == 3
+
+
+@pytest.mark.parametrize("name", ["-home-dev-old-prototype", "-home-dev-src-blog"])
+async def test_a_project_that_cannot_open_is_explained(demo: DemoHome, name: str) -> None:
+    app = demo_app(demo)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        main = app.screen
+        assert isinstance(main, MainScreen)
+        screen = await open_projects(pilot)
+        await pick(pilot, screen, name)
+        assert app.screen is screen  # still open: nothing to switch to
+        assert main.context.project == demo.project
+        messages = [n.message for n in app._notifications]
+        assert len(messages) == 1
+        expected = "real path is unknown" if "prototype" in name else "does not exist"
+        assert expected in messages[0]
+        await pilot.press("escape")
+        await settle(pilot)
+        assert app.screen is main
