@@ -54,13 +54,13 @@ def test_scan_json_follows_the_documented_contract(
     kinds = {s["kind"] for s in data["stores"]}
     assert kinds == {"auto", "team", "session", "agent", "snapshot", "agentmemory"}
     for store in data["stores"]:
-        assert STORE_KEYS <= store.keys()
+        assert store.keys() >= STORE_KEYS
         assert store["scope"] in (None, "user", "project", "local")
         for memory in store["memories"]:
-            assert MEMORY_KEYS <= memory.keys()
+            assert memory.keys() >= MEMORY_KEYS
             assert not memory["path"].startswith("/")
         if store["index"] is not None:
-            assert REPORT_KEYS <= store["index"].keys()
+            assert store["index"].keys() >= REPORT_KEYS
         if store["snapshot"] is not None:
             assert {"status", "updatedAt", "syncedFrom", "local"} <= store["snapshot"].keys()
             assert store["snapshot"]["status"] in ("none", "initialize", "prompt-update")
@@ -86,7 +86,7 @@ def test_index_command_reports_the_exact_cut(
     code, out, _ = run(capsys, "index", str(demo.auto_memory / "MEMORY.md"), "--json")
     assert code == 0
     report = json.loads(out)
-    assert REPORT_KEYS <= report.keys()
+    assert report.keys() >= REPORT_KEYS
     assert report["lines"] == 215 and report["binds"] == "lines" and report["cut_line"] == 200
     assert report["warning"] == (
         "> WARNING: MEMORY.md is 215 lines (limit: 200). Only part of it was loaded. Keep index "

@@ -18,7 +18,7 @@ from textual.worker import get_current_worker
 
 from memtui.core.locations import Context
 from memtui.core.model import ScanResult, Store
-from memtui.core.scan import scan
+from memtui.core.scan import cache_for, scan
 from memtui.core.search import SearchHit
 from memtui.tui.editor import edit_in_editor
 from memtui.tui.live import LiveUpdates
@@ -57,6 +57,7 @@ class MainScreen(Screen[None]):
         self.zoomed = False
         self.live = LiveUpdates(self)
         self.search_cache = SearchIndexCache()
+        self._tab_echoes: set[str | None] = set()
 
     def compose(self) -> ComposeResult:
         yield Static(self.header_text(), id="header")
@@ -71,6 +72,7 @@ class MainScreen(Screen[None]):
                         empty_text="scanning …",
                         id=f"tree-{spec.id}",
                     )
+        yield Static("", id="pane-info")
         yield DetailPane(id="detail")
         yield Footer()
 
@@ -103,7 +105,7 @@ class MainScreen(Screen[None]):
                 raise ScanFinished
             self.app.call_from_thread(self.set_jobs, f"scan: {step}")
 
-        result = scan(self.context, progress)
+        result = scan(self.context, progress, cache_for(self.context))
         if not worker.is_cancelled:
             self.app.call_from_thread(self.show_result, result)
         return result
@@ -118,8 +120,6 @@ class MainScreen(Screen[None]):
             tree._empty_text = spec.empty_text
             tree.set_stores(stores)
             pane.border_subtitle = pane_subtitle(spec, stores)
-            if spec.single and stores:
-                pane.border_title = f"{spec.title} · {self.context.show(stores[0].path)}"
             visible = pane_visible(spec, stores)
             pane.set_class(not visible, "absent")
             tab = self.query_one(f"#tab-{spec.id}", Tab)
@@ -129,7 +129,44 @@ class MainScreen(Screen[None]):
             fresh = self.refind(detail.ref)
             if fresh is None or fresh.store is not detail.ref.store:
                 detail.show(fresh)
+        else:
+            self.call_after_refresh(self.show_cursor_node)
+        self.update_pane_info()
         self.live.track(result)
+
+    def show_cursor_node(self) -> None:
+        """After the first scan, show what the focused tree's cursor is on."""
+        focused = self.focused
+        detail = self.query_one(DetailPane)
+        if not isinstance(focused, StoreTree) or detail.ref is not None:
+            return
+        if focused.cursor_node is None and focused.last_line >= 0:
+            focused.cursor_line = 0
+        if focused.cursor_node is not None:
+            detail.show(focused.cursor_node.data)
+
+    def update_pane_info(self) -> None:
+        """One line under the panes: where the current pane's store lives and why."""
+        info = self.query_one("#pane-info", Static)
+        if self.result is None:
+            return
+        spec = self.current_spec()
+        stores = stores_for(spec, self.result)
+        text = Text()
+        text.append(f" {spec.title}: ", style="bold")
+        if spec.single and stores:
+            store = stores[0]
+            text.append(self.context.show(store.path))
+            text.append(f"  ·  {store.location.rule}", style="dim")
+            if not store.location.enabled:
+                text.append(f"  ·  {store.location.enabled_rule}", style="yellow")
+        elif stores:
+            roots = sorted({self.context.show(s.path.parent) for s in stores})
+            text.append(", ".join(roots))
+            text.append(f"  ·  {len(stores)} stores", style="dim")
+        else:
+            text.append(spec.empty_text, style="dim")
+        info.update(text)
 
     def on_unmount(self) -> None:
         self.live.stop()
@@ -162,8 +199,15 @@ class MainScreen(Screen[None]):
 
     def focus_pane(self, spec: PaneSpec) -> None:
         self.query_one(f"#tree-{spec.id}", StoreTree).focus()
-        self.query_one("#pane-tabs", Tabs).active = f"tab-{spec.id}"
+        self.set_active_tab(spec)
         self.sync_pane_visibility()
+
+    def set_active_tab(self, spec: PaneSpec) -> None:
+        """Follow the focus in the tab bar without the tab bar moving the focus back later."""
+        tabs = self.query_one("#pane-tabs", Tabs)
+        if tabs.active != f"tab-{spec.id}":
+            self._tab_echoes.add(f"tab-{spec.id}")
+            tabs.active = f"tab-{spec.id}"
 
     def action_pane(self, step: int) -> None:
         specs = self.visible_specs()
@@ -183,6 +227,9 @@ class MainScreen(Screen[None]):
 
     @on(Tabs.TabActivated, "#pane-tabs")
     def tab_activated(self, event: Tabs.TabActivated) -> None:
+        if event.tab.id in self._tab_echoes:
+            self._tab_echoes.discard(event.tab.id)
+            return
         pane_id = (event.tab.id or "").removeprefix("tab-")
         tree = self.query_one(f"#tree-{pane_id}", StoreTree)
         if self.focused is not tree:
@@ -190,11 +237,10 @@ class MainScreen(Screen[None]):
         self.sync_pane_visibility()
 
     def on_descendant_focus(self) -> None:
+        self.update_pane_info()
         spec = self.current_spec()
         if self.focused is not None and self.focused.id == f"tree-{spec.id}":
-            tabs = self.query_one("#pane-tabs", Tabs)
-            if tabs.active != f"tab-{spec.id}":
-                tabs.active = f"tab-{spec.id}"
+            self.set_active_tab(spec)
             self.sync_pane_visibility()
 
     def on_resize(self) -> None:

@@ -17,10 +17,12 @@ from textual.widgets import Markdown, Static
 from memtui.core.age import age_text
 from memtui.core.frontmatter import body_of, parse_frontmatter
 from memtui.core.model import Frontmatter, Memory, Store, StoreKind
+from memtui.core.paths import tilde
 from memtui.core.scan import INDEX_NAME, load_full_text
+from memtui.tui import clock
 from memtui.tui.labels import snapshot_badge
 from memtui.tui.nodes import NodeRef, normalize
-from memtui.tui.widgets.index_view import index_renderable
+from memtui.tui.widgets.index_view import index_body, index_pinned
 
 
 @dataclass
@@ -71,8 +73,8 @@ def memory_meta(ref: NodeRef, loaded: LoadedMemory) -> RenderableType:
     memory = ref.memory
     assert memory is not None
     meta = Text()
-    meta.append(str(memory.path), style="bold")
-    meta.append(f"\n{memory.size:,} bytes · {age_text(memory.mtime)}", style="dim")
+    meta.append(tilde(memory.path), style="bold")
+    meta.append(f"\n{memory.size:,} bytes · {age_text(memory.mtime, clock.now())}", style="dim")
     if memory.type:
         meta.append(f" · type {memory.type}", style="dim")
     parts: list[RenderableType] = [meta]
@@ -93,7 +95,7 @@ def store_summary(store: Store) -> RenderableType:
     loc = store.location
     text = Text()
     text.append(f"{store.title}\n", style="bold")
-    text.append(f"{loc.path}\n")
+    text.append(f"{tilde(loc.path)}\n")
     text.append(f"rule: {loc.rule}\n", style="dim")
     if loc.enabled_rule:
         text.append(f"{loc.enabled_rule}\n", style="dim" if loc.enabled else "yellow")
@@ -132,7 +134,7 @@ def snapshot_summary(store: Store) -> RenderableType:
             item.scope.value,
             item.status,
             item.synced_from or "-",
-            str(item.local),
+            tilde(item.local),
             "← Claude Code acts here" if item.cc_acts else "",
         )
     head = Text()
@@ -158,6 +160,7 @@ class DetailPane(VerticalScroll):
         self.loaded: LoadedMemory | None = None
 
     def compose(self) -> ComposeResult:
+        yield Static("", id="detail-pinned")
         yield Static(Text("Select a memory to read it.", style="dim"), id="detail-head")
         yield Markdown("", id="detail-body")
         yield Static("", id="detail-raw")
@@ -165,6 +168,8 @@ class DetailPane(VerticalScroll):
     def show(self, ref: NodeRef | None) -> None:
         self.ref = ref
         self.loaded = None
+        self.set_pinned(None)
+        self.scroll_home(animate=False)
         head = self.query_one("#detail-head", Static)
         self.query_one("#detail-body", Markdown).update("")
         self.query_one("#detail-raw", Static).update("")
@@ -200,7 +205,8 @@ class DetailPane(VerticalScroll):
         store = loaded.ref.store
         is_main_index = memory.is_index and memory.rel_path == INDEX_NAME
         if is_main_index and store.index is not None:
-            head.update(index_renderable(store.index, loaded.text))
+            self.set_pinned(index_pinned(store.index))
+            head.update(index_body(store.index, loaded.text))
             body.display = raw.display = False
             return
         head.update(memory_meta(loaded.ref, loaded))
@@ -214,6 +220,12 @@ class DetailPane(VerticalScroll):
             raw.update(Text(loaded.text if not unreadable else "(contents not shown)"))
         else:
             body.update(loaded.body)
+
+    def set_pinned(self, content: RenderableType | None) -> None:
+        """Content that stays at the top while the rest scrolls (the MEMORY.md meter)."""
+        pinned = self.query_one("#detail-pinned", Static)
+        pinned.update(content or "")
+        pinned.display = content is not None
 
     def toggle_raw(self) -> None:
         self.raw_mode = not self.raw_mode

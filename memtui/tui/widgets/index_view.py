@@ -104,18 +104,21 @@ def health_text(report: LoadReport) -> Text:
             style="yellow",
         )
     for broken in health.broken_wikilinks:
-        out.append(f"  ⛓ [[{broken.link}]] in {broken.source} matches no memory\n", style="red")
+        out.append(f"  ✕ [[{broken.link}]] in {broken.source} matches no memory\n", style="red")
     return out
 
 
-def index_renderable(report: LoadReport, raw: str) -> RenderableType:
-    parts: list[RenderableType] = [meter(report), Text("")]
+def index_pinned(report: LoadReport) -> RenderableType:
+    """What stays on screen while the file scrolls: the meter and Claude Code's warning."""
+    parts: list[RenderableType] = [meter(report)]
     if report.warning:
-        parts.append(Text("Claude Code shows:", style="bold"))
-        parts.append(Text(report.warning, style="yellow"))
-        parts.append(Text(""))
-    parts.append(health_text(report))
-    parts.append(dropped_list(report))
+        parts.append(Text.assemble(("Claude Code shows: ", "bold"), (report.warning, "yellow")))
+    return Group(*parts)
+
+
+def index_body(report: LoadReport, raw: str) -> RenderableType:
+    """Health, the entries past the cut, and the numbered file with the cut drawn."""
+    parts: list[RenderableType] = [health_text(report), dropped_list(report)]
     parts.append(numbered_lines(raw, report))
     for problem in report.problems:
         parts.append(Text(f"⚠ {problem}", style="red"))
