@@ -71,6 +71,11 @@ class StoreTree(Tree[NodeRef]):
         self.stores: list[Store] = []
         self._filled = False
 
+    def on_focus(self) -> None:
+        """Entering a pane puts the cursor on its first item, so Enter and the detail work."""
+        if self.cursor_line < 0 and self.last_line >= 0:
+            self.cursor_line = 0
+
     def set_stores(self, stores: Iterable[Store]) -> None:
         """Replace the content, keeping the expanded nodes and the cursor where they were.
 
