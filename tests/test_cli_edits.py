@@ -1,0 +1,282 @@
+"""The CLI of the write path: snapshot init/replace/mark-synced, delete, undo, recovery."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import io
+import json
+import os
+import shutil
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from memtui.cli import main
+from memtui.core.demo import DemoHome, build_demo_home, index_entry
+from memtui.core.edits import CRASH_ENV, CRASH_EXIT_CODE, LOCK_NAME
+from memtui.core.journal import Journal
+from memtui.core.snapshot import SYNCED_JSON
+
+State = dict[str, tuple[object, ...]]
+REPO = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(autouse=True)
+def state_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    state = tmp_path / "state"
+    monkeypatch.setenv("XDG_STATE_HOME", str(state))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setattr(sys, "stdin", io.StringIO(""))
+    return state
+
+
+@pytest.fixture(scope="module")
+def pristine(tmp_path_factory: pytest.TempPathFactory) -> DemoHome:
+    return build_demo_home(tmp_path_factory.mktemp("pristine") / "demo")
+
+
+@pytest.fixture
+def demo(pristine: DemoHome, tmp_path: Path) -> DemoHome:
+    """A private copy of the demo home without its git data and sessions (never edited here),
+    every path moved along."""
+    root = tmp_path / "demo"
+
+    def ignore(directory: str, names: list[str]) -> set[str]:
+        skipped = {".git", "project-worktree"} if Path(directory) == pristine.root else {".git"}
+        if Path(directory) == pristine.claude_home:
+            skipped.add("projects")
+        return skipped & set(names)
+
+    shutil.copytree(pristine.root, root, symlinks=True, ignore=ignore)
+    moved = {
+        f.name: root / getattr(pristine, f.name).relative_to(pristine.root)
+        for f in dataclasses.fields(pristine)
+        if isinstance(getattr(pristine, f.name), Path)
+    }
+    return dataclasses.replace(pristine, **moved)
+
+
+class Terminal(io.StringIO):
+    """A stdin that says it is a terminal, with the user's typed answer."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+def home_args(demo: DemoHome) -> list[str]:
+    return [
+        "--claude-home",
+        str(demo.claude_home),
+        "--project",
+        str(demo.project),
+        "--agent-memory-home",
+        str(demo.agent_memory_home),
+    ]
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def tree_state(root: Path) -> State:
+    found: State = {}
+    for dirpath, dirnames, filenames in os.walk(root):
+        for name in dirnames + filenames:
+            path = Path(dirpath) / name
+            st = path.lstat()
+            rel = path.relative_to(root).as_posix()
+            if stat.S_ISDIR(st.st_mode):
+                found[rel] = ("dir", stat.S_IMODE(st.st_mode))
+            elif stat.S_ISLNK(st.st_mode):
+                found[rel] = ("link", os.readlink(path))
+            else:
+                digest = hashlib.sha256(path.read_bytes()).hexdigest()
+                found[rel] = ("file", digest, stat.S_IMODE(st.st_mode), st.st_mtime_ns)
+    return found
+
+
+def reviewer_dir(demo: DemoHome) -> Path:
+    return demo.claude_home / "agent-memory" / "reviewer"
+
+
+def test_without_yes_the_plan_is_shown_and_nothing_changes(
+    demo: DemoHome, capsys: pytest.CaptureFixture[str]
+) -> None:
+    before = tree_state(demo.root)
+    code, out, err = run(capsys, *home_args(demo), "snapshot", "replace", "reviewer")
+    assert code == 1
+    assert "re-run with --yes to apply" in err
+    assert "replace reviewer memory with its snapshot (user scope)" in out
+    assert "deleted   common-bugs.md" in out
+    assert "added     house-style.txt" in out
+    assert "deletes your local memories: common-bugs.md, deploy-freeze.md" in out
+    assert "--- a/common-bugs.md\n+++ /dev/null\n" in out  # the deleted memory's text
+    assert "-Check refund paths for double execution on retries.\n" in out
+    assert "--- a/MEMORY.md\n+++ b/MEMORY.md\n" in out
+    assert "house-style.txt\n+++" not in out  # only .md files get a diff
+    assert tree_state(demo.root) == before
+    assert Journal.default().list() == []
+
+
+def test_json_plan(demo: DemoHome, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, *home_args(demo), "snapshot", "init", "qa", "--json")
+    assert code == 1
+    plan = json.loads(out)
+    assert plan["kind"] == "snapshot-initialize"
+    assert plan["root"] == str(demo.claude_home / "agent-memory" / "qa")
+    assert {f["rel"]: f["status"] for f in plan["files"]} == {
+        "MEMORY.md": "added",
+        "browsers.txt": "added",
+        "test-matrix.md": "added",
+        SYNCED_JSON: "added",
+    }
+
+
+def test_yes_applies_and_undo_restores(demo: DemoHome, capsys: pytest.CaptureFixture[str]) -> None:
+    before = tree_state(demo.root)
+    code, out, err = run(capsys, *home_args(demo), "snapshot", "replace", "reviewer", "--yes")
+    assert code == 0, err
+    assert "undo with: memtui undo " in out
+    local = reviewer_dir(demo)
+    assert not (local / "common-bugs.md").exists()
+    assert (local / SYNCED_JSON).read_bytes() == b'{"syncedFrom":"2026-11-25T09:00:00.000Z"}'
+
+    code, out, _ = run(capsys, "undo", "--list")
+    assert code == 0
+    assert "snapshot-replace" in out
+    assert "replace reviewer memory with its snapshot (user scope)" in out
+    assert f"delete {local / 'common-bugs.md'}" in out
+    assert " UTC " in out
+
+    code, out, _ = run(capsys, "undo")
+    assert code == 0
+    assert out.startswith("undid ")
+    assert tree_state(demo.root) == before
+
+    code, _, err = run(capsys, "undo")
+    assert code == 1
+    assert "nothing to undo" in err
+    code, out, _ = run(capsys, "undo", "--list", "--json")
+    records = json.loads(out)
+    assert [(r["kind"], r["undone"]) for r in records] == [
+        ("undo", False),
+        ("snapshot-replace", True),
+    ]
+
+
+def test_the_prompt_applies_on_yes_only(
+    demo: DemoHome, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    local = demo.claude_home / "agent-memory" / "qa"
+    monkeypatch.setattr(sys, "stdin", Terminal("n\n"))
+    code, _, err = run(capsys, *home_args(demo), "snapshot", "init", "qa")
+    assert code == 1
+    assert "Apply? [y/N]" in err
+    assert not local.exists()
+    monkeypatch.setattr(sys, "stdin", Terminal("y\n"))
+    code, _, _ = run(capsys, *home_args(demo), "snapshot", "init", "qa")
+    assert code == 0
+    assert (local / "test-matrix.md").is_file()
+
+
+def test_scope_option_picks_the_local_dir(
+    demo: DemoHome, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = run(
+        capsys,
+        *home_args(demo),
+        "snapshot",
+        "mark-synced",
+        "reviewer",
+        "--scope",
+        "local",
+        "--yes",
+    )
+    assert code == 0, err
+    local = demo.project / ".claude" / "agent-memory-local" / "reviewer"
+    assert sorted(p.name for p in local.iterdir()) == [SYNCED_JSON]
+
+
+def test_refusals_and_usage_errors(demo: DemoHome, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(capsys, *home_args(demo), "snapshot", "init", "nobody", "--yes")
+    assert code == 2
+    assert "no snapshot for agent 'nobody'" in err
+    code, _, err = run(capsys, *home_args(demo), "snapshot", "init", "docs-writer", "--yes")
+    assert code == 1
+    assert "snapshot.json is not valid JSON" in err
+    (reviewer_dir(demo) / LOCK_NAME).write_text(str(os.getpid()))
+    code, _, err = run(capsys, *home_args(demo), "snapshot", "replace", "reviewer", "--yes")
+    assert code == 1
+    assert "Claude Code is consolidating memory in" in err
+    code, _, err = run(capsys, "undo", "no-such-op")
+    assert code == 2
+    code, _, err = run(capsys, "undo", "--list", "x")
+    assert code == 2
+
+
+def test_delete_memory_and_undo(demo: DemoHome, capsys: pytest.CaptureFixture[str]) -> None:
+    store = reviewer_dir(demo)
+    before = tree_state(demo.root)
+    code, out, _ = run(capsys, *home_args(demo), "delete", str(store), "common-bugs.md")
+    assert code == 1
+    assert "removes MEMORY.md line" in out
+    code, _, err = run(capsys, *home_args(demo), "delete", str(store), "common-bugs.md", "--yes")
+    assert code == 0, err
+    assert not (store / "common-bugs.md").exists()
+    line = index_entry("Common bugs", "common-bugs.md", "bugs seen more than twice")
+    assert line not in (store / "MEMORY.md").read_text()
+    code, _, _ = run(capsys, "undo")
+    assert code == 0
+    assert tree_state(demo.root) == before
+    code, _, err = run(capsys, *home_args(demo), "delete", str(store), "nope.md", "--yes")
+    assert code == 2
+
+
+def test_a_killed_cli_run_is_reported_and_rolled_back(
+    demo: DemoHome, capsys: pytest.CaptureFixture[str], state_home: Path
+) -> None:
+    before = tree_state(demo.root)
+    env = {
+        **os.environ,
+        "XDG_STATE_HOME": str(state_home),
+        CRASH_ENV: "9",
+        "PYTHONPATH": str(REPO),
+    }
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "memtui",
+            *home_args(demo),
+            "snapshot",
+            "replace",
+            "reviewer",
+            "--yes",
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == CRASH_EXIT_CODE, done.stderr
+    assert tree_state(demo.root) != before  # killed halfway: some files already changed
+    (record,) = Journal.default().incomplete()
+
+    code, _, err = run(capsys, *home_args(demo), "snapshot", "status")
+    assert code == 0
+    assert f"operation {record.id} (snapshot-replace" in err
+    assert f"memtui undo --rollback {record.id}" in err
+    assert f"memtui undo --complete {record.id}" in err
+
+    code, out, _ = run(capsys, "undo", "--rollback", record.id)
+    assert code == 0
+    assert "rolled back" in out
+    assert tree_state(demo.root) == before
+    _, _, err = run(capsys, *home_args(demo), "snapshot", "status")
+    assert "interrupted" not in err
