@@ -287,3 +287,6 @@ class ScanResult:
     projects: list[ProjectRef]
     git_root: Path | None = None
     git_branch: str | None = None
+    complete: bool = True
+    scanned: set[StoreKind] = field(default_factory=lambda: set(StoreKind))
+    """Store kinds already read; a partial result (``complete`` False) lacks the others."""

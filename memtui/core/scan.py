@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -326,39 +326,61 @@ def project_path_from_transcripts(project_dir: Path, cache: ScanCache | None) ->
     return None
 
 
+def scan_progressively(
+    ctx: Context, progress: Progress | None = None, cache: ScanCache | None = None
+) -> Iterator[ScanResult]:
+    """Scan store kind by store kind, yielding a growing partial result after each stage (the
+    TUI shows the first trees while the rest is read); the last result is complete."""
+    say = progress or (lambda _msg: None)
+    locations = locate(ctx)
+    git = locations.git
+    result = ScanResult(
+        project=ctx.project,
+        claude_home=ctx.claude_home,
+        stores=[],
+        projects=[],
+        git_root=git.root if git else None,
+        git_branch=current_branch(git.checkout) if git else None,
+        complete=False,
+        scanned=set(),
+    )
+    say("auto memory")
+    auto = scan_store(locations.auto, skip={"team"}, cache=cache)
+    auto.problems.extend(locations.problems)
+    result.stores += [auto, scan_store(locations.team, cache=cache)]
+    result.scanned.update({StoreKind.AUTO, StoreKind.TEAM})
+    yield snapshot_of(result)
+    say("agent memory")
+    result.stores += [scan_store(loc, cache=cache) for loc in locations.agents]
+    result.stores += [scan_snapshot(loc, locations, cache) for loc in locations.snapshots]
+    result.stores.append(scan_store(locations.agentmemory, cache=cache))
+    result.scanned.update({StoreKind.AGENT, StoreKind.SNAPSHOT, StoreKind.AGENTMEMORY})
+    yield snapshot_of(result)
+    say("sessions")
+    template = session_template(ctx.claude_home)
+    result.stores += [scan_session(loc, template, cache) for loc in locations.sessions]
+    result.scanned.add(StoreKind.SESSION)
+    say("projects")
+    result.projects = discover_projects(ctx, cache)
+    if cache is not None:
+        cache.save()
+    order = list(StoreKind)
+    result.stores.sort(key=lambda store: order.index(store.kind))
+    result.complete = True
+    yield result
+
+
+def snapshot_of(result: ScanResult) -> ScanResult:
+    """A copy whose lists the scan will not grow further (partial results cross threads)."""
+    return replace(result, stores=list(result.stores), scanned=set(result.scanned))
+
+
 def scan(
     ctx: Context, progress: Progress | None = None, cache: ScanCache | None = None
 ) -> ScanResult:
     """Every store of the project in ``ctx``, header-only; ``cache`` reuses unchanged reads."""
-    say = progress or (lambda _msg: None)
-    locations = locate(ctx)
-    stores: list[Store] = []
-    say("auto memory")
-    auto = scan_store(locations.auto, skip={"team"}, cache=cache)
-    auto.problems.extend(locations.problems)
-    stores.append(auto)
-    stores.append(scan_store(locations.team, cache=cache))
-    template = session_template(ctx.claude_home)
-    say("sessions")
-    stores.extend(scan_session(loc, template, cache) for loc in locations.sessions)
-    say("agent memory")
-    stores.extend(scan_store(loc, cache=cache) for loc in locations.agents)
-    stores.extend(scan_snapshot(loc, locations, cache) for loc in locations.snapshots)
-    say("agentmemory home")
-    stores.append(scan_store(locations.agentmemory, cache=cache))
-    say("projects")
-    projects = discover_projects(ctx, cache)
-    if cache is not None:
-        cache.save()
-    git = locations.git
-    return ScanResult(
-        project=ctx.project,
-        claude_home=ctx.claude_home,
-        stores=stores,
-        projects=projects,
-        git_root=git.root if git else None,
-        git_branch=current_branch(git.checkout) if git else None,
-    )
+    *_, result = scan_progressively(ctx, progress, cache)
+    return result
 
 
 def cache_for(ctx: Context) -> ScanCache:

@@ -18,7 +18,7 @@ from textual.worker import get_current_worker
 
 from memtui.core.locations import Context
 from memtui.core.model import ScanResult, Store
-from memtui.core.scan import cache_for, scan
+from memtui.core.scan import cache_for, scan_progressively
 from memtui.core.search import SearchHit
 from memtui.tui.editor import edit_in_editor
 from memtui.tui.live import LiveUpdates
@@ -105,15 +105,22 @@ class MainScreen(Screen[None]):
                 raise ScanFinished
             self.app.call_from_thread(self.set_jobs, f"scan: {step}")
 
-        result = scan(self.context, progress, cache_for(self.context))
-        if not worker.is_cancelled:
+        result = None
+        for result in scan_progressively(self.context, progress, cache_for(self.context)):
+            if worker.is_cancelled:
+                raise ScanFinished
             self.app.call_from_thread(self.show_result, result)
+        assert result is not None
         return result
 
     def show_result(self, result: ScanResult) -> None:
+        """Show a scan (a partial one leaves the panes it has not reached yet as they are)."""
         self.result = result
-        self.set_jobs("")
+        if result.complete:
+            self.set_jobs("")
         for spec in PANES:
+            if not result.complete and not set(spec.kinds) <= result.scanned:
+                continue
             stores = stores_for(spec, result)
             pane = self.query_one(f"#pane-{spec.id}", Vertical)
             tree = self.query_one(f"#tree-{spec.id}", StoreTree)
@@ -132,7 +139,8 @@ class MainScreen(Screen[None]):
         else:
             self.call_after_refresh(self.show_cursor_node)
         self.update_pane_info()
-        self.live.track(result)
+        if result.complete:
+            self.live.track(result)
 
     def show_cursor_node(self) -> None:
         """After the first scan, show what the focused tree's cursor is on."""
@@ -283,7 +291,7 @@ class MainScreen(Screen[None]):
 
     def action_search(self) -> None:
         """Full-text search over every memory of the current scan."""
-        if self.result is None:
+        if self.result is None or not self.result.complete:
             self.notify("Still scanning: search opens once the stores are read.")
             return
         self.app.push_screen(SearchScreen(self.result, self.search_cache), self.open_search_hit)
@@ -294,7 +302,7 @@ class MainScreen(Screen[None]):
 
     def action_projects(self) -> None:
         """Pick another project of this Claude Code home."""
-        if self.result is None:
+        if self.result is None or not self.result.complete:
             self.notify("Still scanning: the project list comes with the scan.")
             return
         screen = ProjectsScreen(self.result.projects, self.context.project)

@@ -206,8 +206,13 @@ class DetailPane(VerticalScroll):
         is_main_index = memory.is_index and memory.rel_path == INDEX_NAME
         if is_main_index and store.index is not None:
             self.set_pinned(index_pinned(store.index))
-            head.update(index_body(store.index, loaded.text))
-            body.display = raw.display = False
+            body.display = False
+            raw.display = self.raw_mode
+            if self.raw_mode:
+                head.update(Text("raw file (r: back to the numbered view)", style="dim"))
+                raw.update(Text(loaded.text))
+            else:
+                head.update(index_body(store.index, loaded.text))
             return
         head.update(memory_meta(loaded.ref, loaded))
         unreadable = any("binary" in p or "cannot read" in p for p in loaded.problems)

@@ -11,6 +11,12 @@ from memtui.core.model import LoadReport
 
 METER_WIDTH = 24
 
+LINES_PAST_CUT = 60
+"""Lines shown after the cut; a huge index is not rendered whole (press r for the raw file)."""
+
+MAX_LINES_SHOWN = 600
+MAX_DROPPED_SHOWN = 50
+
 
 def bar(value: int, limit: int, width: int = METER_WIDTH) -> Text:
     """``▕████░░░░▏`` filled in proportion, red when over the limit."""
@@ -61,7 +67,10 @@ def numbered_lines(raw: str, report: LoadReport) -> Text:
         lines.pop()
     width = len(str(len(lines)))
     dropped_lines = {d.line for d in report.dropped}
-    for number, line in enumerate(lines, start=1):
+    limit = MAX_LINES_SHOWN
+    if report.cut_line is not None:
+        limit = min(limit, max(report.cut_line + LINES_PAST_CUT, LINES_PAST_CUT))
+    for number, line in enumerate(lines[:limit], start=1):
         past = report.cut_line is not None and number > report.cut_line
         out.append(f"{number:>{width}} ", style="dim")
         style = "dim strike" if number in dropped_lines else ("dim" if past else "")
@@ -70,6 +79,9 @@ def numbered_lines(raw: str, report: LoadReport) -> Text:
         if report.cut_line == number:
             out.append_text(cut_banner(report))
             out.append("\n")
+    if len(lines) > limit:
+        more = len(lines) - limit
+        out.append(f"… {more:,} more lines (r shows the raw file)\n", style="dim italic")
     return out
 
 
@@ -78,12 +90,15 @@ def dropped_list(report: LoadReport) -> Text:
     if not report.dropped:
         return out
     out.append(f"Entries past the cut ({len(report.dropped)}), never loaded:\n", style="bold")
-    for entry in report.dropped:
+    for entry in report.dropped[:MAX_DROPPED_SHOWN]:
         out.append(f"  line {entry.line}: ", style="dim")
         out.append(entry.title)
         if entry.target:
             out.append(f" → {entry.target}", style="dim")
         out.append("\n")
+    if len(report.dropped) > MAX_DROPPED_SHOWN:
+        more = len(report.dropped) - MAX_DROPPED_SHOWN
+        out.append(f"  … and {more:,} more\n", style="dim italic")
     return out
 
 

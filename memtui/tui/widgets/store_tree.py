@@ -15,6 +15,12 @@ from memtui.tui.nodes import MemoryMarks, NodeRef, marks_for_store
 
 StoreLabeler = Callable[[Store], Text]
 
+FIRST_CHUNK = 400
+"""Memory nodes added at once when a tree is filled: more than a screen."""
+
+CHUNK = 1500
+"""Memory nodes added per later step."""
+
 TYPE_STYLE = {
     "user": "bold magenta",
     "feedback": "bold yellow",
@@ -70,6 +76,8 @@ class StoreTree(Tree[NodeRef]):
         self._empty_text = empty_text
         self.stores: list[Store] = []
         self._filled = False
+        self._generation = 0
+        self._pending: list[_PendingItems] = []
 
     def on_focus(self) -> None:
         """Entering a pane puts the cursor on its first item, so Enter and the detail work."""
@@ -92,6 +100,8 @@ class StoreTree(Tree[NodeRef]):
         cursor = self.cursor_node.data.key if self.cursor_node and self.cursor_node.data else None
         self.stores = new_stores
         self.clear()
+        self._generation += 1
+        self._pending = []
         if not self.stores:
             self.root.add_leaf(Text(self._empty_text, style="dim italic"))
         for store in self.stores:
@@ -100,7 +110,22 @@ class StoreTree(Tree[NodeRef]):
             else:
                 self._add_store_node(store, expanded)
         self.root.expand()
-        if cursor is not None:
+        self._add_pending(self._generation, FIRST_CHUNK, cursor)
+
+    def _add_pending(self, generation: int, budget: int, cursor: str | None) -> None:
+        """Add queued memory nodes, ``budget`` at a time between refreshes, so a store of
+        thousands of files shows its first screen at once; then restore the cursor."""
+        if generation != self._generation:
+            return  # a newer set_stores replaced the content
+        while self._pending and budget > 0:
+            job = self._pending[-1]
+            taken = job.add(self, budget)
+            budget -= taken
+            if job.done:
+                self._pending.pop()
+        if self._pending:
+            self.set_timer(0.01, lambda: self._add_pending(generation, CHUNK, cursor))
+        elif cursor is not None:
             self.call_after_refresh(self._restore_cursor, cursor)
 
     def _restore_cursor(self, key: str) -> None:
@@ -134,6 +159,9 @@ class StoreTree(Tree[NodeRef]):
     def select_key(self, key: str) -> bool:
         """Move the cursor to the node with ``key``; False when it is gone."""
         node = self._node_with_key(key)
+        if node is None and self._pending:
+            self._add_pending(self._generation, sum(len(j.memories) for j in self._pending), None)
+            node = self._node_with_key(key)
         if node is None:
             return False
         self._expand_parents(node)
@@ -173,17 +201,18 @@ class StoreTree(Tree[NodeRef]):
         if not store.memories:
             parent.add_leaf(Text("(empty)", style="dim italic"), data=NodeRef(store))
             return
-        marks = marks_for_store(store)
-        folders: dict[str, TreeNode[NodeRef]] = {"": parent}
-        for memory in sorted(store.memories, key=sort_key):
-            folder = memory.rel_path.rsplit("/", 1)[0] if "/" in memory.rel_path else ""
-            node_parent = self._folder_node(folders, store, folder, expanded)
-            label = (
-                index_label(store)
-                if memory.is_index and folder == ""
-                else memory_label(memory, marks.get(memory.rel_path, MemoryMarks()))
-            )
-            node_parent.add_leaf(label, data=NodeRef(store, memory))
+        job = _PendingItems(parent, store, expanded, sorted(store.memories, key=sort_key))
+        self._pending.insert(0, job)
+
+    def _add_memory(self, job: _PendingItems, memory: Memory) -> None:
+        folder = memory.rel_path.rsplit("/", 1)[0] if "/" in memory.rel_path else ""
+        node_parent = self._folder_node(job.folders, job.store, folder, job.expanded)
+        label = (
+            index_label(job.store)
+            if memory.is_index and folder == ""
+            else memory_label(memory, job.marks.get(memory.rel_path, MemoryMarks()))
+        )
+        node_parent.add_leaf(label, data=NodeRef(job.store, memory))
 
     def _folder_node(
         self,
@@ -202,6 +231,36 @@ class StoreTree(Tree[NodeRef]):
             node.expand()
         folders[folder] = node
         return node
+
+
+class _PendingItems:
+    """The memory nodes of one store still to be added to a tree."""
+
+    def __init__(
+        self,
+        parent: TreeNode[NodeRef],
+        store: Store,
+        expanded: set[str],
+        memories: list[Memory],
+    ) -> None:
+        self.store = store
+        self.expanded = expanded
+        self.memories = memories
+        self.position = 0
+        self.marks = marks_for_store(store)
+        self.folders: dict[str, TreeNode[NodeRef]] = {"": parent}
+
+    @property
+    def done(self) -> bool:
+        return self.position >= len(self.memories)
+
+    def add(self, tree: StoreTree, budget: int) -> int:
+        end = min(len(self.memories), self.position + budget)
+        for memory in self.memories[self.position : end]:
+            tree._add_memory(self, memory)
+        taken = end - self.position
+        self.position = end
+        return taken
 
 
 def sort_key(memory: Memory) -> tuple[int, int, str]:

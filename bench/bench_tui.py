@@ -1,0 +1,111 @@
+"""Time until the TUI shows its first trees, against ``memtui scan --json``, in the same run.
+
+    python bench/bench_tui.py [HOME_DIR] [--runs 3]
+
+HOME_DIR is a home made by ``bench/generate_home.py`` (generated in a temp dir when omitted).
+The scan is timed from launch to exit; the TUI child runs the real app headless
+(``App.run_test``) and reports when the compositor first paints a line of a filled tree
+(plus the interpreter's start-up, measured alongside). The target is a ratio of at most 2.
+Both run with the scan cache off, so the ratio compares the same work.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+START = time.perf_counter()
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def child(home: Path) -> None:
+    """Run the app headless until the trees are filled, then print the seconds it took."""
+    sys.path.insert(0, str(ROOT))
+    from textual.strip import Strip
+
+    from memtui.core.locations import Context
+    from memtui.tui.app import make_app
+    from memtui.tui.screens.main import MainScreen
+    from memtui.tui.widgets.store_tree import StoreTree
+
+    ctx = Context.create(project=home / "project", claude_home=home / "claude",
+                         agent_memory_home=home / "agent-memory")
+
+    drawn: list[float] = []
+    original = StoreTree.render_line
+
+    def render_line(self: StoreTree, y: int) -> Strip:
+        # the first time the compositor paints a line of a filled tree: trees are on screen
+        if not drawn and self.stores and self.last_line >= 0:
+            drawn.append(time.perf_counter())
+        return original(self, y)
+
+    StoreTree.render_line = render_line  # type: ignore[method-assign]
+
+    async def run() -> None:
+        app = make_app(ctx, watch=False)
+        async with app.run_test(size=(160, 45)) as pilot:
+            while not drawn:
+                await pilot.pause(0.005)
+            screen = app.screen
+            assert isinstance(screen, MainScreen) and screen.result is not None
+
+    asyncio.run(run())
+    print(f"{drawn[0] - START:.4f}")
+
+
+def wall(cmd: list[str], env: dict[str, str]) -> float:
+    start = time.perf_counter()
+    subprocess.run(cmd, check=True, env=env, stdout=subprocess.DEVNULL)
+    return time.perf_counter() - start
+
+
+def first_paint(cmd: list[str], env: dict[str, str]) -> float:
+    """Seconds from the TUI child's first line of Python to its first painted tree line."""
+    out = subprocess.run(cmd, check=True, env=env, capture_output=True, text=True).stdout
+    return float(out.strip().splitlines()[-1])
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("home", type=Path, nargs="?")
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        child(args.home)
+        return 0
+    home: Path = args.home
+    if home is None:
+        home = Path(tempfile.mkdtemp(prefix="memtui-bench-")) / "home"
+        subprocess.run([sys.executable, str(ROOT / "bench" / "generate_home.py"), str(home)],
+                       check=True)
+    env = {**os.environ, "MEMTUI_NO_CACHE": "1",
+           "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    scan_cmd = [sys.executable, "-m", "memtui", "--claude-home", str(home / "claude"),
+                "--project", str(home / "project"), "--agent-memory-home",
+                str(home / "agent-memory"), "scan", "--json"]
+    tui_cmd = [sys.executable, str(Path(__file__).resolve()), str(home), "--child"]
+    wall(scan_cmd, env), first_paint(tui_cmd, env)  # warm caches
+    scans, tuis, starts = [], [], []
+    for _ in range(args.runs):
+        scans.append(wall(scan_cmd, env))
+        tuis.append(first_paint(tui_cmd, env))
+        starts.append(wall([sys.executable, "-c", "pass"], env))
+    s, t = statistics.median(scans), statistics.median(tuis) + statistics.median(starts)
+    print(f"memtui scan --json: median {s * 1000:.0f} ms")
+    print(f"TUI launch to the first painted tree: median {t * 1000:.0f} ms "
+          f"(interpreter start-up {statistics.median(starts) * 1000:.0f} ms included)")
+    print(f"ratio TUI / scan: {t / s:.2f} (target ≤ 2)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
