@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from rich.text import Text
 
 from memtui.core.model import Store
@@ -31,6 +33,27 @@ def agent_label(store: Store) -> Text:
         label.append(" empty", style="dim italic")
     if store.index and store.index.binds != "none":
         label.append(" ▲", style="bold red")
+    return label
+
+
+def agent_labeler(stores: list[Store]) -> Callable[[Store], Text]:
+    """An agent label that also carries the snapshot badge of the scope Claude Code acts on."""
+    badges: dict[tuple[str, str], Text] = {}
+    for store in stores:
+        snap = store.snapshot
+        if snap is not None:
+            key = (snap.agent.replace(":", "-"), snap.acted_scope.value)
+            badges[key] = snapshot_badge(store)
+
+    def label(store: Store) -> Text:
+        text = agent_label(store)
+        loc = store.location
+        badge = badges.get((loc.agent or "", loc.scope.value if loc.scope else ""))
+        if badge is not None and badge.plain:
+            text.append("  ")
+            text.append_text(badge)
+        return text
+
     return label
 
 

@@ -21,11 +21,15 @@ from memtui.core.model import ScanResult, Store
 from memtui.core.scan import cache_for, scan_progressively
 from memtui.core.search import SearchHit
 from memtui.tui.editor import edit_in_editor
+from memtui.tui.labels import agent_labeler
 from memtui.tui.live import LiveUpdates
 from memtui.tui.nodes import NodeRef
 from memtui.tui.panes import PANES, PaneSpec, pane_subtitle, pane_visible, stores_for
+from memtui.tui.screens.delete import delete_selected
 from memtui.tui.screens.projects import ProjectsScreen
 from memtui.tui.screens.search import SearchIndexCache, SearchScreen
+from memtui.tui.screens.snapshot_diff import open_snapshot_review
+from memtui.tui.screens.undo import check_interrupted, open_undo_history, undo_latest
 from memtui.tui.widgets.detail import DetailPane
 from memtui.tui.widgets.store_tree import StoreTree
 
@@ -48,6 +52,10 @@ class MainScreen(Screen[None]):
         Binding("e", "edit", "Edit", id="memory.edit"),
         Binding("slash", "search", "Search", id="app.search"),
         Binding("p", "projects", "Projects", id="app.projects"),
+        Binding("s", "snapshot_review", "Snapshot", id="snapshot.review"),
+        Binding("d", "delete", "Delete", id="memory.delete"),
+        Binding("u", "undo", "Undo", id="edit.undo"),
+        Binding("U", "undo_history", "History", id="edit.history"),
     ]
 
     def __init__(self, context: Context) -> None:
@@ -80,6 +88,7 @@ class MainScreen(Screen[None]):
         self.query_one("#tree-auto", StoreTree).focus()
         self.apply_width(self.size.width)
         self.run_scan()
+        check_interrupted(self)
 
     def header_text(self, jobs: str = "") -> Text:
         ctx = self.context
@@ -125,6 +134,8 @@ class MainScreen(Screen[None]):
             pane = self.query_one(f"#pane-{spec.id}", Vertical)
             tree = self.query_one(f"#tree-{spec.id}", StoreTree)
             tree._empty_text = spec.empty_text
+            if spec.id == "agents":
+                tree._labeler = agent_labeler(result.stores)
             tree.set_stores(stores)
             pane.border_subtitle = pane_subtitle(spec, stores)
             visible = pane_visible(spec, stores)
@@ -327,3 +338,19 @@ class MainScreen(Screen[None]):
         path = edit_in_editor(self.app, self.selected())
         if path is not None:
             self.file_changed(path)
+
+    def action_snapshot_review(self) -> None:
+        """Review the selected agent's snapshot: initialize, replace or mark synced."""
+        open_snapshot_review(self)
+
+    def action_delete(self) -> None:
+        """Delete the selected memory and its MEMORY.md lines (previewed, undoable)."""
+        delete_selected(self)
+
+    def action_undo(self) -> None:
+        """Undo the latest operation memtui made (after a confirmation)."""
+        undo_latest(self)
+
+    def action_undo_history(self) -> None:
+        """Every operation memtui made; Enter undoes one."""
+        open_undo_history(self)
