@@ -72,6 +72,15 @@ def check_file(path: Path | str, store_root: Path) -> tuple[os.stat_result | Non
     return st, check_size(st.st_size), True
 
 
+def checked(path: Path | str, store_root: Path) -> ReadResult:
+    """An empty result carrying ``check_file``'s verdict, size and mtime."""
+    st, problems, readable = check_file(path, store_root)
+    result = ReadResult(problems=problems, readable=readable and st is not None)
+    if st is not None:
+        result.size, result.mtime = st.st_size, st.st_mtime
+    return result
+
+
 def check_size(size: int) -> list[str]:
     if size <= HUGE_FILE_BYTES:
         return []
@@ -108,12 +117,8 @@ def read_header(
     devices, FIFOs and symlinks leaving the store are never opened.
     """
     if not regular:
-        st, problems, readable = check_file(path, store_root)
-        result = ReadResult(problems=problems, readable=readable)
-        if st is not None:
-            result.size, result.mtime = st.st_size, st.st_mtime
-        if st is None or not readable:
-            result.readable = False
+        result = checked(path, store_root)
+        if not result.readable:
             return result
     else:
         result = ReadResult()
@@ -173,12 +178,8 @@ def _end_of_line(data: bytes, number: int) -> int:
 
 def read_full(path: Path | str, store_root: Path, cap: int = FULL_READ_CAP) -> ReadResult:
     """Read a whole store file (up to ``cap`` bytes) with the same checks as the header."""
-    st, problems, readable = check_file(path, store_root)
-    result = ReadResult(problems=problems, readable=readable)
-    if st is not None:
-        result.size, result.mtime = st.st_size, st.st_mtime
-    if st is None or not readable:
-        result.readable = False
+    result = checked(path, store_root)
+    if not result.readable:
         return result
     try:
         with open(path, "rb") as handle:
@@ -187,7 +188,7 @@ def read_full(path: Path | str, store_root: Path, cap: int = FULL_READ_CAP) -> R
         result.readable = False
         result.problems.append(describe_os_error(err))
         return result
-    result.complete = len(result.data) >= st.st_size
+    result.complete = len(result.data) >= result.size
     if not result.complete:
         result.problems.append(f"only the first {cap // 1_048_576} MB were read")
     result.problems.extend(_decode_problems(result.data, result.complete))
