@@ -1,0 +1,336 @@
+"""The snapshot review: an agent's shipped snapshot against its local memory, per scope, and the
+three actions of claude-code-memory.md §8 (initialize, replace, mark synced), each previewed."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, ClassVar
+
+from rich.console import Group, RenderableType
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, OptionList, ProgressBar, Select, Static, Tab, Tabs
+from textual.worker import Worker
+
+from memtui.core.edits import AppliedOp, EditRefused, FileDiff, Proposal, apply
+from memtui.core.model import Scope, SnapshotInfo, Store, StoreKind
+from memtui.core.snapshot_ops import SNAPSHOT_ACTIONS, SnapshotAction, plan_snapshot
+from memtui.tui.screens.confirm import (
+    Cancelled,
+    ConfirmScreen,
+    EditJob,
+    Progress,
+    colored_diff,
+    journal_for,
+    proposal_summary,
+    run_in_thread,
+    start_edit,
+    status_line,
+)
+
+if TYPE_CHECKING:
+    from memtui.tui.screens.main import MainScreen
+
+ACTION_LABELS: dict[SnapshotAction, str] = {
+    "initialize": "i initialize",
+    "replace": "R replace",
+    "mark-synced": "m mark synced (keep mine)",
+}
+ACTION_DONE: dict[SnapshotAction, str] = {
+    "initialize": "initialized",
+    "replace": "replaced",
+    "mark-synced": "marked synced",
+}
+STATUS_VIEW: dict[str, SnapshotAction] = {
+    "initialize": "initialize",
+    "prompt-update": "replace",
+    "none": "mark-synced",
+}
+
+
+@dataclass
+class Plan:
+    """One action's proposal and its preview, or why it cannot be planned."""
+
+    proposal: Proposal | None = None
+    diffs: list[FileDiff] = field(default_factory=list)
+    refused: str | None = None
+
+
+def plan_all(snapshot: SnapshotInfo, scope: Scope) -> dict[SnapshotAction, Plan]:
+    """Every action planned against the local dir of ``scope`` (reads files: run in a worker)."""
+    local = snapshot.for_scope(scope).local
+    plans: dict[SnapshotAction, Plan] = {}
+    for action in SNAPSHOT_ACTIONS:
+        try:
+            proposal = plan_snapshot(snapshot.snapshot_dir, local, action)
+        except EditRefused as exc:
+            plans[action] = Plan(refused=exc.reason)
+            continue
+        proposal.title += f" ({scope.value} scope)"
+        plans[action] = Plan(proposal, proposal.diff())
+    return plans
+
+
+def snapshot_store_for(main: MainScreen) -> Store | None:
+    """The snapshot store of the selection: a snapshot store (or a file in one), or the
+    snapshot shipped for the selected agent store."""
+    ref = main.selected()
+    if ref is None or main.result is None:
+        return None
+    store = ref.store
+    if store.kind == StoreKind.SNAPSHOT:
+        return store if store.snapshot is not None else None
+    if store.kind != StoreKind.AGENT:
+        return None
+    for candidate in main.result.stores:
+        snap = candidate.snapshot
+        names = () if snap is None else (snap.agent, snap.agent.replace(":", "-"))
+        if candidate.kind == StoreKind.SNAPSHOT and store.location.agent in names:
+            return candidate
+    return None
+
+
+def open_snapshot_review(main: MainScreen) -> None:
+    store = snapshot_store_for(main)
+    if store is None or store.snapshot is None:
+        main.notify(
+            "Select an agent snapshot, or an agent whose project ships a snapshot.",
+            title="No snapshot here",
+            severity="warning",
+        )
+        return
+    main.app.push_screen(SnapshotDiffScreen(main, store.snapshot))
+
+
+def scope_text(snapshot: SnapshotInfo, selected: Scope) -> Text:
+    text = Text()
+    for item in snapshot.scopes:
+        marker = "▶ " if item.scope == selected else "  "
+        text.append(marker, style="bold")
+        text.append(f"{item.scope.value:<8}", style="bold" if item.cc_acts else "")
+        style = {"initialize": "yellow", "prompt-update": "bold magenta"}.get(item.status, "dim")
+        text.append(f"{item.status:<14}", style=style)
+        text.append("CC acts on this scope  " if item.cc_acts else " " * 23, style="green")
+        text.append(item.reason, style="dim")
+        text.append("\n")
+    return text
+
+
+def diff_view(diff: FileDiff, action: SnapshotAction) -> RenderableType:
+    """The highlighted file: its colored diff; a deleted file's full contents."""
+    head = status_line(diff)
+    if diff.binary:
+        return Group(head, Text(diff.unified, style="dim"))
+    if diff.status == "unchanged":
+        return Group(head, Text("unchanged: the local file already has these bytes", style="dim"))
+    if diff.status == "deleted":
+        note = Text(f"{action} deletes this local file; its full contents:", style="bold red")
+        return Group(head, note, colored_diff(diff.unified))
+    return Group(head, colored_diff(diff.unified))
+
+
+class SnapshotDiffScreen(Screen[None]):
+    """Review one agent's snapshot and initialize, replace or mark synced."""
+
+    CSS_PATH = "snapshot_diff.tcss"
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "back", "Back", id="snapshot.back"),
+        Binding("i", "act('initialize')", "Initialize", id="snapshot.initialize"),
+        Binding("R", "act('replace')", "Replace", id="snapshot.replace"),
+        Binding("m", "act('mark-synced')", "Mark synced", id="snapshot.mark_synced"),
+    ]
+
+    def __init__(self, main: MainScreen, snapshot: SnapshotInfo) -> None:
+        super().__init__()
+        self.main = main
+        self.snapshot = snapshot
+        self.scope = snapshot.acted_scope
+        self.view: SnapshotAction = STATUS_VIEW.get(snapshot.primary.status, "mark-synced")
+        self.plans: dict[SnapshotAction, Plan] | None = None
+        self.running: Worker[None] | None = None
+
+    @property
+    def invalid(self) -> str | None:
+        """Why the snapshot cannot be used (bad JSON, no updatedAt), or None."""
+        if self.snapshot.updated_at is None:
+            return self.snapshot.problem or "snapshot.json has no updatedAt"
+        return None
+
+    def compose(self) -> ComposeResult:
+        snap = self.snapshot
+        head = Text()
+        head.append(f" snapshot: {snap.agent} ", style="bold reverse")
+        head.append(f"  updatedAt {snap.updated_at or '-'}", style="bold")
+        head.append(f"  · {self.main.context.show(snap.snapshot_dir)}", style="dim")
+        yield Static(head, id="snap-head")
+        yield Static(scope_text(snap, self.scope), id="snap-scopes")
+        with Horizontal(id="snap-controls"):
+            yield Select(
+                [(f"{s.scope.value} scope", s.scope) for s in snap.scopes],
+                value=self.scope,
+                allow_blank=False,
+                id="snap-scope",
+            )
+            yield Tabs(
+                *[Tab(ACTION_LABELS[a], id=f"act-{a}") for a in SNAPSHOT_ACTIONS],
+                active=f"act-{self.view}",
+                id="snap-actions",
+            )
+        yield Static("", id="snap-message")
+        with Horizontal(id="snap-body"):
+            yield OptionList(id="snap-files")
+            with VerticalScroll(id="snap-diff-scroll"):
+                yield Static("", id="snap-diff")
+        yield ProgressBar(id="snap-progress", show_eta=False)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#snap-progress", ProgressBar).display = False
+        if self.invalid is not None:
+            self.show_message(
+                f"This snapshot cannot be used: {self.invalid}. Fix snapshot.json in the "
+                "project; no action is available.",
+                "bold red",
+            )
+            self.query_one("#snap-body").display = False
+            return
+        self.query_one("#snap-files", OptionList).focus()
+        self.replan()
+
+    def show_message(self, message: str, style: str = "") -> None:
+        self.query_one("#snap-message", Static).update(Text(message, style=style))
+
+    # planning ---------------------------------------------------------------------------
+
+    def replan(self) -> None:
+        self.plans = None
+        self.show_message(f"planning against {self.local_shown()} …", "dim")
+        snapshot, scope = self.snapshot, self.scope
+        run_in_thread(
+            self, "snapshot", lambda: plan_all(snapshot, scope), self.show_plans, self.plan_failed
+        )
+
+    def local_shown(self) -> str:
+        return self.main.context.show(self.snapshot.for_scope(self.scope).local)
+
+    def show_plans(self, plans: dict[SnapshotAction, Plan]) -> None:
+        self.plans = plans
+        self.show_view()
+
+    def plan_failed(self, reason: str) -> None:
+        self.show_message(reason, "bold red")
+
+    def show_view(self) -> None:
+        files = self.query_one("#snap-files", OptionList)
+        files.clear_options()
+        self.query_one("#snap-diff", Static).update("")
+        if self.plans is None:
+            return
+        plan = self.plans[self.view]
+        if plan.refused is not None:
+            self.show_message(plan.refused, "bold red")
+            return
+        assert plan.proposal is not None
+        note = Text(f"{plan.proposal.title} · in {self.local_shown()}", style="bold")
+        for line in plan.proposal.notes:
+            note.append(f"\n• {line}", style="dim")
+        self.query_one("#snap-message", Static).update(note)
+        files.add_options([status_line(d) for d in plan.diffs])
+        if plan.diffs:
+            files.highlighted = 0
+
+    @on(OptionList.OptionHighlighted, "#snap-files")
+    def file_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        if self.plans is None or self.plans[self.view].refused is not None:
+            return
+        diffs = self.plans[self.view].diffs
+        if 0 <= event.option_index < len(diffs):
+            diff = diff_view(diffs[event.option_index], self.view)
+            self.query_one("#snap-diff", Static).update(diff)
+
+    @on(Select.Changed, "#snap-scope")
+    def scope_changed(self, event: Select.Changed) -> None:
+        if isinstance(event.value, Scope) and event.value != self.scope:
+            self.scope = event.value
+            self.query_one("#snap-scopes", Static).update(scope_text(self.snapshot, self.scope))
+            self.replan()
+
+    @on(Tabs.TabActivated, "#snap-actions")
+    def action_tab(self, event: Tabs.TabActivated) -> None:
+        action = (event.tab.id or "").removeprefix("act-")
+        for known in SNAPSHOT_ACTIONS:
+            if known == action and known != self.view:
+                self.view = known
+                self.show_view()
+
+    # actions ----------------------------------------------------------------------------
+
+    def action_back(self) -> None:
+        if self.running is not None and self.running.is_running:
+            self.running.cancel()
+            self.notify("Cancelling: every file will be put back.", severity="warning")
+            return
+        self.dismiss(None)
+
+    def action_act(self, action: SnapshotAction) -> None:
+        why = self.why_not(action)
+        if why is not None:
+            self.notify(why, title="Cannot " + action, severity="error", markup=False)
+            return
+        assert self.plans is not None
+        plan = self.plans[action]
+        assert plan.proposal is not None
+        self.view = action
+        self.query_one("#snap-actions", Tabs).active = f"act-{action}"
+        self.show_view()
+        body = proposal_summary(plan.proposal, plan.diffs, self.local_shown())
+        screen = ConfirmScreen(f"{ACTION_LABELS[action][2:]} {self.snapshot.agent}?", body)
+        proposal = plan.proposal
+        self.app.push_screen(screen, lambda yes: self.confirmed(action, proposal, yes))
+
+    def why_not(self, action: SnapshotAction) -> str | None:
+        if self.invalid is not None:
+            return f"This snapshot cannot be used: {self.invalid}"
+        if self.running is not None and self.running.is_running:
+            return "An operation is still running."
+        if self.plans is None:
+            return "Still planning; try again in a moment."
+        return self.plans[action].refused
+
+    def confirmed(self, action: SnapshotAction, proposal: Proposal, yes: bool | None) -> None:
+        if not yes:
+            return
+        journal = journal_for(self.main)
+        label = f"{ACTION_DONE[action]} {self.snapshot.agent} ({self.scope.value})"
+
+        def run(progress: Progress, cancelled: Cancelled) -> AppliedOp:
+            return apply(proposal, journal, progress=progress, cancelled=cancelled)
+
+        bar = self.query_one("#snap-progress", ProgressBar)
+        bar.display = True
+        bar.update(total=max(1, len(proposal.changes)), progress=0)
+        job = EditJob(
+            label=f"{action} {self.snapshot.agent}",
+            run=run,
+            message=lambda _op: f"{label} · u to undo",
+            progress=lambda done, total: bar.update(total=total, progress=done),
+            finished=self.finished,
+        )
+        self.running = start_edit(self.main, job)
+
+    def finished(self, op: AppliedOp | None) -> None:
+        self.running = None
+        if not self.is_attached:
+            return
+        self.query_one("#snap-progress", ProgressBar).display = False
+        if op is not None:
+            if self.app.screen is self:
+                self.dismiss(None)
+            return
+        self.replan()

@@ -1,0 +1,298 @@
+"""Undo: ``u`` undoes the latest operation, ``U`` lists them all, and operations interrupted by a
+crash are offered for roll back or finish when the app starts."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, ClassVar, Literal
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, DataTable, Static
+
+from memtui.core.edits import AppliedOp
+from memtui.core.journal import Journal, OpRecord
+from memtui.tui.screens.confirm import (
+    Cancelled,
+    ConfirmScreen,
+    EditJob,
+    Progress,
+    journal_for,
+    run_in_thread,
+    start_edit,
+)
+
+if TYPE_CHECKING:
+    from memtui.tui.screens.main import MainScreen
+
+Recovery = Literal["rollback", "complete", "later"]
+
+
+def op_time(record: OpRecord) -> str:
+    return record.time.replace("T", " ")[:19]
+
+
+def files_text(record: OpRecord) -> Text:
+    text = Text()
+    for item in record.files:
+        style = "red" if item.action == "delete" else "yellow"
+        text.append(f"  {item.action:<6} ", style=style)
+        text.append(f"{item.path}\n")
+    return text
+
+
+def undo_files_text(record: OpRecord) -> Text:
+    """What undoing ``record`` does to each file: restore, revert or remove."""
+    text = Text()
+    for item in record.files:
+        if not item.existed:
+            verb, style = "remove", "red"
+        elif item.action == "delete":
+            verb, style = "restore", "green"
+        else:
+            verb, style = "revert", "yellow"
+        text.append(f"  {verb:<7} ", style=style)
+        text.append(f"{item.path}\n")
+    return text
+
+
+def undo_body(record: OpRecord) -> Text:
+    text = Text()
+    text.append(f"{record.kind}: {record.title}\n", style="bold")
+    text.append(f"operation {record.id}, {op_time(record)} UTC\n\n", style="dim")
+    text.append("Puts back, byte for byte, every file it touched:\n")
+    text.append_text(undo_files_text(record))
+    text.append(
+        "\nThe undo is itself an operation: undo it from U to redo.", style="italic"
+    )
+    return text
+
+
+# --- u: undo the latest ------------------------------------------------------------------
+
+
+def undo_latest(main: MainScreen) -> None:
+    """Find the latest undoable operation (worker), confirm, undo."""
+    journal = journal_for(main)
+
+    def found(record: OpRecord | None) -> None:
+        if record is None:
+            main.notify("Nothing to undo.", title="Undo")
+            return
+        confirm_undo(main, journal, record)
+
+    def failed(reason: str) -> None:
+        main.notify(reason, title="Undo", severity="error", markup=False)
+
+    run_in_thread(main, "journal", journal.latest_undoable, found, failed)
+
+
+def confirm_undo(main: MainScreen, journal: Journal, record: OpRecord) -> None:
+    def answered(yes: bool | None) -> None:
+        if yes:
+            start_undo(main, journal, record)
+
+    main.app.push_screen(ConfirmScreen("Undo?", undo_body(record), yes="Undo"), answered)
+
+
+def start_undo(main: MainScreen, journal: Journal, record: OpRecord) -> None:
+    def run(progress: Progress, _cancelled: Cancelled) -> AppliedOp:
+        return journal.undo(record.id, progress=progress)
+
+    job = EditJob(
+        label=f"undo {record.kind}",
+        run=run,
+        message=lambda op: f"undid {record.title} · U lists operations (undo {op.op_id} redoes)",
+    )
+    start_edit(main, job)
+
+
+# --- U: the history ------------------------------------------------------------------------
+
+
+class UndoHistoryScreen(ModalScreen[OpRecord | None]):
+    """Every journaled operation, newest first; Enter undoes the highlighted one."""
+
+    CSS_PATH = "undo.tcss"
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "close", "Close", id="undo.close"),
+    ]
+
+    def __init__(self, journal: Journal) -> None:
+        super().__init__()
+        self.journal = journal
+        self.records: list[OpRecord] = []
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="undo-box") as box:
+            box.border_title = "Operations"
+            box.border_subtitle = "⏎ undo · esc close"
+            yield Static(Text(f"journal: {self.journal.directory}", style="dim"), id="undo-where")
+            yield DataTable(id="undo-table", cursor_type="row", zebra_stripes=True)
+
+    def on_mount(self) -> None:
+        table = self.query_one("#undo-table", DataTable)
+        table.add_columns("time (UTC)", "kind", "title", "files", "state")
+        table.focus()
+        journal = self.journal
+        run_in_thread(self, "history", lambda: rows_of(journal), self.show_rows, self.failed)
+
+    def show_rows(self, rows: list[tuple[OpRecord, str]]) -> None:
+        table = self.query_one("#undo-table", DataTable)
+        self.records = [record for record, _state in rows]
+        for record, state in rows:
+            style = "dim" if state != "done" else ""
+            table.add_row(
+                Text(op_time(record), style=style),
+                Text(record.kind, style=style),
+                Text(record.title, style=style),
+                Text(str(len(record.files)), style=style),
+                Text(state, style="yellow" if state == "undone" else style),
+                key=record.id,
+            )
+        if not rows:
+            self.query_one("#undo-where", Static).update(
+                Text(f"No operations yet in {self.journal.directory}", style="dim")
+            )
+
+    def failed(self, reason: str) -> None:
+        self.notify(reason, severity="error", markup=False)
+
+    @on(DataTable.RowSelected, "#undo-table")
+    def row_selected(self, event: DataTable.RowSelected) -> None:
+        if 0 <= event.cursor_row < len(self.records):
+            self.dismiss(self.records[event.cursor_row])
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+
+def rows_of(journal: Journal) -> list[tuple[OpRecord, str]]:
+    """Each operation and its state as a user reads it (``undone`` when undone)."""
+    rows = []
+    for record in journal.list():
+        state = "undone" if journal.is_undone(record) else record.state
+        if record.incomplete:
+            state += " (interrupted)"
+        rows.append((record, state))
+    return rows
+
+
+def open_undo_history(main: MainScreen) -> None:
+    journal = journal_for(main)
+
+    def chosen(record: OpRecord | None) -> None:
+        if record is not None:
+            confirm_undo(main, journal, record)
+
+    main.app.push_screen(UndoHistoryScreen(journal), chosen)
+
+
+# --- interrupted operations at start -------------------------------------------------------
+
+
+class InterruptedScreen(ModalScreen[Recovery]):
+    """An operation a crash left half done: roll it back, finish it, or decide later."""
+
+    CSS_PATH = "undo.tcss"
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("b", "choose('rollback')", "Roll back", id="interrupted.rollback"),
+        Binding("f", "choose('complete')", "Finish", id="interrupted.complete"),
+        Binding("escape,l", "choose('later')", "Later", id="interrupted.later"),
+    ]
+
+    def __init__(self, record: OpRecord, more: int) -> None:
+        super().__init__()
+        self.record = record
+        self.more = more
+
+    def compose(self) -> ComposeResult:
+        record = self.record
+        body = Text()
+        body.append(f"{record.kind}: {record.title}\n", style="bold")
+        body.append(
+            f"started {op_time(record)} UTC (operation {record.id}) and was interrupted "
+            f"({record.state}, {record.progress} of {len(record.files)} files done). "
+            "Some files may be old and some new.\n\n"
+        )
+        body.append_text(files_text(record))
+        body.append(
+            "\nRoll back puts every file back as it was before; Finish writes the rest of the "
+            "new files. Later leaves the files as they are (memtui undo --rollback "
+            f"{record.id} works too).",
+            style="dim",
+        )
+        if self.more:
+            body.append(f"\n{self.more} more interrupted operation(s) follow.", style="yellow")
+        with Vertical(id="interrupted-box") as box:
+            box.border_title = "An operation was interrupted"
+            yield Static(body, id="interrupted-body")
+            with Horizontal(id="interrupted-buttons"):
+                yield Button("Roll back (b)", variant="warning", id="rollback")
+                yield Button("Finish (f)", variant="primary", id="complete")
+                yield Button("Later (l)", id="later")
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        self.action_choose(event.button.id or "later")
+
+    def action_choose(self, choice: str) -> None:
+        if choice == "rollback":
+            self.dismiss("rollback")
+        elif choice == "complete":
+            self.dismiss("complete")
+        else:
+            self.dismiss("later")
+
+
+def check_interrupted(main: MainScreen) -> None:
+    """At start: offer every interrupted operation for roll back or finish (read in a worker)."""
+    journal = journal_for(main)
+    run_in_thread(main, "interrupted", journal.incomplete, lambda rs: offer(main, journal, rs),
+                  lambda reason: None)
+
+
+def offer(main: MainScreen, journal: Journal, records: list[OpRecord]) -> None:
+    if not records:
+        return
+    record, rest = records[0], records[1:]
+
+    def chosen(choice: Recovery | None) -> None:
+        if choice in ("rollback", "complete"):
+            recover(main, journal, record, choice, lambda: offer(main, journal, rest))
+        else:
+            offer(main, journal, rest)
+
+    main.app.push_screen(InterruptedScreen(record, len(rest)), chosen)
+
+
+def recover(
+    main: MainScreen,
+    journal: Journal,
+    record: OpRecord,
+    how: Recovery,
+    then: Callable[[], None],
+) -> None:
+    """Roll back or finish ``record`` in the edit worker, then rescan and offer the next."""
+
+    def run(_progress: Progress, _cancelled: Cancelled) -> AppliedOp:
+        done = journal.rollback(record.id) if how == "rollback" else journal.complete(record.id)
+        return AppliedOp(done.id, done.kind, done.title, [], done)
+
+    verb = "rolled back" if how == "rollback" else "finished"
+
+    def finished(_op: AppliedOp | None) -> None:
+        then()
+
+    job = EditJob(
+        label=f"{how} {record.kind}",
+        run=run,
+        message=lambda _op: f"{verb} {record.title}",
+        finished=finished,
+    )
+    start_edit(main, job)

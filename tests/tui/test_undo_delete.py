@@ -1,0 +1,155 @@
+"""Deleting a memory with ``d``, undo with ``u``, the history with ``U``, and recovery of an
+operation a crash interrupted."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from textual.widgets import DataTable, Static
+
+from memtui.core.demo import DemoHome, build_demo_home
+from memtui.core.journal import Journal
+from memtui.core.model import Store, StoreKind
+from memtui.tui.screens.confirm import ConfirmScreen
+from memtui.tui.screens.main import MainScreen
+from memtui.tui.screens.undo import InterruptedScreen, UndoHistoryScreen
+from tests.tui.test_snapshot_actions import (
+    app_for,
+    confirm,
+    main_of,
+    notifications,
+    plain,
+    settle,
+    tree_state,
+)
+
+VICTIM = "user-role.md"
+VICTIM_LINE = "- [Who I work with](user-role.md)"
+
+
+def store_of(main: MainScreen, kind: StoreKind) -> Store:
+    assert main.result is not None
+    return next(s for s in main.result.stores if s.kind == kind and s.memories)
+
+
+async def test_delete_then_undo(tmp_path: Path) -> None:
+    home = build_demo_home(tmp_path)
+    auto = home.auto_memory
+    before = tree_state(auto)
+    app = app_for(home)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot)
+        main = main_of(pilot)
+        main.select_path(store_of(main, StoreKind.AUTO), VICTIM)
+        await pilot.pause()
+        text = await confirm(pilot, "d")
+        assert f"Deletes: {VICTIM}" in text
+        assert f"-{VICTIM_LINE}" in text
+        assert not (auto / VICTIM).exists()
+        index = (auto / "MEMORY.md").read_text()
+        assert VICTIM_LINE not in index and "[Editor setup](user-editor.md)" in index
+        assert any(f"deleted {VICTIM} · u to undo" in m for m, _ in notifications(app))
+
+        text = await confirm(pilot, "u")
+        assert VICTIM in text
+        assert tree_state(auto) == before
+
+
+async def test_delete_refuses_index_and_snapshots(tmp_path: Path) -> None:
+    home = build_demo_home(tmp_path)
+    state = tree_state(home.root)
+    app = app_for(home)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot)
+        main = main_of(pilot)
+        main.select_path(store_of(main, StoreKind.AUTO), "MEMORY.md")
+        await pilot.pause()
+        await pilot.press("d")
+        await settle(pilot)
+        assert app.screen is main
+        main.select_path(store_of(main, StoreKind.SNAPSHOT), "MEMORY.md")
+        await pilot.pause()
+        await pilot.press("d")
+        await settle(pilot)
+        assert app.screen is main
+        warnings = [m for m, severity in notifications(app) if severity == "warning"]
+        assert any("MEMORY.md is the index" in m for m in warnings)
+        assert any("Snapshots ship with the project" in m for m in warnings)
+    assert tree_state(home.root) == state
+
+
+async def test_history_lists_operations_and_undoes_the_chosen_one(tmp_path: Path) -> None:
+    home = build_demo_home(tmp_path)
+    auto = home.auto_memory
+    before = tree_state(auto)
+    app = app_for(home)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot)
+        main = main_of(pilot)
+        main.select_path(store_of(main, StoreKind.AUTO), VICTIM)
+        await pilot.pause()
+        await confirm(pilot, "d")
+        await pilot.press("U")
+        await settle(pilot)
+        history = app.screen
+        assert isinstance(history, UndoHistoryScreen)
+        table = history.query_one("#undo-table", DataTable)
+        assert table.row_count == 1
+        row = [str(cell) for cell in table.get_row_at(0)]
+        assert row[1] == "delete-memory" and row[3] == "2" and row[4] == "done"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("y")
+        await settle(pilot)
+        assert tree_state(auto) == before
+
+
+def crash_mid_delete(home: DemoHome, state_home: Path) -> None:
+    """Delete a memory in another process that dies between two journal steps."""
+    script = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from memtui.core.edits import apply\n"
+        "from memtui.core.journal import Journal\n"
+        "from memtui.core.memory_ops import plan_delete_memory\n"
+        "from memtui.core.model import StoreKind, StoreLocation\n"
+        "from memtui.core.scan import scan_store\n"
+        "store = scan_store(StoreLocation(StoreKind.AUTO, Path(sys.argv[1]), 'test'))\n"
+        "memory = next(m for m in store.memories if m.rel_path == sys.argv[2])\n"
+        "apply(plan_delete_memory(store, memory), Journal.default())\n"
+    )
+    env = {
+        **os.environ,
+        "XDG_STATE_HOME": str(state_home),
+        "MEMTUI_TEST_CRASH_AFTER": "4",
+        "PYTHONPATH": str(Path(__file__).resolve().parents[2]),
+    }
+    subprocess.run(
+        [sys.executable, "-c", script, str(home.auto_memory), VICTIM], env=env, check=False
+    )
+
+
+async def test_interrupted_operation_is_rolled_back_at_start(tmp_path: Path) -> None:
+    home = build_demo_home(tmp_path)
+    auto = home.auto_memory
+    before = tree_state(auto)
+    crash_mid_delete(home, home.root / "state")
+    journal = Journal(home.root / "state" / "memtui" / "journal")
+    assert len(journal.incomplete()) == 1
+    assert not (auto / VICTIM).exists()  # killed halfway: the file is gone, its index line not
+    assert VICTIM_LINE in (auto / "MEMORY.md").read_text()
+    app = app_for(home)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot)
+        modal = app.screen
+        assert isinstance(modal, InterruptedScreen)
+        assert "delete-memory" in plain(modal.query_one("#interrupted-body", Static))
+        await pilot.press("b")
+        await settle(pilot)
+        assert isinstance(app.screen, MainScreen)
+    assert tree_state(auto) == before
+    assert journal.incomplete() == []
