@@ -165,6 +165,16 @@ async def scene_search(pilot: Pilot[None], home: DemoHome) -> None:
     await settle(pilot)
 
 
+async def scene_snapshot_review(pilot: Pilot[None], home: DemoHome) -> None:
+    await settle(pilot)
+    snapshots = home.project / ".claude" / "agent-memory-snapshots" / "reviewer"
+    await select(pilot, "snapshots", snapshots)
+    await pilot.press("s")
+    await settle(pilot)
+    await pilot.press("down", "down")  # highlight a local memory that replace would delete
+    await settle(pilot)
+
+
 def search_screen_exists() -> bool:
     return importlib.util.find_spec("memtui.tui.screens.search") is not None
 
@@ -173,6 +183,7 @@ SHOTS = (
     Shot("main", scene_main),
     Shot("memory-index", scene_memory_index),
     Shot("snapshots", scene_snapshots),
+    Shot("snapshot-review", scene_snapshot_review),
     Shot("search", scene_search),
 )
 

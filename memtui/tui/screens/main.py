@@ -47,15 +47,16 @@ class MainScreen(Screen[None]):
         Binding("left,h", "pane(-1)", "Prev pane", show=False, id="pane.prev"),
         Binding("right,l", "pane(1)", "Next pane", show=False, id="pane.next"),
         Binding("z", "zoom", "Zoom", id="pane.zoom"),
-        Binding("r", "raw", "Raw", id="detail.raw"),
-        Binding("ctrl+r", "rescan", "Rescan", id="app.rescan"),
+        Binding("r", "raw", "Raw", show=False, id="detail.raw"),
+        Binding("ctrl+r", "rescan", "Rescan", show=False, id="app.rescan"),
         Binding("e", "edit", "Edit", id="memory.edit"),
         Binding("slash", "search", "Search", id="app.search"),
         Binding("p", "projects", "Projects", id="app.projects"),
         Binding("s", "snapshot_review", "Snapshot", id="snapshot.review"),
         Binding("d", "delete", "Delete", id="memory.delete"),
         Binding("u", "undo", "Undo", id="edit.undo"),
-        Binding("U", "undo_history", "History", id="edit.history"),
+        Binding("U", "undo_history", "History", show=False, id="edit.history"),
+        Binding("question_mark", "app.show_help_panel", "Keys", id="app.keys"),
     ]
 
     def __init__(self, context: Context) -> None:
