@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-import dataclasses
-import hashlib
 import io
 import json
 import os
-import shutil
-import stat
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from helpers import copy_demo, tree_state
 
 from memtui.cli import main
 from memtui.core.demo import DemoHome, build_demo_home, index_entry
@@ -21,7 +18,6 @@ from memtui.core.edits import CRASH_ENV, CRASH_EXIT_CODE, LOCK_NAME
 from memtui.core.journal import Journal
 from memtui.core.snapshot import SYNCED_JSON
 
-State = dict[str, tuple[object, ...]]
 REPO = Path(__file__).resolve().parent.parent
 
 
@@ -43,21 +39,7 @@ def pristine(tmp_path_factory: pytest.TempPathFactory) -> DemoHome:
 def demo(pristine: DemoHome, tmp_path: Path) -> DemoHome:
     """A private copy of the demo home without its git data and sessions (never edited here),
     every path moved along."""
-    root = tmp_path / "demo"
-
-    def ignore(directory: str, names: list[str]) -> set[str]:
-        skipped = {".git", "project-worktree"} if Path(directory) == pristine.root else {".git"}
-        if Path(directory) == pristine.claude_home:
-            skipped.add("projects")
-        return skipped & set(names)
-
-    shutil.copytree(pristine.root, root, symlinks=True, ignore=ignore)
-    moved = {
-        f.name: root / getattr(pristine, f.name).relative_to(pristine.root)
-        for f in dataclasses.fields(pristine)
-        if isinstance(getattr(pristine, f.name), Path)
-    }
-    return dataclasses.replace(pristine, **moved)
+    return copy_demo(pristine, tmp_path / "demo")
 
 
 class Terminal(io.StringIO):
@@ -82,23 +64,6 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
     code = main(list(argv))
     out, err = capsys.readouterr()
     return code, out, err
-
-
-def tree_state(root: Path) -> State:
-    found: State = {}
-    for dirpath, dirnames, filenames in os.walk(root):
-        for name in dirnames + filenames:
-            path = Path(dirpath) / name
-            st = path.lstat()
-            rel = path.relative_to(root).as_posix()
-            if stat.S_ISDIR(st.st_mode):
-                found[rel] = ("dir", stat.S_IMODE(st.st_mode))
-            elif stat.S_ISLNK(st.st_mode):
-                found[rel] = ("link", os.readlink(path))
-            else:
-                digest = hashlib.sha256(path.read_bytes()).hexdigest()
-                found[rel] = ("file", digest, stat.S_IMODE(st.st_mode), st.st_mtime_ns)
-    return found
 
 
 def reviewer_dir(demo: DemoHome) -> Path:

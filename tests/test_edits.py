@@ -3,7 +3,6 @@ confinement, previews, cancellation, and deleting a memory with its index lines.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import stat
 import subprocess
@@ -12,6 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
+from helpers import tree_state
 
 from memtui.core.demo import DemoHome, build_demo_home, index_entry, write_file, write_index
 from memtui.core.edits import (
@@ -29,14 +29,7 @@ from memtui.core.memory_ops import plan_delete_memory, remove_lines
 from memtui.core.model import Store, StoreKind, StoreLocation
 from memtui.core.scan import scan_store
 
-State = dict[str, tuple[object, ...]]
-
-
-@pytest.fixture(autouse=True)
-def state_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    state = tmp_path / "state"
-    monkeypatch.setenv("XDG_STATE_HOME", str(state))
-    return state
+pytestmark = pytest.mark.usefixtures("state_home")
 
 
 @pytest.fixture
@@ -53,23 +46,6 @@ def store(tmp_path: Path) -> Path:
     write_file(root / "b.md", "beta\n", mode=0o640)
     write_file(root / "logs" / "day.md", "log\n", mode=0o644)
     return root
-
-
-def tree_state(root: Path) -> State:
-    found: State = {}
-    for dirpath, dirnames, filenames in os.walk(root):
-        for name in dirnames + filenames:
-            path = Path(dirpath) / name
-            st = path.lstat()
-            rel = path.relative_to(root).as_posix()
-            if stat.S_ISLNK(st.st_mode):
-                found[rel] = ("link", os.readlink(path))
-            elif stat.S_ISDIR(st.st_mode):
-                found[rel] = ("dir", stat.S_IMODE(st.st_mode))
-            else:
-                digest = hashlib.sha256(path.read_bytes()).hexdigest()
-                found[rel] = ("file", digest, stat.S_IMODE(st.st_mode), st.st_mtime_ns)
-    return found
 
 
 def digest(path: Path) -> str:

@@ -3,7 +3,6 @@ step (forked children that exit via the test-only MEMTUI_TEST_CRASH_AFTER hook).
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import shutil
@@ -15,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from helpers import tree_state
 
 from memtui.core.demo import DemoHome, build_demo_home, write_file
 from memtui.core.edits import (
@@ -30,35 +30,12 @@ from memtui.core.edits import (
 from memtui.core.journal import Journal, default_journal_dir
 from memtui.core.snapshot_ops import plan_snapshot
 
-State = dict[str, tuple[object, ...]]
-
-
-@pytest.fixture(autouse=True)
-def state_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    state = tmp_path / "state"
-    monkeypatch.setenv("XDG_STATE_HOME", str(state))
-    return state
+pytestmark = pytest.mark.usefixtures("state_home")
 
 
 @pytest.fixture(scope="module")
 def pristine(tmp_path_factory: pytest.TempPathFactory) -> DemoHome:
     return build_demo_home(tmp_path_factory.mktemp("pristine") / "demo")
-
-
-def tree_state(root: Path, *, mtimes: bool = True) -> State:
-    found: State = {}
-    for dirpath, dirnames, filenames in os.walk(root):
-        for name in dirnames + filenames:
-            path = Path(dirpath) / name
-            st = path.lstat()
-            rel = path.relative_to(root).as_posix()
-            if stat.S_ISDIR(st.st_mode):
-                found[rel] = ("dir", stat.S_IMODE(st.st_mode))
-            else:
-                digest = hashlib.sha256(path.read_bytes()).hexdigest()
-                stamp = st.st_mtime_ns if mtimes else None
-                found[rel] = ("file", digest, stat.S_IMODE(st.st_mode), stamp)
-    return found
 
 
 def small_tree(root: Path) -> Path:

@@ -3,16 +3,14 @@ and undo of each back to a byte-identical tree."""
 
 from __future__ import annotations
 
-import dataclasses
-import hashlib
 import json
 import os
-import shutil
 import stat
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from helpers import copy_demo, tree_state
 
 from memtui.core.demo import DemoHome, build_demo_home, write_file
 from memtui.core.edits import EditRefused, apply
@@ -20,14 +18,7 @@ from memtui.core.journal import Journal
 from memtui.core.snapshot import SNAPSHOT_JSON, SYNCED_JSON, snapshot_status
 from memtui.core.snapshot_ops import SNAPSHOT_ACTIONS, SnapshotAction, plan_snapshot, synced_bytes
 
-State = dict[str, tuple[object, ...]]
-
-
-@pytest.fixture(autouse=True)
-def state_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    state = tmp_path / "state"
-    monkeypatch.setenv("XDG_STATE_HOME", str(state))
-    return state
+pytestmark = pytest.mark.usefixtures("state_home")
 
 
 @pytest.fixture(scope="module")
@@ -38,46 +29,7 @@ def pristine(tmp_path_factory: pytest.TempPathFactory) -> DemoHome:
 @pytest.fixture
 def demo(pristine: DemoHome, tmp_path: Path) -> DemoHome:
     """A private copy of the demo home (mtimes kept), with every path moved along."""
-    root = tmp_path / "demo"
-    shutil.copytree(pristine.root, root, symlinks=True, ignore=skip_unrelated(pristine.root))
-    moved = {
-        f.name: root / getattr(pristine, f.name).relative_to(pristine.root)
-        for f in dataclasses.fields(pristine)
-        if isinstance(getattr(pristine, f.name), Path)
-    }
-    return dataclasses.replace(pristine, **moved)
-
-
-def skip_unrelated(root: Path) -> Callable[[str, list[str]], set[str]]:
-    """Leave out what snapshot actions never touch (git data, sessions, auto memory)."""
-
-    def ignore(directory: str, names: list[str]) -> set[str]:
-        skipped = {".git"}
-        if Path(directory) == root:
-            skipped |= {"project-worktree", "agent-memory"}
-        if Path(directory) == root / "claude":
-            skipped.add("projects")
-        return skipped & set(names)
-
-    return ignore
-
-
-def tree_state(root: Path) -> State:
-    """Every entry below ``root``: files by sha256, mode and mtime; dirs by mode; links."""
-    found: State = {}
-    for dirpath, dirnames, filenames in os.walk(root):
-        for name in dirnames + filenames:
-            path = Path(dirpath) / name
-            st = path.lstat()
-            rel = path.relative_to(root).as_posix()
-            if stat.S_ISLNK(st.st_mode):
-                found[rel] = ("link", os.readlink(path))
-            elif stat.S_ISDIR(st.st_mode):
-                found[rel] = ("dir", stat.S_IMODE(st.st_mode))
-            else:
-                digest = hashlib.sha256(path.read_bytes()).hexdigest()
-                found[rel] = ("file", digest, stat.S_IMODE(st.st_mode), st.st_mtime_ns)
-    return found
+    return copy_demo(pristine, tmp_path / "demo")
 
 
 def snapshot_dir(demo: DemoHome, agent: str) -> Path:

@@ -1,0 +1,55 @@
+"""Helpers shared by the tests: tree fingerprints and private copies of the demo home."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import os
+import shutil
+import stat
+from pathlib import Path
+
+from memtui.core.demo import DemoHome
+
+State = dict[str, tuple[object, ...]]
+
+
+def tree_state(root: Path, *, mtimes: bool = True) -> State:
+    """Every entry below ``root``: files by sha256, mode and (unless ``mtimes`` is False)
+    mtime; dirs by mode; links by target."""
+    found: State = {}
+    for dirpath, dirnames, filenames in os.walk(root):
+        for name in dirnames + filenames:
+            path = Path(dirpath) / name
+            st = path.lstat()
+            rel = path.relative_to(root).as_posix()
+            if stat.S_ISLNK(st.st_mode):
+                found[rel] = ("link", os.readlink(path))
+            elif stat.S_ISDIR(st.st_mode):
+                found[rel] = ("dir", stat.S_IMODE(st.st_mode))
+            else:
+                digest = hashlib.sha256(path.read_bytes()).hexdigest()
+                stamp = st.st_mtime_ns if mtimes else None
+                found[rel] = ("file", digest, stat.S_IMODE(st.st_mode), stamp)
+    return found
+
+
+def copy_demo(pristine: DemoHome, root: Path, *, keep_auto: bool = False) -> DemoHome:
+    """A private copy of a demo home at ``root`` (mtimes kept, every path moved along),
+    without git data, the worktree and, unless ``keep_auto``, the projects folder."""
+
+    def ignore(directory: str, names: list[str]) -> set[str]:
+        skipped = {".git"}
+        if Path(directory) == pristine.root:
+            skipped.add("project-worktree")
+        if Path(directory) == pristine.claude_home and not keep_auto:
+            skipped.add("projects")
+        return skipped & set(names)
+
+    shutil.copytree(pristine.root, root, symlinks=True, ignore=ignore)
+    moved = {
+        f.name: root / getattr(pristine, f.name).relative_to(pristine.root)
+        for f in dataclasses.fields(pristine)
+        if isinstance(getattr(pristine, f.name), Path)
+    }
+    return dataclasses.replace(pristine, **moved)
