@@ -10,6 +10,8 @@ import stat
 from pathlib import Path
 
 from memtui.core.demo import DemoHome
+from memtui.core.locations import Context
+from memtui.tui.app import MemtuiApp, make_app
 
 State = dict[str, tuple[object, ...]]
 
@@ -53,3 +55,18 @@ def copy_demo(pristine: DemoHome, root: Path, *, keep_auto: bool = False) -> Dem
         if isinstance(getattr(pristine, f.name), Path)
     }
     return dataclasses.replace(pristine, **moved)
+
+
+def demo_context(home: DemoHome, **env: str) -> Context:
+    """A Context for a demo home, isolated from the machine's HOME and settings."""
+    return Context.create(
+        project=home.project,
+        claude_home=home.claude_home,
+        agent_memory_home=home.agent_memory_home,
+        env={"HOME": str(home.root), **env},
+    )
+
+
+def demo_app(home: DemoHome, *, watch: bool = False, **env: str) -> MemtuiApp:
+    """The real app on a demo home; file watching off unless a test is about it."""
+    return make_app(demo_context(home, **env), watch=watch)

@@ -7,11 +7,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers import demo_app
 from textual.pilot import Pilot
 
 from memtui.core.demo import DemoHome, build_demo_home
-from memtui.core.locations import Context
-from memtui.tui.app import MemtuiApp, make_app
+from memtui.tui.app import MemtuiApp
 from memtui.tui.editor import FALLBACK_EDITOR, editor_command
 from memtui.tui.screens.main import MainScreen
 from memtui.tui.widgets.detail import DetailPane
@@ -52,13 +52,7 @@ def editor_log(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def app_for(home: DemoHome) -> MemtuiApp:
-    context = Context.create(
-        project=home.project,
-        claude_home=home.claude_home,
-        agent_memory_home=home.agent_memory_home,
-        env={"HOME": str(home.root)},
-    )
-    return make_app(context, watch=False)
+    return demo_app(home, watch=False)
 
 
 async def settle(pilot: Pilot[None]) -> MainScreen:

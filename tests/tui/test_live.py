@@ -7,12 +7,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from helpers import demo_app
 from textual.pilot import Pilot
 
 from memtui.core.demo import DemoHome, build_demo_home, write_memory
-from memtui.core.locations import Context
 from memtui.core.model import Memory
-from memtui.tui.app import MemtuiApp, make_app
+from memtui.tui.app import MemtuiApp
 from memtui.tui.screens.main import MainScreen
 from memtui.tui.widgets.detail import DetailPane
 from memtui.tui.widgets.store_tree import StoreTree
@@ -27,13 +27,7 @@ def home(tmp_path: Path) -> DemoHome:
 
 
 def live_app(home: DemoHome, *, watch: bool = True) -> MemtuiApp:
-    context = Context.create(
-        project=home.project,
-        claude_home=home.claude_home,
-        agent_memory_home=home.agent_memory_home,
-        env={"HOME": str(home.root)},
-    )
-    return make_app(context, watch=watch)
+    return demo_app(home, watch=watch)
 
 
 def main_screen(pilot: Pilot[None]) -> MainScreen:

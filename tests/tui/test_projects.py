@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import pytest
+from helpers import demo_app
 from textual.pilot import Pilot
 from textual.widgets import OptionList, Static
 
 from memtui.core.demo import DemoHome, build_demo_home
-from memtui.core.locations import Context
 from memtui.core.model import StoreKind
-from memtui.tui.app import MemtuiApp, make_app
 from memtui.tui.screens.main import MainScreen
 from memtui.tui.screens.projects import ProjectsScreen
 from memtui.tui.widgets.store_tree import StoreTree
@@ -22,14 +21,6 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> DemoHome:
     return build_demo_home(tmp_path_factory.mktemp("tui-projects") / "home")
 
 
-def demo_app(home: DemoHome) -> MemtuiApp:
-    ctx = Context.create(
-        project=home.project,
-        claude_home=home.claude_home,
-        agent_memory_home=home.agent_memory_home,
-        env={"HOME": str(home.root)},
-    )
-    return make_app(ctx, watch=False)
 
 
 async def settle(pilot: Pilot[None]) -> None:

@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 import pytest
+from helpers import demo_app
 from textual.command import CommandPalette
 from textual.pilot import Pilot
 from textual.widgets import Input, OptionList, Static
 
 from memtui.core.demo import DemoHome, build_demo_home
-from memtui.core.locations import Context
 from memtui.core.model import StoreKind
 from memtui.core.scan import scan
 from memtui.core.search import build_search_index
-from memtui.tui.app import MemtuiApp, make_app
+from memtui.tui.app import MemtuiApp
 from memtui.tui.nodes import NodeRef
 from memtui.tui.palette import subsequence_pattern
 from memtui.tui.screens.main import MainScreen
@@ -28,14 +28,6 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> DemoHome:
     return build_demo_home(tmp_path_factory.mktemp("tui-search") / "home")
 
 
-def demo_app(home: DemoHome) -> MemtuiApp:
-    ctx = Context.create(
-        project=home.project,
-        claude_home=home.claude_home,
-        agent_memory_home=home.agent_memory_home,
-        env={"HOME": str(home.root)},
-    )
-    return make_app(ctx, watch=False)
 
 
 async def settle(pilot: Pilot[None]) -> None:
