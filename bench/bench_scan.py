@@ -101,9 +101,13 @@ def main() -> int:
                str(home / "agent-memory"), "scan", "--json"]
     base_cmd = [sys.executable, str(ROOT / "bench" / "baseline.py"), str(projects), *roots]
     cache_home = tempfile.mkdtemp(prefix="memtui-bench-cache-")
-    cold_env = {**os.environ, "MEMTUI_NO_CACHE": "1"}
-    warm_env = {**os.environ, "MEMTUI_NO_CACHE": "0", "XDG_CACHE_HOME": cache_home}
-    timed(env_cmd, cold_env), timed(env_cmd, warm_env), timed(base_cmd)  # warm every cache
+    # Like an installed package, every child uses compiled bytecode (the warm-up runs write it
+    # to a private prefix), even where PYTHONDONTWRITEBYTECODE is set in the environment.
+    base_env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    base_env["PYTHONPYCACHEPREFIX"] = tempfile.mkdtemp(prefix="memtui-bench-pyc-")
+    cold_env = {**base_env, "MEMTUI_NO_CACHE": "1"}
+    warm_env = {**base_env, "MEMTUI_NO_CACHE": "0", "XDG_CACHE_HOME": cache_home}
+    timed(env_cmd, cold_env), timed(env_cmd, warm_env), timed(base_cmd, base_env)  # warm-up
     memtui_times, cold_times, base_times = [], [], []
     out, rss = "", 0
     for _ in range(args.runs):
@@ -113,7 +117,7 @@ def main() -> int:
         elapsed, run_rss, _ = timed(env_cmd, cold_env)
         cold_times.append(elapsed)
         rss = max(rss, run_rss)
-        elapsed, _, _base_out = timed(base_cmd)
+        elapsed, _, _base_out = timed(base_cmd, base_env)
         base_times.append(elapsed)
     data = json.loads(out)
     memories = sum(len(s["memories"]) for s in data["stores"])

@@ -6,7 +6,6 @@ import argparse
 import json
 import os
 import sys
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -72,7 +71,11 @@ def context_from(args: argparse.Namespace) -> Context:
 
 def print_json(data: Any) -> None:
     """One compact JSON document (C encoder, one write: large homes print fast)."""
-    sys.stdout.write(json.dumps(data, ensure_ascii=False) + "\n")
+    from memtui.core.cache import gc_paused
+
+    with gc_paused():
+        text = json.dumps(data, ensure_ascii=False)
+    sys.stdout.write(text + "\n")
 
 
 def store_heading(store: Store, ctx: Context) -> str:
@@ -470,6 +473,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 def use_demo_home(args: argparse.Namespace) -> None:
     """``--demo``: build the demo home in a temporary directory and point every option at it."""
+    import tempfile
+
     from memtui.core.demo import build_demo_home
 
     home = build_demo_home(Path(tempfile.mkdtemp(prefix="memtui-demo-")))

@@ -63,7 +63,7 @@ def test_broken_files_are_listed_with_their_problem_and_the_rest_loads(result: S
 
 def test_symlink_leaving_the_store_is_never_read(result: ScanResult) -> None:
     escape = next(m for m in only(result, StoreKind.AUTO).memories if m.rel_path == "escape.md")
-    assert escape.header == "" and escape.frontmatter.data == {}
+    assert escape.links == [] and escape.frontmatter.data == {} and not escape.header_complete
 
 
 def test_team_is_its_own_store_not_part_of_auto(result: ScanResult) -> None:

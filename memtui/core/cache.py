@@ -9,16 +9,16 @@ same stat). Payloads are plain values (marshal), so a corrupt or foreign cache i
 from __future__ import annotations
 
 import contextlib
+import gc
 import hashlib
 import marshal
 import os
-import tempfile
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-CACHE_VERSION = 3
+CACHE_VERSION = 4
 RACY_SECONDS = 3.0
 
 StatKey = tuple[int, int, int, int]
@@ -31,6 +31,19 @@ def stat_key(st: os.stat_result) -> StatKey:
 def cache_dir(env: Mapping[str, str], home: Path) -> Path:
     base = env.get("XDG_CACHE_HOME") or str(home / ".cache")
     return Path(base) / "memtui"
+
+
+@contextlib.contextmanager
+def gc_paused() -> Iterator[None]:
+    """No cyclic garbage collection inside: a scan builds tens of thousands of acyclic objects,
+    and each collection would walk all of them again (refcounting still frees them)."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 class ScanCache:
@@ -53,10 +66,16 @@ class ScanCache:
         digest = hashlib.sha256("\0".join(str(p) for p in identity).encode()).hexdigest()[:16]
         return cls(cache_dir(env, home) / f"scan-{digest}.marshal")
 
+    @property
+    def now(self) -> float:
+        """The time this scan started: stats newer than ``RACY_SECONDS`` before it are racy."""
+        return self._now
+
     @staticmethod
     def _load(path: Path) -> dict[str, dict[str, tuple[StatKey, Any]]]:
         try:
-            data = marshal.loads(path.read_bytes())
+            with gc_paused():
+                data = marshal.loads(path.read_bytes())
         except (OSError, EOFError, ValueError, TypeError):
             return {}
         if not isinstance(data, tuple) or len(data) != 2 or data[0] != CACHE_VERSION:
@@ -66,21 +85,25 @@ class ScanCache:
 
     def get(self, kind: str, path: str, st: os.stat_result) -> Any:
         """The payload stored for ``path`` if its stat still matches, else None."""
+        return self.get_keyed(kind, path, stat_key(st))
+
+    def get_keyed(self, kind: str, path: str, key: Any) -> Any:
+        """The payload stored for ``path`` under exactly ``key`` (a stat key or a digest)."""
         entry = self._old.get(kind, {}).get(path)
-        if entry is None:
-            return None
-        key = stat_key(st)
-        if tuple(entry[0]) != key:
+        if entry is None or entry[0] != key:
             return None
         self._new.setdefault(kind, {})[path] = entry
         return entry[1]
 
     def put(self, kind: str, path: str, st: os.stat_result, payload: Any) -> None:
-        if self.path is None:
+        self.put_keyed(kind, path, stat_key(st), payload, max(st.st_mtime, st.st_ctime))
+
+    def put_keyed(self, kind: str, path: str, key: Any, payload: Any, newest: float) -> None:
+        """Store ``payload`` under ``key``; ``newest`` is the latest mtime or ctime behind the
+        key: nothing is stored while it is racily recent."""
+        if self.path is None or self._now - newest < RACY_SECONDS:
             return
-        if self._now - st.st_mtime < RACY_SECONDS or self._now - st.st_ctime < RACY_SECONDS:
-            return
-        self._new.setdefault(kind, {})[path] = (stat_key(st), payload)
+        self._new.setdefault(kind, {})[path] = (key, payload)
         self._dirty = True
 
     def save(self) -> None:
@@ -96,6 +119,8 @@ class ScanCache:
             blob = marshal.dumps((CACHE_VERSION, self._new))
         except ValueError:
             return
+        import tempfile  # only when writing: a warm scan never needs it
+
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
             fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".scan-", suffix=".tmp")

@@ -20,6 +20,7 @@ from bisect import bisect_left
 from collections.abc import Callable, Iterable, Set
 from dataclasses import dataclass, field
 from functools import lru_cache
+from itertools import chain
 from typing import Any, cast
 from urllib.parse import unquote
 
@@ -946,11 +947,13 @@ def _known_names(store_files: Set[str], memory_names: dict[str, str]) -> set[str
     return known
 
 
-def _broken_wikilinks(link_sources: dict[str, str], known: set[str]) -> list[BrokenLink]:
+def _broken_wikilinks(
+    link_sources: Iterable[tuple[str, list[str]]], known: set[str]
+) -> list[BrokenLink]:
     broken: list[BrokenLink] = []
     seen: set[tuple[str, str]] = set()
-    for source, text in link_sources.items():
-        for link in wikilinks(text):
+    for source, links in link_sources:
+        for link in links:
             name = wikilink_target(link).casefold()
             if not name or name in known or name.removesuffix(".md") in known:
                 continue
@@ -966,6 +969,7 @@ def index_health(
     store_files: Set[str],
     memory_names: dict[str, str],
     link_sources: dict[str, str],
+    source_links: dict[str, list[str]] | None = None,
     own_index_dirs: Set[str] = frozenset(),
     index_dir: str = "",
 ) -> IndexHealth:
@@ -973,8 +977,10 @@ def index_health(
 
     ``store_files``: posix paths (from the store root) of every ``.md`` file but ``MEMORY.md``
     files; ``memory_names``: name-slug → path; ``link_sources``: path → text searched for
-    ``[[wikilinks]]``; ``own_index_dirs``: folders holding their own ``MEMORY.md`` (files below
-    them are not orphans of this index); ``index_dir``: the folder of this ``MEMORY.md``.
+    ``[[wikilinks]]``; ``source_links``: path → the ``wikilinks`` of its text, already
+    extracted (searched before ``link_sources``); ``own_index_dirs``: folders holding their
+    own ``MEMORY.md`` (files below them are not orphans of this index); ``index_dir``: the
+    folder of this ``MEMORY.md``.
     Daily logs (``logs/YYYY/MM/YYYY-MM-DD.md``) are never orphans. Entry lengths are counted in
     characters (code points), limits 150 ("keep under ~150") and 200.
     """
@@ -992,5 +998,11 @@ def index_health(
         dangling=dangling,
         orphans=_orphans(store_files, pointed, index_dir, own_index_dirs),
         long_entries=_long_entries(report.entries),
-        broken_wikilinks=_broken_wikilinks(link_sources, _known_names(store_files, memory_names)),
+        broken_wikilinks=_broken_wikilinks(
+            chain(
+                (source_links or {}).items(),
+                ((source, wikilinks(text)) for source, text in link_sources.items()),
+            ),
+            _known_names(store_files, memory_names),
+        ),
     )

@@ -187,10 +187,20 @@ def auto_memory_enabled(ctx: Context, settings: SettingsSet) -> tuple[bool, str]
 
 
 def list_dirs(path: Path) -> list[Path]:
+    """The directories (or symlinks to one) directly in ``path``, sorted; one ``scandir``."""
     try:
-        return sorted(p for p in path.iterdir() if p.is_dir())
+        with os.scandir(path) as it:
+            names = sorted(entry.name for entry in it if _is_dir(entry))
     except OSError:
         return []
+    return [path / name for name in names]
+
+
+def _is_dir(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_dir()
+    except OSError:
+        return False
 
 
 def session_locations(ctx: Context) -> list[StoreLocation]:

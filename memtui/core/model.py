@@ -84,9 +84,12 @@ class Memory:
     mtime: float
     frontmatter: Frontmatter = field(default_factory=Frontmatter)
     problems: list[str] = field(default_factory=list)
-    header: str = ""
     header_complete: bool = False
     is_index: bool = False
+    links: list[str] = field(default_factory=list)
+    """The ``[[wikilinks]]`` of the header, as written, outside code."""
+    summary_title: str | None = None
+    """For a ``summary.md`` at a store's root: the title under ``# Session Title`` in its header."""
 
     @cached_property
     def path(self) -> Path:

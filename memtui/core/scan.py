@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import marshal
 import os
 import stat
 from collections.abc import Callable, Iterator
@@ -9,14 +11,20 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from memtui.core.cache import ScanCache
+from memtui.core.cache import RACY_SECONDS, ScanCache, StatKey, gc_paused, stat_key
 from memtui.core.fileread import read_full, read_header
 from memtui.core.frontmatter import parse_frontmatter
 from memtui.core.gitroot import current_branch
-from memtui.core.index import index_health, load_report
+from memtui.core.index import index_health, load_report, wikilinks
 from memtui.core.locations import Context, Locations, list_dirs, locate
 from memtui.core.model import (
+    BrokenLink,
+    DroppedEntry,
     Frontmatter,
+    IndexEntry,
+    IndexHealth,
+    LoadReport,
+    LongEntry,
     Memory,
     ProjectRef,
     ScanResult,
@@ -36,6 +44,8 @@ from memtui.core.sessions import (
 from memtui.core.snapshot import SNAPSHOT_JSON, agent_snapshot_info
 
 INDEX_NAME = "MEMORY.md"
+SUMMARY_NAME = "summary.md"
+INDEX_PAYLOAD_VERSION = 1
 
 EMPTY_SLACK_BYTES = 64
 """A summary this much larger than its template may still trim down to it."""
@@ -51,15 +61,30 @@ class FileEntry:
     """The directory listing showed a regular file (no symlink): it can be opened directly."""
 
 
-def walk_markdown(root: Path, skip: set[str] | None = None) -> Iterator[FileEntry]:
-    """Every ``*.md`` entry below ``root`` (sorted, symlinked dirs not followed)."""
+def sorted_listing(directory: str) -> list[os.DirEntry[str]] | None:
+    """The entries of ``directory`` sorted by name, or None when it cannot be listed."""
+    try:
+        with os.scandir(directory) as it:
+            return sorted(it, key=_entry_name)
+    except OSError:
+        return None
+
+
+def _entry_name(entry: os.DirEntry[str]) -> str:
+    return entry.name
+
+
+def walk_markdown(
+    root: Path, skip: set[str] | None = None, listing: list[os.DirEntry[str]] | None = None
+) -> Iterator[FileEntry]:
+    """Every ``*.md`` entry below ``root`` (sorted, symlinked dirs not followed); ``listing``
+    is ``sorted_listing(root)`` when the caller already has it."""
     stack = [(str(root), "")]
     while stack:
         directory, prefix = stack.pop()
-        try:
-            with os.scandir(directory) as it:
-                entries = sorted(it, key=lambda e: e.name)
-        except OSError:
+        entries = listing if listing is not None else sorted_listing(directory)
+        listing = None
+        if entries is None:
             continue
         subdirs = []
         for entry in entries:
@@ -100,34 +125,43 @@ def top_level_files(root: Path) -> Iterator[FileEntry]:
 
 def read_memory(entry: FileEntry, store_root: Path, cache: ScanCache | None = None) -> Memory:
     """A memory from its header only: frontmatter, size, mtime and problems."""
-    st: os.stat_result | None = None
+    return read_memory_keyed(entry, store_root, cache)[0]
+
+
+def read_memory_keyed(
+    entry: FileEntry, store_root: Path, cache: ScanCache | None = None
+) -> tuple[Memory, os.stat_result | None]:
+    """``read_memory`` and the stat of the file it describes (None unless a regular file)."""
     if cache is not None and cache.path is not None and entry.regular:
         try:
-            st = os.lstat(entry.path)
+            st: os.stat_result | None = os.lstat(entry.path)
         except OSError:
             st = None
         payload = cache.get("memory", entry.path, st) if st is not None else None
         if payload is not None and st is not None:
-            return memory_from_payload(entry, st, payload)
+            return memory_from_payload(entry, st, payload), st
     header = read_header(entry.path, store_root, regular=entry.regular)
     text = header.data.decode("utf-8", errors="replace")
+    is_index = entry.rel_path.rsplit("/", 1)[-1] == INDEX_NAME
     memory = Memory(
         file=entry.path,
         rel_path=entry.rel_path,
         size=header.size,
         mtime=header.mtime,
         problems=list(header.problems),
-        header=text,
         header_complete=header.complete,
-        is_index=entry.rel_path.rsplit("/", 1)[-1] == INDEX_NAME,
+        is_index=is_index,
+        links=[] if is_index else wikilinks(text),
+        summary_title=summary_title(text) if entry.rel_path == SUMMARY_NAME else None,
     )
     if header.readable and "binary file (contains NUL bytes)" not in header.problems:
         memory.frontmatter = parse_frontmatter(text.lstrip("\ufeff").replace("\r", ""))
         if memory.frontmatter.error:
             memory.problems.append(memory.frontmatter.error)
-    if cache is not None and header.stat is not None and entry.regular:
-        cache.put("memory", entry.path, header.stat, memory_payload(memory))
-    return memory
+    st = header.stat if entry.regular else None
+    if cache is not None and st is not None:
+        cache.put("memory", entry.path, st, memory_payload(memory))
+    return memory, st
 
 
 def memory_payload(memory: Memory) -> tuple[Any, ...]:
@@ -135,22 +169,23 @@ def memory_payload(memory: Memory) -> tuple[Any, ...]:
     fm = memory.frontmatter
     return (
         fm.data, fm.raw, fm.end, fm.present, fm.layout, fm.error, fm.retried,
-        memory.problems, memory.header, memory.header_complete,
+        memory.problems, memory.header_complete, memory.links, memory.summary_title,
     )
 
 
 def memory_from_payload(entry: FileEntry, st: os.stat_result, payload: Any) -> Memory:
-    data, raw, end, present, layout, error, retried, problems, header, complete = payload
+    data, raw, end, present, layout, error, retried, problems, complete, links, title = payload
     return Memory(
-        file=entry.path,
-        rel_path=entry.rel_path,
-        size=st.st_size,
-        mtime=st.st_mtime,
-        frontmatter=Frontmatter(data, raw, end, present, layout, error, retried),
-        problems=list(problems),
-        header=header,
-        header_complete=complete,
-        is_index=entry.rel_path.rsplit("/", 1)[-1] == INDEX_NAME,
+        entry.path,
+        entry.rel_path,
+        st.st_size,
+        st.st_mtime,
+        Frontmatter(data, raw, end, present, layout, error, retried),
+        list(problems),
+        complete,
+        entry.rel_path.rsplit("/", 1)[-1] == INDEX_NAME,
+        list(links),
+        title,
     )
 
 
@@ -160,11 +195,37 @@ def load_full_text(memory: Memory, store_root: Path) -> tuple[str, list[str]]:
     return result.data.decode("utf-8", errors="replace"), result.problems
 
 
-def store_index(store: Store, own_index_dirs: set[str]) -> None:
-    """Read the store's MEMORY.md whole and compute CC's load report and index health."""
-    path = store.path / INDEX_NAME
-    if not os.path.lexists(path):
+def store_index(
+    store: Store,
+    own_index_dirs: set[str],
+    cache: ScanCache | None = None,
+    digest: str | None = None,
+    *,
+    listed: bool = False,
+) -> None:
+    """Read the store's MEMORY.md whole and compute CC's load report and index health.
+
+    ``listed``: the memories come from a full walk of the store root, so a MEMORY.md there
+    (file, link or directory) is among them. ``digest`` names everything the result depends
+    on (see ``store_digest``): while it is unchanged, the report comes from ``cache``."""
+    if listed:
+        if not any(m.rel_path == INDEX_NAME for m in store.memories):
+            return
+    elif not os.path.lexists(store.path / INDEX_NAME):
         return
+    key = str(store.path)
+    if cache is not None and digest is not None:
+        payload = cache.get_keyed("index", key, digest)
+        if payload is not None:
+            store.index = report_from_payload(payload)
+            return
+    store.index = compute_store_index(store, own_index_dirs)
+    if cache is not None and digest is not None:
+        cache.put_keyed("index", key, digest, report_payload(store.index), newest=0.0)
+
+
+def compute_store_index(store: Store, own_index_dirs: set[str]) -> LoadReport:
+    path = store.path / INDEX_NAME
     result = read_full(path, store.path)
     raw = result.data.decode("utf-8", errors="replace") if result.readable else ""
     report = load_report(str(path), raw, agent=store.kind == StoreKind.AGENT)
@@ -177,40 +238,110 @@ def store_index(store: Store, own_index_dirs: set[str]) -> None:
         names.setdefault(memory.stem, memory.rel_path)
         if memory.name:
             names.setdefault(memory.name, memory.rel_path)
-    sources = {m.rel_path: m.header for m in store.memories if not m.is_index}
-    sources[INDEX_NAME] = raw
     report.health = index_health(
         report,
         store_files=files,
         memory_names=names,
-        link_sources=sources,
+        link_sources={INDEX_NAME: raw},
+        source_links={m.rel_path: m.links for m in store.memories if not m.is_index},
         own_index_dirs=own_index_dirs,
     )
     if store.kind == StoreKind.AGENTMEMORY:
         # agentmemory's MEMORY.md is a tag index over daily/ and topics/: no file needs an entry.
         report.health.orphans = []
-    store.index = report
+    return report
+
+
+def store_digest(store: Store, stats: list[os.stat_result | None], now: float) -> str | None:
+    """A digest of what a store's index report depends on: the store kind and the path and
+    stat key of every file (MEMORY.md included). None when it cannot be trusted: a file that
+    is not regular (a symlink's target may change unseen) or one changed racily recently."""
+    keys: list[tuple[str, StatKey]] = []
+    for memory, st in zip(store.memories, stats, strict=True):
+        if st is None or now - max(st.st_mtime, st.st_ctime) < RACY_SECONDS:
+            return None
+        keys.append((memory.rel_path, stat_key(st)))
+    blob = marshal.dumps((INDEX_PAYLOAD_VERSION, store.kind.value, keys))
+    return hashlib.sha256(blob).hexdigest()
+
+
+def report_payload(report: LoadReport) -> tuple[Any, ...]:
+    """The plain values a cache keeps of a load report and its health."""
+    positions = {id(entry): i for i, entry in enumerate(report.entries)}
+    health = report.health
+    return (
+        report.path, report.lines, report.units, report.bytes, report.line_truncated,
+        report.byte_truncated, report.binds, report.cut_line,
+        [(d.line, d.title, d.target) for d in report.dropped],
+        report.warning, report.loaded, report.agent,
+        [(e.line, e.title, e.target, e.hook, e.raw) for e in report.entries],
+        report.problems, report.cut_partial,
+        [positions.get(id(e), (e.line, e.title, e.target, e.hook, e.raw))
+         for e in health.dangling],
+        health.orphans,
+        [(e.line, e.length, e.limit, e.title) for e in health.long_entries],
+        [(b.source, b.link) for b in health.broken_wikilinks],
+    )
+
+
+def report_from_payload(payload: Any) -> LoadReport:
+    """Rebuild the ``LoadReport`` that ``report_payload`` stored (dangling entries are the
+    same objects as the report's entries, as when computed)."""
+    (path, lines, n_units, n_bytes, line_truncated, byte_truncated, binds, cut_line, dropped,
+     warning, loaded, agent, entries, problems, cut_partial, dangling, orphans, long_entries,
+     broken) = payload
+    index_entries = [IndexEntry(*entry) for entry in entries]
+    return LoadReport(
+        path=path,
+        lines=lines,
+        units=n_units,
+        bytes=n_bytes,
+        line_truncated=line_truncated,
+        byte_truncated=byte_truncated,
+        binds=binds,
+        cut_line=cut_line,
+        dropped=[DroppedEntry(*d) for d in dropped],
+        warning=warning,
+        loaded=loaded,
+        agent=agent,
+        entries=index_entries,
+        health=IndexHealth(
+            dangling=[index_entries[d] if isinstance(d, int) else IndexEntry(*d)
+                      for d in dangling],
+            orphans=list(orphans),
+            long_entries=[LongEntry(*e) for e in long_entries],
+            broken_wikilinks=[BrokenLink(*b) for b in broken],
+        ),
+        problems=list(problems),
+        cut_partial=cut_partial,
+    )
 
 
 def scan_store(
     location: StoreLocation, skip: set[str] | None = None, cache: ScanCache | None = None
 ) -> Store:
     """One store: its memories from their headers and its MEMORY.md load report."""
-    exists = location.path.is_dir()
+    snapshot = location.kind == StoreKind.SNAPSHOT
+    listing = None if snapshot else sorted_listing(str(location.path))
+    exists = listing is not None or location.path.is_dir()
     store = Store(location=location, exists=exists)
     if not exists:
         if location.path.exists():
             store.problems.append("the store path is not a directory")
         return store
-    if location.kind == StoreKind.SNAPSHOT:
+    if snapshot:
         entries: Iterator[FileEntry] = top_level_files(location.path)
     else:
-        entries = walk_markdown(location.path, skip)
-    store.memories = [read_memory(entry, location.path, cache) for entry in entries]
+        entries = walk_markdown(location.path, skip, listing)
+    read = [read_memory_keyed(entry, location.path, cache) for entry in entries]
+    store.memories = [memory for memory, _st in read]
     own_dirs = {
         m.rel_path.rsplit("/", 1)[0] for m in store.memories if m.is_index and "/" in m.rel_path
     }
-    store_index(store, own_dirs)
+    digest = None
+    if cache is not None and cache.path is not None and location.kind != StoreKind.SNAPSHOT:
+        digest = store_digest(store, [st for _memory, st in read], cache.now)
+    store_index(store, own_dirs, cache, digest, listed=listing is not None)
     return store
 
 
@@ -237,7 +368,7 @@ def summary_facts(summary: Memory, store_root: Path, template: str) -> tuple[str
 
     The title sits in the header. Only a summary small enough to equal the template is read
     in full; a larger one cannot be empty."""
-    title = summary_title(summary.header)
+    title = summary.summary_title
     if summary.size > len(template.encode("utf-8")) + EMPTY_SLACK_BYTES:
         return title, False
     text, _problems = load_full_text(summary, store_root)
@@ -379,7 +510,8 @@ def scan(
     ctx: Context, progress: Progress | None = None, cache: ScanCache | None = None
 ) -> ScanResult:
     """Every store of the project in ``ctx``, header-only; ``cache`` reuses unchanged reads."""
-    *_, result = scan_progressively(ctx, progress, cache)
+    with gc_paused():
+        *_, result = scan_progressively(ctx, progress, cache)
     return result
 
 

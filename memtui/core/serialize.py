@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from memtui.core.cache import gc_paused
 from memtui.core.model import (
     IndexHealth,
     LoadReport,
@@ -125,11 +126,12 @@ def project_json(ref: ProjectRef) -> dict[str, Any]:
 
 
 def scan_json(result: ScanResult) -> dict[str, Any]:
-    return {
-        "project": str(result.project),
-        "claude_home": str(result.claude_home),
-        "git_root": str(result.git_root) if result.git_root else None,
-        "git_branch": result.git_branch,
-        "stores": [store_json(s) for s in result.stores],
-        "projects": [project_json(p) for p in result.projects],
-    }
+    with gc_paused():  # thousands of small dicts: no collection walks them meanwhile
+        return {
+            "project": str(result.project),
+            "claude_home": str(result.claude_home),
+            "git_root": str(result.git_root) if result.git_root else None,
+            "git_branch": result.git_branch,
+            "stores": [store_json(s) for s in result.stores],
+            "projects": [project_json(p) for p in result.projects],
+        }
