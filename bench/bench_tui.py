@@ -87,8 +87,14 @@ def main() -> int:
         home = Path(tempfile.mkdtemp(prefix="memtui-bench-")) / "home"
         subprocess.run([sys.executable, str(ROOT / "bench" / "generate_home.py"), str(home)],
                        check=True)
-    env = {**os.environ, "MEMTUI_NO_CACHE": "1",
-           "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    # bytecode is used as an installed package would use it (private prefix), even where
+    # PYTHONDONTWRITEBYTECODE is set in the environment
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env.update({
+        "MEMTUI_NO_CACHE": "1",
+        "PYTHONPYCACHEPREFIX": tempfile.mkdtemp(prefix="memtui-bench-pyc-"),
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
+    })
     scan_cmd = [sys.executable, "-m", "memtui", "--claude-home", str(home / "claude"),
                 "--project", str(home / "project"), "--agent-memory-home",
                 str(home / "agent-memory"), "scan", "--json"]
