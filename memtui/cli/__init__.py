@@ -1,0 +1,115 @@
+"""The ``memtui`` command: the TUI by default, and subcommands over the same core library."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from memtui.cli.common import EXIT_OK, context_from
+from memtui.cli.edit_commands import (
+    add_edit_parsers,
+    cmd_delete,
+    cmd_snapshot_action,
+    cmd_undo,
+    warn_incomplete_operations,
+)
+from memtui.cli.read_commands import cmd_index, cmd_scan, cmd_snapshot_status
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="memtui",
+        description="See and curate what AI coding agents remember. Without a command, opens "
+        "the TUI.",
+    )
+    parser.add_argument("--claude-home", type=Path, help="CC home (default $CLAUDE_CONFIG_DIR "
+                        "or ~/.claude)")
+    parser.add_argument("--project", type=Path, help="project directory (default: cwd)")
+    parser.add_argument("--agent-memory-home", type=Path,
+                        help="agentmemory home (default $AGENT_MEMORY_DIR or ~/.agent-memory)")
+    parser.add_argument("--theme", metavar="NAME",
+                        help="TUI theme (default $MEMTUI_THEME or memtui-dusk; also "
+                        "memtui-paper, Textual's themes and your own in "
+                        "~/.config/memtui/themes)")
+    parser.add_argument("--demo", action="store_true",
+                        help="build the demo home in a temporary directory and open it")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    scan = sub.add_parser("scan", help="list every store and memory of the project")
+    scan.add_argument("--json", action="store_true", help="machine-readable output")
+
+    index = sub.add_parser("index", help="what Claude Code loads of a MEMORY.md")
+    index.add_argument("path", type=Path)
+    index.add_argument("--agent", action="store_true",
+                       help="agent memory: measure the raw file (no frontmatter/comment strip)")
+    index.add_argument("--json", action="store_true")
+
+    snapshot = sub.add_parser("snapshot", help="agent memory snapshots")
+    snap_sub = snapshot.add_subparsers(dest="snapshot_command", metavar="ACTION", required=True)
+    status = snap_sub.add_parser("status", help="each agent's snapshot status")
+    status.add_argument("--json", action="store_true")
+    add_edit_parsers(sub, snap_sub)
+
+    demo = sub.add_parser("demo", help="write the demo home to DIR")
+    demo.add_argument("dir", type=Path)
+    return parser
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from memtui.core.demo import build_demo_home
+
+    home = build_demo_home(args.dir)
+    print(f"demo home written to {home.root}")
+    print(
+        f"try: memtui --claude-home {home.claude_home} --project {home.project} "
+        f"--agent-memory-home {home.agent_memory_home} scan"
+    )
+    return EXIT_OK
+
+
+def use_demo_home(args: argparse.Namespace) -> None:
+    """``--demo``: build the demo home in a temporary directory and point every option at it."""
+    import tempfile
+
+    from memtui.core.demo import build_demo_home
+
+    home = build_demo_home(Path(tempfile.mkdtemp(prefix="memtui-demo-")))
+    args.claude_home, args.project = home.claude_home, home.project
+    args.agent_memory_home = home.agent_memory_home
+    print(f"memtui: demo home in {home.root}", file=sys.stderr)
+
+
+def run_tui(args: argparse.Namespace) -> int:
+    from memtui.tui.app import run_app
+
+    return run_app(context_from(args), theme=args.theme)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        if args.demo:
+            use_demo_home(args)
+        if args.command == "scan":
+            return cmd_scan(args)
+        if args.command == "index":
+            return cmd_index(args)
+        if args.command not in ("undo", "demo"):
+            warn_incomplete_operations()
+        if args.command == "snapshot" and args.snapshot_command != "status":
+            return cmd_snapshot_action(args)
+        if args.command == "snapshot":
+            return cmd_snapshot_status(args)
+        if args.command == "undo":
+            return cmd_undo(args)
+        if args.command == "delete":
+            return cmd_delete(args)
+        if args.command == "demo":
+            return cmd_demo(args)
+        return run_tui(args)
+    except BrokenPipeError:
+        return EXIT_OK
+    except KeyboardInterrupt:
+        return 130

@@ -1,0 +1,29 @@
+"""What every CLI command shares: exit codes, the Context from the options, JSON output."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from memtui.core.locations import Context
+
+EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
+
+
+def context_from(args: argparse.Namespace) -> Context:
+    return Context.create(
+        project=args.project,
+        claude_home=args.claude_home,
+        agent_memory_home=args.agent_memory_home,
+    )
+
+
+def print_json(data: Any) -> None:
+    """One compact JSON document (C encoder, one write: large homes print fast)."""
+    from memtui.core.cache import gc_paused
+
+    with gc_paused():
+        text = json.dumps(data, ensure_ascii=False)
+    sys.stdout.write(text + "\n")

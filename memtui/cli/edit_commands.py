@@ -1,0 +1,256 @@
+"""Commands that write, always through the one safe path: snapshot init / replace /
+mark-synced, ``delete`` and ``undo`` (with recovery of interrupted operations)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from memtui.cli.common import EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, context_from, print_json
+from memtui.core.locations import Context
+from memtui.core.model import StoreKind, StoreLocation
+
+if TYPE_CHECKING:
+    from memtui.core.edits import FileDiff, Proposal
+    from memtui.core.journal import Journal, OpRecord
+    from memtui.core.snapshot_ops import SnapshotAction
+
+
+SNAPSHOT_ACTION_NAMES: dict[str, SnapshotAction] = {
+    "init": "initialize",
+    "replace": "replace",
+    "mark-synced": "mark-synced",
+}
+
+
+def add_edit_parsers(sub: Any, snap_sub: Any) -> None:
+    """``snapshot init|replace|mark-synced``, ``undo`` and ``delete``."""
+    helps = {
+        "init": "copy the snapshot into the agent's local memory",
+        "replace": "delete the local top-level *.md memories, then copy the snapshot",
+        "mark-synced": "keep the local memory; record the snapshot as seen",
+    }
+    for name, help_text in helps.items():
+        action = snap_sub.add_parser(name, help=help_text)
+        action.add_argument("agent", metavar="AGENT", help="agent type, as in the snapshot dir")
+        action.add_argument("--scope", choices=["user", "project", "local"],
+                            help="which local memory (default: the agent's own scope)")
+        add_apply_flags(action)
+    undo = sub.add_parser("undo", help="undo an operation memtui made, or recover one that "
+                          "was interrupted")
+    undo.add_argument("op_id", nargs="?", metavar="OP_ID", help="default: the latest")
+    undo.add_argument("--list", action="store_true", help="list the journaled operations")
+    undo.add_argument("--rollback", metavar="OP_ID",
+                      help="put back the files of an interrupted operation")
+    undo.add_argument("--complete", metavar="OP_ID", help="finish an interrupted operation")
+    undo.add_argument("--force", action="store_true",
+                      help="undo/roll back even over files changed since (their changes are lost)")
+    undo.add_argument("--json", action="store_true")
+    delete = sub.add_parser("delete", help="delete a memory and its MEMORY.md lines")
+    delete.add_argument("store", type=Path, metavar="STORE_PATH")
+    delete.add_argument("rel_path", metavar="REL_PATH", help="the memory's path in the store")
+    add_apply_flags(delete)
+
+
+def add_apply_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--yes", action="store_true", help="apply without asking")
+    parser.add_argument("--json", action="store_true", help="machine-readable output")
+
+
+def warn_incomplete_operations() -> None:
+    """Name every interrupted operation on stderr, with the commands that recover it."""
+    from memtui.core.journal import Journal
+
+    for record in Journal.default().incomplete():
+        print(
+            f"memtui: operation {record.id} ({record.kind}: {record.title}) was interrupted "
+            f"({record.state}, {record.progress}/{len(record.files)} files). Roll it back with "
+            f"`memtui undo --rollback {record.id}` or finish it with "
+            f"`memtui undo --complete {record.id}`.",
+            file=sys.stderr,
+        )
+
+
+def plan_json(proposal: Proposal, diffs: list[FileDiff]) -> dict[str, Any]:
+    return {
+        "kind": proposal.kind,
+        "title": proposal.title,
+        "root": str(proposal.root),
+        "lock_dir": str(proposal.lock_dir) if proposal.lock_dir else None,
+        "notes": proposal.notes,
+        "files": [
+            {"path": str(d.path), "rel": d.rel, "status": d.status, "binary": d.binary,
+             "diff": d.unified}
+            for d in diffs
+        ],
+    }
+
+
+def print_plan(proposal: Proposal, diffs: list[FileDiff], ctx: Context) -> None:
+    out = sys.stdout
+    out.write(f"{proposal.title}\n  in {ctx.show(proposal.root)}\n")
+    for d in diffs:
+        out.write(f"  {d.status:<9} {d.rel}{'  (binary)' if d.binary else ''}\n")
+    for note in proposal.notes:
+        out.write(f"  * {note}\n")
+    for d in diffs:
+        if d.status in ("changed", "deleted") and d.rel.endswith(".md") and d.unified:
+            out.write("\n" + d.unified)
+
+
+def ask_to_apply() -> bool | None:
+    """True/False from the user; None when stdin is not a terminal."""
+    if not sys.stdin.isatty():
+        return None
+    sys.stderr.write("Apply? [y/N] ")
+    sys.stderr.flush()
+    return sys.stdin.readline().strip().lower() in ("y", "yes")
+
+
+def confirm_and_apply(proposal: Proposal, args: argparse.Namespace, ctx: Context) -> int:
+    """Show the plan unless ``--yes``, ask, then apply through the one write path."""
+    from memtui.core.edits import EditRefused, apply
+    from memtui.core.journal import Journal
+
+    if not args.yes:
+        diffs = proposal.diff()
+        if args.json:
+            print_json(plan_json(proposal, diffs))
+        else:
+            print_plan(proposal, diffs, ctx)
+        sys.stdout.flush()
+        answer = ask_to_apply()
+        if answer is None:
+            print("memtui: nothing changed; re-run with --yes to apply", file=sys.stderr)
+            return EXIT_PROBLEMS
+        if not answer:
+            print("memtui: nothing changed", file=sys.stderr)
+            return EXIT_PROBLEMS
+    try:
+        done = apply(proposal, Journal.default())
+    except EditRefused as exc:
+        print(f"memtui: refused: {exc.reason}", file=sys.stderr)
+        return EXIT_PROBLEMS
+    if args.json:
+        print_json(done.record.to_json())
+    else:
+        print(f"done: {done.title} ({len(done.files)} files); undo with: memtui undo {done.op_id}")
+    return EXIT_OK
+
+
+def cmd_snapshot_action(args: argparse.Namespace) -> int:
+    from memtui.core.edits import EditRefused
+    from memtui.core.locations import locate
+    from memtui.core.model import Scope
+    from memtui.core.scan import scan_snapshot
+    from memtui.core.snapshot_ops import plan_snapshot
+
+    ctx = context_from(args)
+    locations = locate(ctx)
+    found = [loc for loc in locations.snapshots if (loc.agent or loc.path.name) == args.agent]
+    if not found:
+        names = ", ".join(sorted(loc.agent or loc.path.name for loc in locations.snapshots))
+        print(f"memtui snapshot: no snapshot for agent {args.agent!r} "
+              f"(snapshots: {names or 'none'})", file=sys.stderr)
+        return EXIT_USAGE
+    snapshot = scan_snapshot(found[0], locations).snapshot
+    assert snapshot is not None
+    scope = Scope(args.scope) if args.scope else snapshot.acted_scope
+    local = snapshot.for_scope(scope).local
+    try:
+        action = SNAPSHOT_ACTION_NAMES[args.snapshot_command]
+        proposal = plan_snapshot(snapshot.snapshot_dir, local, action)
+    except EditRefused as exc:
+        print(f"memtui: refused: {exc.reason}", file=sys.stderr)
+        return EXIT_PROBLEMS
+    proposal.title += f" ({scope.value} scope)"
+    return confirm_and_apply(proposal, args, ctx)
+
+
+def cmd_delete(args: argparse.Namespace) -> int:
+    from memtui.core.edits import EditRefused
+    from memtui.core.memory_ops import plan_delete_memory
+    from memtui.core.scan import cache_for, scan, scan_store
+
+    ctx = context_from(args)
+    wanted = Path(os.path.realpath(args.store))
+    stores = [s for s in scan(ctx, cache=cache_for(ctx)).stores
+              if Path(os.path.realpath(s.path)) == wanted]
+    store = stores[0] if stores else scan_store(
+        StoreLocation(kind=StoreKind.AUTO, path=args.store, rule="given on the command line"))
+    memory = next((m for m in store.memories if m.rel_path == args.rel_path), None)
+    if memory is None:
+        print(f"memtui delete: no memory {args.rel_path!r} in {args.store}", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        proposal = plan_delete_memory(store, memory)
+    except EditRefused as exc:
+        print(f"memtui: refused: {exc.reason}", file=sys.stderr)
+        return EXIT_PROBLEMS
+    return confirm_and_apply(proposal, args, ctx)
+
+
+def op_line(record: OpRecord, undone: bool) -> str:
+    stamp = record.time.replace("T", " ")[:19]
+    state = "undone" if undone else record.state
+    if record.incomplete:
+        state += " (interrupted)"
+    return f"{record.id}  {stamp} UTC  {state:<10} {record.kind:<20} {record.title}"
+
+
+def cmd_undo(args: argparse.Namespace) -> int:
+    from memtui.core.edits import EditRefused
+    from memtui.core.journal import Journal
+
+    journal = Journal.default()
+    chosen = [x for x in (args.op_id, args.rollback, args.complete) if x] + (
+        ["--list"] if args.list else [])
+    if len(chosen) > 1:
+        print("memtui undo: give one of OP_ID, --list, --rollback, --complete", file=sys.stderr)
+        return EXIT_USAGE
+    if args.list:
+        return list_operations(journal, args.json)
+    try:
+        if args.rollback:
+            record = journal.rollback(args.rollback, force=args.force)
+            print(f"rolled back {record.id} ({record.kind}: {record.title})")
+            return EXIT_OK
+        if args.complete:
+            record = journal.complete(args.complete)
+            print(f"completed {record.id} ({record.kind}: {record.title})")
+            return EXIT_OK
+        target = journal.get(args.op_id) if args.op_id else journal.latest_undoable()
+        if target is None:
+            print("memtui undo: nothing to undo", file=sys.stderr)
+            return EXIT_PROBLEMS
+        done = journal.undo(target.id, force=args.force)
+    except KeyError as exc:
+        print(f"memtui undo: no operation {exc.args[0]!r} in {journal.directory}",
+              file=sys.stderr)
+        return EXIT_USAGE
+    except EditRefused as exc:
+        print(f"memtui: refused: {exc.reason}", file=sys.stderr)
+        return EXIT_PROBLEMS
+    if args.json:
+        print_json(done.record.to_json())
+    else:
+        print(f"undid {target.id} ({target.title}) as operation {done.op_id}; "
+              f"`memtui undo {done.op_id}` redoes it")
+    return EXIT_OK
+
+
+def list_operations(journal: Journal, as_json: bool) -> int:
+    records = journal.list()
+    if as_json:
+        print_json([{**r.to_json(), "undone": journal.is_undone(r)} for r in records])
+        return EXIT_OK
+    if not records:
+        print(f"no operations in {journal.directory}")
+    for record in records:
+        print(op_line(record, journal.is_undone(record)))
+        for item in record.files:
+            print(f"    {item.action:<6} {item.path}")
+    return EXIT_OK
