@@ -47,6 +47,7 @@ from memtui.core.journal import (
     OpRecord,
     fsync_dir,
     pid_alive,
+    write_synced,
 )
 
 __all__ = [
@@ -427,16 +428,7 @@ def _write_atomic(
     """Temp file beside ``path`` (mode set, fsynced, mtime set), ``os.replace``, fsync dir."""
     with contextlib.suppress(FileNotFoundError):
         os.unlink(tmp)
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
-    fd = os.open(tmp, flags, NEW_FILE_MODE)
-    try:
-        os.fchmod(fd, mode)
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+    write_synced(tmp, data, mode, flags=os.O_NOFOLLOW)
     if mtime_ns is not None:
         os.utime(tmp, ns=(mtime_ns, mtime_ns))
     after_temp()

@@ -44,6 +44,7 @@ __all__ = [
     "fsync_dir",
     "pid_alive",
     "write_private",
+    "write_synced",
 ]
 
 OpState = Literal["prepared", "applying", "done", "rolled-back"]
@@ -152,20 +153,26 @@ def fsync_dir(directory: Path) -> None:
         os.close(fd)
 
 
-def write_private(path: Path, data: bytes) -> None:
-    """Write a journal file atomically (temp file, fsync, replace, fsync dir), mode 0o600."""
-    tmp = path.with_name(f".{path.name}.tmp")
-    with contextlib.suppress(FileNotFoundError):
-        os.unlink(tmp)
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, FILE_MODE)
+def write_synced(tmp: Path, data: bytes, mode: int, *, flags: int = 0) -> None:
+    """Create ``tmp`` (it must not exist) with ``mode``, write all of ``data`` and fsync it.
+    ``flags`` adds open flags (``os.O_NOFOLLOW`` for files in a user's store)."""
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC | flags, mode)
     try:
-        os.fchmod(fd, FILE_MODE)
+        os.fchmod(fd, mode)
         view = memoryview(data)
         while view:
             view = view[os.write(fd, view) :]
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+def write_private(path: Path, data: bytes) -> None:
+    """Write a journal file atomically (temp file, fsync, replace, fsync dir), mode 0o600."""
+    tmp = path.with_name(f".{path.name}.tmp")
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(tmp)
+    write_synced(tmp, data, FILE_MODE)
     os.replace(tmp, path)
     fsync_dir(path.parent)
 
