@@ -13,7 +13,7 @@ from memtui.core.model import Scope, StoreKind, StoreLocation
 from memtui.core.paths import tilde
 from memtui.core.sanitize import find_project_dir
 from memtui.core.settings import (
-    POLICY_SETTINGS_LINUX,
+    POLICY_SETTINGS,
     SettingsSet,
     env_defined_falsy,
     env_truthy,
@@ -33,7 +33,7 @@ class Context:
     agent_memory_rule: str
     env: Mapping[str, str]
     home: Path
-    policy_settings: Path = POLICY_SETTINGS_LINUX
+    policy_settings: Path = POLICY_SETTINGS
 
     @classmethod
     def create(
@@ -59,7 +59,7 @@ class Context:
             am_home, am_rule = Path(env["AGENT_MEMORY_DIR"]), "from $AGENT_MEMORY_DIR"
         else:
             am_home, am_rule = home / ".agent-memory", "default ~/.agent-memory"
-        policy = Path(env.get("MEMTUI_POLICY_SETTINGS") or POLICY_SETTINGS_LINUX)
+        policy = Path(env.get("MEMTUI_POLICY_SETTINGS") or POLICY_SETTINGS)
         real_project = Path(os.path.realpath(project or Path.cwd()))
         return cls(
             project=real_project,

@@ -3,12 +3,20 @@
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-POLICY_SETTINGS_LINUX = Path("/etc/claude-code/managed-settings.json")
+POLICY_SETTINGS_BY_PLATFORM = {
+    "darwin": Path("/Library/Application Support/ClaudeCode/managed-settings.json"),
+    "win32": Path("C:/ProgramData/ClaudeCode/managed-settings.json"),
+}
+POLICY_SETTINGS = POLICY_SETTINGS_BY_PLATFORM.get(
+    sys.platform, Path("/etc/claude-code/managed-settings.json")
+)
+"""Where Claude Code reads managed (policy) settings on this platform."""
 
 TRUTHY = {"1", "true", "yes", "on"}
 FALSY = {"0", "false", "no", "off"}
