@@ -84,6 +84,18 @@ async def test_arrow_keys_move_between_panes_and_wrap(demo: DemoHome) -> None:
         assert "agentmemory" in plain(screen.query_one("#pane-info", Static))
 
 
+async def test_keys_typed_faster_than_the_focus_moves_still_step_pane_by_pane(
+    demo: DemoHome,
+) -> None:
+    app = app_for(demo)
+    async with app.run_test(size=(160, 45)) as pilot:
+        screen = await settle(pilot)
+        for _ in range(3):  # no refresh in between: the focus has not moved yet
+            screen.action_pane(1)
+        await pilot.pause()
+        assert app.focused is not None and app.focused.id == "tree-agents"
+
+
 async def test_first_scan_shows_memory_md_with_its_meter(demo: DemoHome) -> None:
     app = app_for(demo)
     async with app.run_test(size=(160, 45)) as pilot:

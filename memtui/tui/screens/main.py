@@ -67,6 +67,7 @@ class MainScreen(Screen[None]):
         self.live = LiveUpdates(self)
         self.search_cache = SearchIndexCache()
         self._tab_echoes: set[str | None] = set()
+        self.pane_id = PANES[0].id
 
     def compose(self) -> ComposeResult:
         yield Static(self.header_text(), id="header")
@@ -211,13 +212,13 @@ class MainScreen(Screen[None]):
         return [s for s in PANES if not self.query_one(f"#pane-{s.id}").has_class("absent")]
 
     def current_spec(self) -> PaneSpec:
-        focused = self.focused
-        for spec in PANES:
-            if focused is not None and focused.id == f"tree-{spec.id}":
-                return spec
-        return self.visible_specs()[0]
+        """The pane the user is in. Kept as state rather than read from the focus: focus moves
+        after a refresh, and keys typed faster than that must still step from pane to pane."""
+        visible = self.visible_specs()
+        return next((s for s in visible if s.id == self.pane_id), visible[0])
 
     def focus_pane(self, spec: PaneSpec) -> None:
+        self.pane_id = spec.id
         self.query_one(f"#tree-{spec.id}", StoreTree).focus()
         self.set_active_tab(spec)
         self.sync_pane_visibility()
@@ -251,17 +252,19 @@ class MainScreen(Screen[None]):
             self._tab_echoes.discard(event.tab.id)
             return
         pane_id = (event.tab.id or "").removeprefix("tab-")
+        self.pane_id = pane_id
         tree = self.query_one(f"#tree-{pane_id}", StoreTree)
         if self.focused is not tree:
             tree.focus()
         self.sync_pane_visibility()
 
     def on_descendant_focus(self) -> None:
-        self.update_pane_info()
-        spec = self.current_spec()
-        if self.focused is not None and self.focused.id == f"tree-{spec.id}":
-            self.set_active_tab(spec)
+        focused = self.focused
+        if isinstance(focused, StoreTree) and focused.id:
+            self.pane_id = focused.id.removeprefix("tree-")
+            self.set_active_tab(self.current_spec())
             self.sync_pane_visibility()
+        self.update_pane_info()
 
     def on_resize(self) -> None:
         self.apply_width(self.size.width)
