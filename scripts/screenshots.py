@@ -36,6 +36,7 @@ from memtui.core.locations import Context  # noqa: E402
 from memtui.tui import clock  # noqa: E402
 from memtui.tui.app import MemtuiApp, make_app  # noqa: E402
 from memtui.tui.screens.main import MainScreen  # noqa: E402
+from memtui.tui.testing import settle  # noqa: E402
 from memtui.tui.widgets.detail import DetailPane  # noqa: E402
 from memtui.tui.widgets.store_tree import StoreTree  # noqa: E402
 
@@ -82,15 +83,6 @@ def demo_context(home: DemoHome) -> Context:
         agent_memory_home=home.agent_memory_home,
         env=env,
     )
-
-
-async def settle(pilot: Pilot[None]) -> None:
-    """Wait until every worker (scan, detail load) finished and the screen repainted."""
-    for _ in range(3):
-        await pilot.app.workers.wait_for_complete()
-        await pilot.pause()
-    await pilot.wait_for_scheduled_animations()
-    await pilot.pause()
 
 
 def main_screen(pilot: Pilot[None]) -> MainScreen:

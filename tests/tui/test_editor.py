@@ -14,6 +14,7 @@ from memtui.core.demo import DemoHome, build_demo_home
 from memtui.tui.app import MemtuiApp
 from memtui.tui.editor import FALLBACK_EDITOR, editor_command
 from memtui.tui.screens.main import MainScreen
+from memtui.tui.testing import settle as quiet
 from memtui.tui.widgets.detail import DetailPane
 from memtui.tui.widgets.store_tree import StoreTree
 
@@ -56,13 +57,10 @@ def app_for(home: DemoHome) -> MemtuiApp:
 
 
 async def settle(pilot: Pilot[None]) -> MainScreen:
-    for _ in range(3):
-        await pilot.app.workers.wait_for_complete()
-        await pilot.pause()
+    await quiet(pilot)
     screen = pilot.app.screen
     assert isinstance(screen, MainScreen)
     return screen
-
 
 async def select(pilot: Pilot[None], pane: str, key: str) -> MainScreen:
     screen = await settle(pilot)

@@ -15,6 +15,7 @@ from memtui.core.demo import DemoHome, build_demo_home
 from memtui.core.locations import Context
 from memtui.tui.app import MemtuiApp, make_app
 from memtui.tui.screens.main import MainScreen
+from memtui.tui.testing import settle as quiet
 from memtui.tui.widgets.detail import DetailPane
 from memtui.tui.widgets.store_tree import StoreTree
 
@@ -36,14 +37,10 @@ def app_for(demo: DemoHome) -> MemtuiApp:
 
 
 async def settle(pilot: Pilot[None]) -> MainScreen:
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
+    await quiet(pilot)
     screen = pilot.app.screen
     assert isinstance(screen, MainScreen)
     return screen
-
 
 def plain(widget: Static) -> str:
     """The text a Static shows, rendered without styles."""

@@ -11,6 +11,7 @@ from memtui.core.demo import DemoHome, build_demo_home
 from memtui.core.model import StoreKind
 from memtui.tui.screens.main import MainScreen
 from memtui.tui.screens.projects import ProjectsScreen
+from memtui.tui.testing import settle
 from memtui.tui.widgets.store_tree import StoreTree
 
 SIZE = (160, 45)
@@ -19,15 +20,6 @@ SIZE = (160, 45)
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory: pytest.TempPathFactory) -> DemoHome:
     return build_demo_home(tmp_path_factory.mktemp("tui-projects") / "home")
-
-
-
-
-async def settle(pilot: Pilot[None]) -> None:
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
 
 
 async def open_projects(pilot: Pilot[None]) -> ProjectsScreen:

@@ -17,6 +17,7 @@ from memtui.tui.nodes import NodeRef
 from memtui.tui.palette import subsequence_pattern
 from memtui.tui.screens.main import MainScreen
 from memtui.tui.screens.search import MATCH_STYLE, SearchIndexCache, SearchScreen, hit_prompt
+from memtui.tui.testing import settle
 from memtui.tui.widgets.detail import DetailPane
 from memtui.tui.widgets.store_tree import StoreTree
 
@@ -26,15 +27,6 @@ SIZE = (160, 45)
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory: pytest.TempPathFactory) -> DemoHome:
     return build_demo_home(tmp_path_factory.mktemp("tui-search") / "home")
-
-
-
-
-async def settle(pilot: Pilot[None]) -> None:
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
 
 
 def main_screen(app: MemtuiApp) -> MainScreen:

@@ -20,6 +20,7 @@ from memtui.tui.app import MemtuiApp, make_app
 from memtui.tui.screens.confirm import ConfirmScreen
 from memtui.tui.screens.main import MainScreen
 from memtui.tui.screens.snapshot_diff import SnapshotDiffScreen
+from memtui.tui.testing import settle
 
 SYNCED = ".snapshot-synced.json"
 
@@ -60,12 +61,6 @@ def plain(widget: Static) -> str:
 
 def option_texts(options: OptionList) -> list[str]:
     return [str(options.get_option_at_index(i).prompt) for i in range(options.option_count)]
-
-
-async def settle(pilot: Pilot[None]) -> None:
-    for _ in range(3):
-        await pilot.app.workers.wait_for_complete()
-        await pilot.pause()
 
 
 def main_of(pilot: Pilot[None]) -> MainScreen:

@@ -20,6 +20,7 @@ from memtui.core.locations import Context
 from memtui.tui import clock
 from memtui.tui.app import MemtuiApp, make_app
 from memtui.tui.screens.main import MainScreen
+from memtui.tui.testing import settle
 from memtui.tui.widgets.detail import DetailPane
 from memtui.tui.widgets.store_tree import StoreTree
 
@@ -55,15 +56,6 @@ def demo_app(home: DemoHome) -> MemtuiApp:
         env=env,
     )
     return make_app(context, watch=False)
-
-
-async def settle(pilot: Pilot[None]) -> None:
-    """Every worker (scan, detail load) finished and the screen repainted."""
-    for _ in range(3):
-        await pilot.app.workers.wait_for_complete()
-        await pilot.pause()
-    await pilot.wait_for_scheduled_animations()
-    await pilot.pause()
 
 
 def main_screen(pilot: Pilot[None]) -> MainScreen:
