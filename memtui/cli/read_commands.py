@@ -84,15 +84,15 @@ def print_scan(result: ScanResult, ctx: Context) -> None:
 
 
 def cmd_scan(args: argparse.Namespace) -> int:
-    from memtui.core.scan import cache_for, scan
-    from memtui.core.serialize import scan_json
-
     ctx = context_from(args)
-    result = scan(ctx, cache=cache_for(ctx))
     if args.json:
-        print_json(scan_json(result))
-    else:
-        print_scan(result, ctx)
+        from memtui.core.scan_text import scan_json_text
+
+        sys.stdout.write(scan_json_text(ctx) + "\n")
+        return EXIT_OK
+    from memtui.core.scan import cache_for, scan
+
+    print_scan(scan(ctx, cache=cache_for(ctx)), ctx)
     return EXIT_OK
 
 

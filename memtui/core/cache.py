@@ -28,6 +28,11 @@ def stat_key(st: os.stat_result) -> StatKey:
     return (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
 
 
+def cache_enabled(env: Mapping[str, str]) -> bool:
+    """False when ``MEMTUI_NO_CACHE`` is set to anything but empty or 0."""
+    return env.get("MEMTUI_NO_CACHE", "").strip() in ("", "0")
+
+
 def cache_dir(env: Mapping[str, str], home: Path) -> Path:
     base = env.get("XDG_CACHE_HOME") or str(home / ".cache")
     return Path(base) / "memtui"
@@ -47,24 +52,33 @@ def gc_paused() -> Iterator[None]:
 
 
 class ScanCache:
-    """Per-kind maps of path → (stat key, payload), loaded once and saved when changed."""
+    """Per-kind maps of path → (stat key, payload), loaded on first use, saved when changed."""
 
     def __init__(self, path: Path | None = None) -> None:
         self.path = path
-        self._old: dict[str, dict[str, tuple[StatKey, Any]]] = {}
+        self._loaded: dict[str, dict[str, tuple[StatKey, Any]]] | None = None
         self._new: dict[str, dict[str, tuple[StatKey, Any]]] = {}
         self._dirty = False
         self._now = time.time()
-        if path is not None:
-            self._old = self._load(path)
 
     @classmethod
-    def for_scan(cls, env: Mapping[str, str], home: Path, *identity: Path) -> ScanCache:
-        """The cache file for one CC home and project; ``MEMTUI_NO_CACHE=1`` disables it."""
-        if env.get("MEMTUI_NO_CACHE", "").strip() not in ("", "0"):
+    def for_scan(
+        cls, env: Mapping[str, str], home: Path, *identity: Path, prefix: str = "scan"
+    ) -> ScanCache:
+        """The cache file ``prefix`` for one CC home and project; ``MEMTUI_NO_CACHE=1``
+        disables it."""
+        if not cache_enabled(env):
             return cls(None)
         digest = hashlib.sha256("\0".join(str(p) for p in identity).encode()).hexdigest()[:16]
-        return cls(cache_dir(env, home) / f"scan-{digest}.marshal")
+        return cls(cache_dir(env, home) / f"{prefix}-{digest}.marshal")
+
+    @property
+    def _old(self) -> dict[str, dict[str, tuple[StatKey, Any]]]:
+        """The entries saved by the last scan (read from the file the first time they are
+        needed: a scan that never asks does not pay for loading them)."""
+        if self._loaded is None:
+            self._loaded = self._load(self.path) if self.path is not None else {}
+        return self._loaded
 
     @property
     def now(self) -> float:
@@ -106,17 +120,25 @@ class ScanCache:
         self._new.setdefault(kind, {})[path] = (key, payload)
         self._dirty = True
 
-    def save(self) -> None:
-        """Write the entries used or added in this scan (others are dropped), atomically."""
-        if self.path is None:
+    def save(self, *, prune: bool = True) -> None:
+        """Write the entries used or added in this scan, atomically. ``prune``: drop the
+        entries this scan did not use (pass False when it looked at only part of the files)."""
+        if self.path is None or (self._loaded is None and not self._dirty):
             return
-        dropped = any(
-            len(self._new.get(kind, {})) != len(entries) for kind, entries in self._old.items()
-        )
+        entries = self._new
+        if prune:
+            dropped = any(
+                len(self._new.get(kind, {})) != len(old) for kind, old in self._old.items()
+            )
+        else:
+            dropped = False
+            entries = {kind: dict(old) for kind, old in self._old.items()}
+            for kind, new in self._new.items():
+                entries.setdefault(kind, {}).update(new)
         if not (self._dirty or dropped):
             return
         try:
-            blob = marshal.dumps((CACHE_VERSION, self._new))
+            blob = marshal.dumps((CACHE_VERSION, entries))
         except ValueError:
             return
         import tempfile  # only when writing: a warm scan never needs it

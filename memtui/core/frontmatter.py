@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from functools import cache
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from memtui.core.lazyre import lazy_re
 from memtui.core.model import Frontmatter, FrontmatterLayout
 
 if TYPE_CHECKING:
@@ -26,10 +27,10 @@ DELIMITER = "---"
 _FIRST_YAML_LINE = 2
 
 # CC's retry rule: a `key: value` line whose value holds one of these gets double-quoted.
-_SPECIAL = re.compile(r"[{}\[\]*&#!|>%@`]|: ")
+_SPECIAL = lazy_re(r"[{}\[\]*&#!|>%@`]|: ")
 # JavaScript's \s and `.` (CC's regex is JS): spelled out because Python's differ slightly.
 _JS_SPACE = "\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
-_SIMPLE_LINE = re.compile(rf"([a-zA-Z_-]+):[{_JS_SPACE}]+([^\n\r\u2028\u2029]+)")
+_SIMPLE_LINE = lazy_re(rf"([a-zA-Z_-]+):[{_JS_SPACE}]+([^\n\r\u2028\u2029]+)")
 
 
 # --------------------------------------------------------------------------- decoding
@@ -239,7 +240,7 @@ _PLAIN_VALUE = (
 # One line: groups (indent, key, value, rest). ``key: value`` or ``key:`` fills the first three
 # (value "" when absent) and leaves ``rest`` empty; a blank line leaves key and rest empty; any
 # other line lands in ``rest``. Keys stay far below ruamel's 1024-character simple-key limit.
-_FAST_LINE = re.compile(
+_FAST_LINE = lazy_re(
     rf"^( *)(?:(?!{_NON_STRING}:)([A-Za-z_][A-Za-z0-9_-]{{0,499}}):"
     rf"(?: +(?!{_NON_STRING} *$)({_PLAIN_VALUE}))? *$|(.*))",
     re.MULTILINE,

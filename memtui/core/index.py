@@ -21,9 +21,9 @@ from collections.abc import Callable, Iterable, Set
 from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import chain
-from typing import Any, cast
 from urllib.parse import unquote
 
+from memtui.core.lazyre import lazy_re
 from memtui.core.model import (
     Binds,
     BrokenLink,
@@ -167,27 +167,10 @@ def _js_source_to_python(source: str) -> str:
     return "".join(out)
 
 
-class _LazyPattern:
-    """A regex compiled on first use: marked's block grammar is only needed for files that
-    contain an HTML comment, and compiling it costs more than a whole scan of a small home."""
-
-    def __init__(self, source: str, flags: int = 0, *, from_js: bool = False) -> None:
-        self._source = source
-        self._flags = flags
-        self._from_js = from_js
-        self._pattern: re.Pattern[str] | None = None
-
-    def __getattr__(self, name: str) -> Any:
-        if self._pattern is None:
-            source = _js_source_to_python(self._source) if self._from_js else self._source
-            self._pattern = re.compile(source, self._flags)
-        value = getattr(self._pattern, name)
-        setattr(self, name, value)  # later lookups find it without __getattr__
-        return value
-
-
 def _lazy_re(source: str, flags: int = 0, *, from_js: bool = False) -> re.Pattern[str]:
-    return cast("re.Pattern[str]", _LazyPattern(source, flags, from_js=from_js))
+    """Compiled on first use: marked's block grammar is only needed for files that contain an
+    HTML comment, and compiling it costs more than a whole scan of a small home."""
+    return lazy_re(source, flags, _js_source_to_python if from_js else None)
 
 
 def _js_re(source: str, *, ignore_case: bool = False) -> re.Pattern[str]:

@@ -5,9 +5,8 @@ from __future__ import annotations
 import hashlib
 import marshal
 import os
-import stat
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +15,7 @@ from memtui.core.fileread import read_full, read_header
 from memtui.core.frontmatter import parse_frontmatter
 from memtui.core.gitroot import current_branch
 from memtui.core.index import index_health, load_report, wikilinks
-from memtui.core.locations import Context, Locations, list_dirs, locate
+from memtui.core.locations import Context, Locations, locate
 from memtui.core.model import (
     BrokenLink,
     DroppedEntry,
@@ -26,22 +25,22 @@ from memtui.core.model import (
     LoadReport,
     LongEntry,
     Memory,
-    ProjectRef,
     ScanResult,
-    Scope,
-    SessionInfo,
     Store,
     StoreKind,
     StoreLocation,
 )
+from memtui.core.projects import discover_projects
 from memtui.core.sessions import (
-    TranscriptHead,
-    read_transcript_head,
+    session_info,
     session_template,
     summary_is_empty,
     summary_title,
+    transcript_head,
+    transcript_of,
 )
-from memtui.core.snapshot import SNAPSHOT_JSON, agent_snapshot_info
+from memtui.core.snapshot import snapshot_info
+from memtui.core.walk import NOT_A_DIRECTORY, FileEntry, StoreWalk, store_skip, walk_store
 
 INDEX_NAME = "MEMORY.md"
 SUMMARY_NAME = "summary.md"
@@ -51,76 +50,6 @@ EMPTY_SLACK_BYTES = 64
 """A summary this much larger than its template may still trim down to it."""
 
 Progress = Callable[[str], None]
-
-
-@dataclass
-class FileEntry:
-    path: str
-    rel_path: str
-    regular: bool = False
-    """The directory listing showed a regular file (no symlink): it can be opened directly."""
-
-
-def sorted_listing(directory: str) -> list[os.DirEntry[str]] | None:
-    """The entries of ``directory`` sorted by name, or None when it cannot be listed."""
-    try:
-        with os.scandir(directory) as it:
-            return sorted(it, key=_entry_name)
-    except OSError:
-        return None
-
-
-def _entry_name(entry: os.DirEntry[str]) -> str:
-    return entry.name
-
-
-def walk_markdown(
-    root: Path, skip: set[str] | None = None, listing: list[os.DirEntry[str]] | None = None
-) -> Iterator[FileEntry]:
-    """Every ``*.md`` entry below ``root`` (sorted, symlinked dirs not followed); ``listing``
-    is ``sorted_listing(root)`` when the caller already has it."""
-    stack = [(str(root), "")]
-    while stack:
-        directory, prefix = stack.pop()
-        entries = listing if listing is not None else sorted_listing(directory)
-        listing = None
-        if entries is None:
-            continue
-        subdirs = []
-        for entry in entries:
-            rel = prefix + entry.name
-            try:
-                is_dir = entry.is_dir(follow_symlinks=False)
-            except OSError:
-                is_dir = False
-            if is_dir and not entry.name.endswith(".md"):
-                if skip is None or rel not in skip:
-                    subdirs.append((entry.path, rel + "/"))
-            elif entry.name.endswith(".md"):
-                try:
-                    regular = entry.is_file(follow_symlinks=False)
-                except OSError:
-                    regular = False
-                yield FileEntry(entry.path, rel, regular)
-        stack.extend(reversed(subdirs))
-
-
-def top_level_files(root: Path) -> Iterator[FileEntry]:
-    """Top-level regular files (what a snapshot copies), excluding ``snapshot.json``."""
-    try:
-        with os.scandir(root) as it:
-            entries = sorted(it, key=lambda e: e.name)
-    except OSError:
-        return
-    for entry in entries:
-        if entry.name == SNAPSHOT_JSON:
-            continue
-        try:
-            mode = entry.stat(follow_symlinks=False).st_mode
-        except OSError:
-            continue
-        if stat.S_ISREG(mode) or stat.S_ISLNK(mode):
-            yield FileEntry(entry.path, entry.name)
 
 
 def read_memory(entry: FileEntry, store_root: Path, cache: ScanCache | None = None) -> Memory:
@@ -318,22 +247,20 @@ def report_from_payload(payload: Any) -> LoadReport:
 
 
 def scan_store(
-    location: StoreLocation, skip: set[str] | None = None, cache: ScanCache | None = None
+    location: StoreLocation,
+    skip: set[str] | None = None,
+    cache: ScanCache | None = None,
+    walked: StoreWalk | None = None,
 ) -> Store:
-    """One store: its memories from their headers and its MEMORY.md load report."""
-    snapshot = location.kind == StoreKind.SNAPSHOT
-    listing = None if snapshot else sorted_listing(str(location.path))
-    exists = listing is not None or location.path.is_dir()
-    store = Store(location=location, exists=exists)
-    if not exists:
+    """One store: its memories from their headers and its MEMORY.md load report.
+    ``walked``: the store's ``walk_store`` when the caller has just made it."""
+    walk = walked if walked is not None else walk_store(location, skip)
+    store = Store(location=location, exists=walk.exists)
+    if not walk.exists:
         if location.path.exists():
-            store.problems.append("the store path is not a directory")
+            store.problems.append(NOT_A_DIRECTORY)
         return store
-    if snapshot:
-        entries: Iterator[FileEntry] = top_level_files(location.path)
-    else:
-        entries = walk_markdown(location.path, skip, listing)
-    read = [read_memory_keyed(entry, location.path, cache) for entry in entries]
+    read = [read_memory_keyed(entry, location.path, cache) for entry in walk.entries]
     store.memories = [memory for memory, _st in read]
     own_dirs = {
         m.rel_path.rsplit("/", 1)[0] for m in store.memories if m.is_index and "/" in m.rel_path
@@ -341,26 +268,8 @@ def scan_store(
     digest = None
     if cache is not None and cache.path is not None and location.kind != StoreKind.SNAPSHOT:
         digest = store_digest(store, [st for _memory, st in read], cache.now)
-    store_index(store, own_dirs, cache, digest, listed=listing is not None)
+    store_index(store, own_dirs, cache, digest, listed=walk.listed)
     return store
-
-
-def transcript_head(path: Path, cache: ScanCache | None) -> TranscriptHead | None:
-    """What a transcript's first lines say, from the cache while the file is unchanged."""
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    if not stat.S_ISREG(st.st_mode):
-        return None
-    if cache is not None:
-        payload = cache.get("transcript", str(path), st)
-        if payload is not None:
-            return TranscriptHead(*payload)
-    head = read_transcript_head(path)
-    if cache is not None:
-        cache.put("transcript", str(path), st, (head.cwd, head.started, head.git_branch))
-    return head
 
 
 def summary_facts(summary: Memory, store_root: Path, template: str) -> tuple[str | None, bool]:
@@ -380,81 +289,28 @@ def scan_session(
 ) -> Store:
     """A session store, with the cwd and start time its transcript's first lines give."""
     store = scan_store(location, cache=cache)
-    session_dir = location.path.parent
-    transcript = session_dir.parent / f"{session_dir.name}.jsonl"
-    head = transcript_head(transcript, cache)
-    has_transcript = head is not None
-    info = SessionInfo(
-        session_id=session_dir.name,
-        transcript=transcript if has_transcript else None,
-        cwd=head.cwd if head else None,
-        started=head.started if head else None,
-        git_branch=head.git_branch if head else None,
-    )
-    summary = next((m for m in store.memories if m.rel_path == "summary.md"), None)
-    if summary is not None:
-        info.title, info.empty = summary_facts(summary, location.path, template)
-    store.session_info = info
+    title, empty = session_summary_facts(store, template)
+    head = transcript_head(transcript_of(location), cache)
+    store.session_info = session_info(location, head, title, empty)
     return store
+
+
+def session_summary_facts(store: Store, template: str) -> tuple[str | None, bool]:
+    """The title of a session store's ``summary.md`` and whether it is still the template
+    (no title and not empty without one)."""
+    summary = next((m for m in store.memories if m.rel_path == SUMMARY_NAME), None)
+    if summary is None:
+        return None, False
+    return summary_facts(summary, store.path, template)
 
 
 def scan_snapshot(
     location: StoreLocation, locations: Locations, cache: ScanCache | None = None
 ) -> Store:
     store = scan_store(location, cache=cache)
-    agent_type = location.agent or location.path.name
-    dir_name = agent_type.replace(":", "-")
-    local_dirs = {
-        item.scope: item.path for item in locations.agents if item.agent == dir_name and item.scope
-    }
-    roots = {
-        Scope.USER: locations.context.base / "agent-memory",
-        Scope.PROJECT: locations.context.project / ".claude" / "agent-memory",
-        Scope.LOCAL: next(
-            (p.parent for s, p in local_dirs.items() if s == Scope.LOCAL),
-            locations.context.project / ".claude" / "agent-memory-local",
-        ),
-    }
-    for scope, root in roots.items():
-        local_dirs.setdefault(scope, root / dir_name)
-    definition = locations.definitions.get(agent_type)
-    store.snapshot = agent_snapshot_info(
-        agent_type,
-        location.path,
-        local_dirs,
-        definition.memory if definition else None,
-        locations.auto.enabled,
-    )
+    store.snapshot = snapshot_info(location, locations)
     store.location.scope = store.snapshot.acted_scope
     return store
-
-
-def discover_projects(ctx: Context, cache: ScanCache | None = None) -> list[ProjectRef]:
-    """Every project dir under the CC home (and remote base), with its real path if a
-    transcript's first lines reveal it."""
-    roots = [ctx.claude_home / "projects"]
-    if ctx.remote_dir:
-        roots.append(ctx.remote_dir / "projects")
-    seen: dict[str, ProjectRef] = {}
-    for root in roots:
-        for project_dir in list_dirs(root):
-            ref = seen.setdefault(project_dir.name, ProjectRef(dir=str(project_dir), path=None))
-            if ref.path is None:
-                ref.path = project_path_from_transcripts(project_dir, cache)
-    return sorted(seen.values(), key=lambda r: r.dir)
-
-
-def project_path_from_transcripts(project_dir: Path, cache: ScanCache | None) -> str | None:
-    try:
-        with os.scandir(project_dir) as it:
-            transcripts = sorted(e.path for e in it if e.name.endswith(".jsonl"))
-    except OSError:
-        return None
-    for transcript in transcripts[:3]:
-        head = transcript_head(Path(transcript), cache)
-        if head is not None and head.cwd:
-            return head.cwd
-    return None
 
 
 def scan_progressively(
@@ -476,7 +332,7 @@ def scan_progressively(
         scanned=set(),
     )
     say("auto memory")
-    auto = scan_store(locations.auto, skip={"team"}, cache=cache)
+    auto = scan_store(locations.auto, store_skip(locations.auto), cache=cache)
     auto.problems.extend(locations.problems)
     result.stores += [auto, scan_store(locations.team, cache=cache)]
     result.scanned.update({StoreKind.AUTO, StoreKind.TEAM})

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import json
+import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
+from memtui.core.cache import ScanCache
 from memtui.core.fileread import read_first_lines
+from memtui.core.model import SessionInfo, StoreLocation
 
 TRANSCRIPT_PROBE_LINES = 12
 """How many lines of a transcript are read to find its cwd; a transcript is never read whole."""
@@ -119,3 +123,41 @@ def summary_title(summary: str) -> str | None:
                     return text
             return None
     return None
+
+
+def transcript_of(location: StoreLocation) -> Path:
+    """The transcript beside a session's directory: ``<session id>.jsonl``."""
+    session_dir = location.path.parent
+    return session_dir.parent / f"{session_dir.name}.jsonl"
+
+
+def transcript_head(path: Path, cache: ScanCache | None) -> TranscriptHead | None:
+    """What a transcript's first lines say, from the cache while the file is unchanged."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    if not stat.S_ISREG(st.st_mode):
+        return None
+    if cache is not None:
+        payload = cache.get("transcript", str(path), st)
+        if payload is not None:
+            return TranscriptHead(*payload)
+    head = read_transcript_head(path)
+    if cache is not None:
+        cache.put("transcript", str(path), st, (head.cwd, head.started, head.git_branch))
+    return head
+
+
+def session_info(
+    location: StoreLocation, head: TranscriptHead | None, title: str | None, empty: bool
+) -> SessionInfo:
+    return SessionInfo(
+        session_id=location.path.parent.name,
+        transcript=transcript_of(location) if head is not None else None,
+        cwd=head.cwd if head else None,
+        started=head.started if head else None,
+        git_branch=head.git_branch if head else None,
+        title=title,
+        empty=empty,
+    )

@@ -11,9 +11,18 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from memtui.core.jsdate import parse_js_date
-from memtui.core.model import Scope, SnapshotInfo, SnapshotScopeStatus, SnapshotStatus
+from memtui.core.model import (
+    Scope,
+    SnapshotInfo,
+    SnapshotScopeStatus,
+    SnapshotStatus,
+    StoreLocation,
+)
+
+if TYPE_CHECKING:
+    from memtui.core.locations import Locations
 
 __all__ = [
     "SNAPSHOT_JSON",
@@ -107,6 +116,8 @@ def _status(
 
 def _compare(updated_at: str, synced_from: str) -> tuple[SnapshotStatus, str | None, str]:
     """``new Date(updatedAt) > new Date(syncedFrom)``: NaN on either side is never newer."""
+    from memtui.core.jsdate import parse_js_date  # only when there are two dates to compare
+
     snapshot_ms = parse_js_date(updated_at)
     synced_ms = parse_js_date(synced_from)
     if snapshot_ms is None:
@@ -179,3 +190,30 @@ def _why_no_memory(local_dir: Path) -> str:
 
 def _has_top_level_md(local_dir: Path) -> bool:
     return any(name.endswith(".md") for name in _regular_file_names(local_dir))
+
+
+def snapshot_info(location: StoreLocation, locations: Locations) -> SnapshotInfo:
+    """The status of a shipped snapshot in every scope of its agent."""
+    agent_type = location.agent or location.path.name
+    dir_name = agent_type.replace(":", "-")
+    local_dirs = {
+        item.scope: item.path for item in locations.agents if item.agent == dir_name and item.scope
+    }
+    roots = {
+        Scope.USER: locations.context.base / "agent-memory",
+        Scope.PROJECT: locations.context.project / ".claude" / "agent-memory",
+        Scope.LOCAL: next(
+            (p.parent for s, p in local_dirs.items() if s == Scope.LOCAL),
+            locations.context.project / ".claude" / "agent-memory-local",
+        ),
+    }
+    for scope, root in roots.items():
+        local_dirs.setdefault(scope, root / dir_name)
+    definition = locations.definitions.get(agent_type)
+    return agent_snapshot_info(
+        agent_type,
+        location.path,
+        local_dirs,
+        definition.memory if definition else None,
+        locations.auto.enabled,
+    )
