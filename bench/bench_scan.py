@@ -41,6 +41,13 @@ def store_roots(home: Path) -> tuple[Path, list[str]]:
     return ctx.claude_home / "projects", [str(r) for r in roots]
 
 
+def memtui_command() -> list[str]:
+    """How a user runs memtui: the console script installed beside this Python, else
+    ``python -m memtui``."""
+    script = Path(sys.executable).parent / "memtui"
+    return [str(script)] if script.is_file() else [sys.executable, "-m", "memtui"]
+
+
 def timed(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, int, str]:
     """Wall seconds, peak RSS in bytes (the kernel's accounting of the child) and stdout."""
     with tempfile.TemporaryFile() as err:
@@ -96,7 +103,7 @@ def main() -> int:
         subprocess.run([sys.executable, str(ROOT / "bench" / "generate_home.py"), str(home)],
                        check=True)
     projects, roots = store_roots(home)
-    env_cmd = [sys.executable, "-m", "memtui", "--claude-home", str(home / "claude"),
+    env_cmd = [*memtui_command(), "--claude-home", str(home / "claude"),
                "--project", str(home / "project"), "--agent-memory-home",
                str(home / "agent-memory"), "scan", "--json"]
     base_cmd = [sys.executable, str(ROOT / "bench" / "baseline.py"), str(projects), *roots]
@@ -125,6 +132,7 @@ def main() -> int:
     c_med = statistics.median(cold_times)
     print(f"stores: {len(data['stores'])}, memories: {memories}, "
           f"projects listed: {len(data['projects'])}, baseline read {_base_out.strip()} files")
+    print(f"command: {' '.join(env_cmd[:1])} … scan --json")
     print(f"memtui scan --json, cache warm: median {m_med * 1000:.0f} ms "
           f"(min {min(memtui_times) * 1000:.0f}, max {max(memtui_times) * 1000:.0f})")
     print(f"memtui scan --json, no cache (MEMTUI_NO_CACHE=1): median {c_med * 1000:.0f} ms "

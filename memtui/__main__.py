@@ -1,3 +1,3 @@
-from memtui.cli import main
+from memtui.cli import entry
 
-raise SystemExit(main())
+entry()

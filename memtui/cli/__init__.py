@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from memtui.cli.common import EXIT_OK, context_from
 from memtui.cli.edit_commands import (
@@ -18,8 +21,40 @@ from memtui.cli.edit_commands import (
 from memtui.cli.read_commands import cmd_index, cmd_scan, cmd_snapshot_status
 
 
+def terminal_columns() -> int:
+    """What ``shutil.get_terminal_size().columns`` gives, without importing shutil."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            columns = 80
+    return columns
+
+
+class HelpFormatter(argparse.HelpFormatter):
+    """argparse's formatter, sized without shutil: argparse builds one for every
+    ``add_argument`` and imports shutil (with bz2 and lzma) to size it, a cost every command
+    would pay before doing anything."""
+
+    def __init__(self, prog: str, **kwargs: Any) -> None:
+        kwargs.setdefault("width", terminal_columns() - 2)
+        super().__init__(prog, **kwargs)
+
+
+class Parser(argparse.ArgumentParser):
+    """An ArgumentParser (and its subcommands' parsers) formatting help with ``HelpFormatter``."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", HelpFormatter)
+        super().__init__(*args, **kwargs)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="memtui",
         description="See and curate what AI coding agents remember. Without a command, opens "
         "the TUI.",
@@ -87,8 +122,31 @@ def run_tui(args: argparse.Namespace) -> int:
     return run_app(context_from(args), theme=args.theme)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def entry() -> None:
+    """The ``memtui`` console script and ``python -m memtui``."""
+    raise SystemExit(main(fast_exit=True))
+
+
+def main(argv: Sequence[str] | None = None, *, fast_exit: bool = False) -> int:
+    """Run one command (the TUI without one). ``fast_exit``: once a command other than the TUI
+    has finished (its writes are synced before it returns), flush the output and end the
+    process without freeing its objects one by one, which for a large scan takes longer than
+    printing it."""
     args = build_parser().parse_args(argv)
+    code = run_command(args)
+    if fast_exit and args.command is not None:
+        exit_now(code)
+    return code
+
+
+def exit_now(code: int) -> None:
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError):  # a closed pipe: nothing left to print to
+            stream.flush()
+    os._exit(code)
+
+
+def run_command(args: argparse.Namespace) -> int:
     try:
         if args.demo:
             use_demo_home(args)

@@ -88,7 +88,8 @@ def cmd_scan(args: argparse.Namespace) -> int:
     if args.json:
         from memtui.core.scan_text import scan_json_text
 
-        sys.stdout.write(scan_json_text(ctx) + "\n")
+        sys.stdout.write(scan_json_text(ctx).text)
+        sys.stdout.write("\n")
         return EXIT_OK
     from memtui.core.scan import cache_for, scan
 

@@ -10,15 +10,14 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import hashlib
 import marshal
 import os
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-CACHE_VERSION = 4
+CACHE_VERSION = 5
 RACY_SECONDS = 3.0
 
 StatKey = tuple[int, int, int, int]
@@ -26,6 +25,16 @@ StatKey = tuple[int, int, int, int]
 
 def stat_key(st: os.stat_result) -> StatKey:
     return (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+
+
+def identity_digest(identity: tuple[Path, ...]) -> str:
+    """16 hex digits naming a cache file (two CRCs: no secret to keep, and ``zlib`` loads in a
+    fraction of the time ``hashlib`` takes; files that collided would share entries that are
+    keyed by absolute path anyway)."""
+    import zlib
+
+    data = "\0".join(str(p) for p in identity).encode("utf-8", "surrogateescape")
+    return f"{zlib.crc32(data):08x}{zlib.adler32(data):08x}"
 
 
 def cache_enabled(env: Mapping[str, str]) -> bool:
@@ -54,12 +63,15 @@ def gc_paused() -> Iterator[None]:
 class ScanCache:
     """Per-kind maps of path → (stat key, payload), loaded on first use, saved when changed."""
 
+    clock = staticmethod(time.time)
+    """Where "now" comes from (tests move it past the racy window)."""
+
     def __init__(self, path: Path | None = None) -> None:
         self.path = path
         self._loaded: dict[str, dict[str, tuple[StatKey, Any]]] | None = None
         self._new: dict[str, dict[str, tuple[StatKey, Any]]] = {}
         self._dirty = False
-        self._now = time.time()
+        self._now = self.clock()
 
     @classmethod
     def for_scan(
@@ -69,8 +81,7 @@ class ScanCache:
         disables it."""
         if not cache_enabled(env):
             return cls(None)
-        digest = hashlib.sha256("\0".join(str(p) for p in identity).encode()).hexdigest()[:16]
-        return cls(cache_dir(env, home) / f"{prefix}-{digest}.marshal")
+        return cls(cache_dir(env, home) / f"{prefix}-{identity_digest(identity)}.marshal")
 
     @property
     def _old(self) -> dict[str, dict[str, tuple[StatKey, Any]]]:
@@ -108,6 +119,18 @@ class ScanCache:
             return None
         self._new.setdefault(kind, {})[path] = entry
         return entry[1]
+
+    def get_checked(self, kind: str, path: str, valid: Callable[[Any], bool]) -> Any:
+        """The payload stored for ``path`` if ``valid(key)`` holds for its key, else None."""
+        entry = self._old.get(kind, {}).get(path)
+        if entry is None or not valid(entry[0]):
+            return None
+        self._new.setdefault(kind, {})[path] = entry
+        return entry[1]
+
+    def peek(self, kind: str, path: str) -> tuple[Any, Any] | None:
+        """The (key, payload) stored for ``path``, unchecked (and not kept unless put again)."""
+        return self._old.get(kind, {}).get(path)
 
     def put(self, kind: str, path: str, st: os.stat_result, payload: Any) -> None:
         self.put_keyed(kind, path, stat_key(st), payload, max(st.st_mtime, st.st_ctime))

@@ -195,7 +195,7 @@ def read_full(path: Path | str, store_root: Path, cap: int = FULL_READ_CAP) -> R
     return result
 
 
-def read_first_lines(path: Path, count: int, byte_cap: int = 256 * 1024) -> list[bytes]:
+def read_first_lines(path: Path | str, count: int, byte_cap: int = 256 * 1024) -> list[bytes]:
     """The first ``count`` lines of any file (a transcript), never more than ``byte_cap`` bytes."""
     out: list[bytes] = []
     total = 0

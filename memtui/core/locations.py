@@ -188,12 +188,16 @@ def auto_memory_enabled(ctx: Context, settings: SettingsSet) -> tuple[bool, str]
 
 def list_dirs(path: Path) -> list[Path]:
     """The directories (or symlinks to one) directly in ``path``, sorted; one ``scandir``."""
+    return [path / name for name in list_dir_names(path)]
+
+
+def list_dir_names(path: Path | str) -> list[str]:
+    """The names of ``list_dirs(path)``."""
     try:
         with os.scandir(path) as it:
-            names = sorted(entry.name for entry in it if _is_dir(entry))
+            return sorted(entry.name for entry in it if _is_dir(entry))
     except OSError:
         return []
-    return [path / name for name in names]
 
 
 def _is_dir(entry: os.DirEntry[str]) -> bool:
@@ -208,15 +212,12 @@ def session_locations(ctx: Context) -> list[StoreLocation]:
     sessions_root, dir_rule = find_project_dir(ctx.claude_home / "projects", str(ctx.project))
     rule = f"sessions of cwd {ctx.show(ctx.project)} → {ctx.show(ctx.claude_home)}/{dir_rule}"
     stores: list[StoreLocation] = []
-    for child in list_dirs(sessions_root):
-        if (child / "session-memory").is_dir():
+    root = str(sessions_root)
+    for name in list_dir_names(root):
+        path = os.path.join(root, name, "session-memory")
+        if os.path.isdir(path):
             stores.append(
-                StoreLocation(
-                    kind=StoreKind.SESSION,
-                    path=child / "session-memory",
-                    rule=rule,
-                    session=child.name,
-                )
+                StoreLocation(kind=StoreKind.SESSION, path=Path(path), rule=rule, session=name)
             )
     return stores
 

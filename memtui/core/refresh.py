@@ -25,9 +25,8 @@ from memtui.core.locations import (
 from memtui.core.model import ScanResult, Store, StoreKind, StoreLocation
 from memtui.core.sanitize import find_project_dir
 from memtui.core.scan import scan, scan_session, scan_snapshot, scan_store
-from memtui.core.sessions import session_template
+from memtui.core.sessions import TRANSCRIPT_SUFFIX, session_template
 
-TRANSCRIPT_SUFFIX = ".jsonl"
 SESSION_DIR = "session-memory"
 AGENT_KINDS = (StoreKind.AGENT, StoreKind.SNAPSHOT)
 

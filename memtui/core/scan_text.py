@@ -20,71 +20,117 @@ from __future__ import annotations
 import json
 import os
 import stat
-from collections.abc import Iterable
+from dataclasses import dataclass
 from json.encoder import encode_basestring
 from typing import Any
 
 from memtui.core.cache import ScanCache, cache_enabled, gc_paused
 from memtui.core.gitroot import current_branch
 from memtui.core.locations import Context, Locations, locate
-from memtui.core.model import Store, StoreKind, StoreLocation
+from memtui.core.model import StoreKind, StoreLocation
 from memtui.core.projects import discover_projects
-from memtui.core.serialize import load_report_json, memory_json, project_json, store_json
-from memtui.core.sessions import session_info, session_template, transcript_head, transcript_of
+from memtui.core.serialize import load_report_json, memory_json, project_json, snapshot_json
+from memtui.core.sessions import (
+    TRANSCRIPT_SUFFIX,
+    TranscriptHead,
+    session_template,
+    transcript_head,
+    transcript_of,
+)
 from memtui.core.snapshot import snapshot_info
 from memtui.core.walk import NOT_A_DIRECTORY, StoreWalk, store_skip, walk_store
 
 FRAGMENT_KIND = "store-json"
-FRAGMENT_VERSION = 1
+FRAGMENT_VERSION = 3
 
 Fingerprint = tuple[Any, ...]
 Fragment = tuple[str, str, tuple[str | None, bool] | None]
 """A store's rendered ``index`` and ``memories`` JSON, and a session summary's (title, empty)."""
+EMPTY: Fragment = ("null", "[]", None)
 
 
 def dumps(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-def scalar_json(value: Any) -> str:
-    """``dumps(value)``, quicker for the strings, None, booleans and empty lists that make up
-    most of a store's fields (the C string encoder ``json.dumps`` itself ends in)."""
-    if isinstance(value, str):
-        return encode_basestring(value)
-    if value is None:
-        return "null"
-    if value is True:
-        return "true"
-    if value is False:
-        return "false"
-    if isinstance(value, list) and not value:
-        return "[]"
-    return dumps(value)
+def target_key(path: str) -> tuple[int, int, int, int, int] | None:
+    """The stat key of what a link points to (None when it points nowhere)."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_mode, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino
 
 
-def json_object(pairs: Iterable[tuple[str, str]]) -> str:
-    """A JSON object from keys and values that are JSON text already, as ``json.dumps``
-    writes it."""
-    return "{" + ", ".join(f"{encode_basestring(key)}: {value}" for key, value in pairs) + "}"
-
-
-def walk_fingerprint(walk: StoreWalk) -> tuple[list[tuple[Any, ...]], float] | None:
-    """The path and stat key of every file of a walk, and the newest mtime or ctime among them;
-    None when a file is not a regular file (nothing about a symlink's target is in its stat)."""
-    keys: list[tuple[Any, ...]] = []
+def walk_fingerprint(walk: StoreWalk) -> tuple[Fingerprint, float] | None:
+    """The stat key of every directory listed and the path and stat key of every file of a
+    walk (a symlink's also with its target's), and the newest mtime or ctime among them."""
+    dirs: list[tuple[str, int, int, int]] = []
+    files: list[tuple[str, int, int, int, int]] = []
+    others: list[tuple[str, int, int, int, int, int, tuple[int, ...] | None]] = []
     newest = 0.0
-    for entry in walk.entries:
-        if not entry.regular:
+    for directory in walk.dirs:
+        try:
+            st = os.stat(directory)
+        except OSError:
             return None
+        dirs.append((directory, st.st_mtime_ns, st.st_ctime_ns, st.st_ino))
+        newest = max(newest, st.st_mtime, st.st_ctime)
+    for entry in walk.entries:
         try:
             st = os.lstat(entry.path)
         except OSError:
             return None
-        if not stat.S_ISREG(st.st_mode):
-            return None
-        keys.append((entry.rel_path, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino))
         newest = max(newest, st.st_mtime, st.st_ctime)
-    return keys, newest
+        if stat.S_ISREG(st.st_mode):
+            files.append((entry.rel_path, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino))
+            continue
+        target = target_key(entry.path) if stat.S_ISLNK(st.st_mode) else None
+        if target is not None:
+            newest = max(newest, target[2] / 1e9, target[3] / 1e9)
+        others.append((entry.rel_path, st.st_mode, st.st_size, st.st_mtime_ns, st.st_ctime_ns,
+                       st.st_ino, target))
+    return (dirs, files, others), newest
+
+
+def unchanged(root: str, fingerprint: Fingerprint) -> bool:
+    """Whether a store's directories and files all have the stat ``fingerprint`` recorded.
+
+    Adding, removing or renaming an entry changes its directory's mtime, so while no
+    directory changed the walk would list the same files, and while no file's stat changed
+    their contents are the same: no directory is listed and no file opened."""
+    dirs, files, others = fingerprint
+    for directory, mtime, ctime, ino in dirs:
+        try:
+            st = os.stat(directory)
+        except OSError:
+            return False
+        if st.st_mtime_ns != mtime or st.st_ctime_ns != ctime or st.st_ino != ino:
+            return False
+    prefix = root + os.sep
+    for rel, size, mtime, ctime, ino in files:
+        try:
+            st = os.lstat(prefix + rel)
+        except OSError:
+            return False
+        if (
+            st.st_mtime_ns != mtime or st.st_ctime_ns != ctime or st.st_size != size
+            or st.st_ino != ino
+        ):
+            return False
+    for rel, mode, size, mtime, ctime, ino, target in others:
+        path = prefix + rel
+        try:
+            st = os.lstat(path)
+        except OSError:
+            return False
+        if (st.st_mode, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino) != (
+            mode, size, mtime, ctime, ino
+        ):
+            return False
+        if stat.S_ISLNK(mode) and target_key(path) != (tuple(target) if target else None):
+            return False
+    return True
 
 
 class StoreRenderer:
@@ -99,37 +145,62 @@ class StoreRenderer:
         self.rescanned = 0
 
     def render(self, location: StoreLocation) -> str:
-        walk = walk_store(location, store_skip(location))
-        store = Store(location=location, exists=walk.exists)
-        content: Fragment = ("null", "[]", None)
-        if not walk.exists:
-            if location.path.exists():
-                store.problems.append(NOT_A_DIRECTORY)
-        else:
-            content = self.fragment(location, walk)
+        problems: list[str] = []
+        content = self.cached(location)
+        exists = content is not None
+        if content is None:
+            walk = walk_store(location, store_skip(location))
+            exists = walk.exists
+            if walk.exists:
+                content = self.fragment(location, walk)
+            elif location.path.exists():
+                problems.append(NOT_A_DIRECTORY)
         if location.kind == StoreKind.AUTO:
-            store.problems.extend(self.locations.problems)
-        if walk.exists and location.kind == StoreKind.SNAPSHOT:
-            store.snapshot = snapshot_info(location, self.locations)
-            location.scope = store.snapshot.acted_scope
-        if walk.exists and location.kind == StoreKind.SESSION:
-            title, empty = content[2] or (None, False)
-            head = transcript_head(transcript_of(location), self.fragments)
-            store.session_info = session_info(location, head, title, empty)
-        return store_text(store, content)
+            problems.extend(self.locations.problems)
+        snapshot = session = None
+        if exists and location.kind == StoreKind.SNAPSHOT:
+            info = snapshot_info(location, self.locations)
+            location.scope = info.acted_scope
+            snapshot = dumps(snapshot_json(info))
+        if exists and location.kind == StoreKind.SESSION:
+            title, empty = content[2] if content and content[2] else (None, False)
+            transcript = transcript_of(location)
+            head = transcript_head(transcript, self.fragments)
+            session = session_text(transcript, head, title, empty)
+        return store_text(location, exists, problems, snapshot, session, content or EMPTY)
+
+    def key_name(self, location: StoreLocation) -> str:
+        return f"{location.kind.value}\0{location.path}"
+
+    def context_key(self, location: StoreLocation) -> tuple[int, str | None]:
+        """What a fragment depends on besides the store's files: the session template."""
+        template = self.template if location.kind == StoreKind.SESSION else None
+        return FRAGMENT_VERSION, template
+
+    def cached(self, location: StoreLocation) -> Fragment | None:
+        """The fragment stored for the store while none of its directories and files changed."""
+        root, context = str(location.path), self.context_key(location)
+
+        def valid(key: Any) -> bool:
+            return key[0] == context and unchanged(root, key[2])
+
+        found = self.fragments.get_checked(FRAGMENT_KIND, self.key_name(location), valid)
+        return tuple(found) if found is not None else None
 
     def fragment(self, location: StoreLocation, walk: StoreWalk) -> Fragment:
-        """The store's content JSON: reused while its fingerprint holds, else rendered."""
+        """The store's content JSON after a walk: the stored one while the walk found the same
+        files with the same stats (a directory changed, not what it holds), else rendered."""
+        name, context = self.key_name(location), self.context_key(location)
         found = walk_fingerprint(walk)
-        key: Fingerprint | None = None
-        name = f"{location.kind.value}\0{location.path}"
-        if found is not None:
-            files = found[0]
-            template = self.template if location.kind == StoreKind.SESSION else None
-            key = (FRAGMENT_VERSION, walk.listed, template, files)
-            cached = self.fragments.get_keyed(FRAGMENT_KIND, name, key)
-            if cached is not None:
-                return tuple(cached)
+        old = self.fragments.peek(FRAGMENT_KIND, name)
+        if found is not None and old is not None and old[0][0] == context:
+            (dirs, files, others), newest = found
+            old_context, old_listed, (_old_dirs, *old_files) = old[0]
+            if (old_context, old_listed, old_files) == (context, walk.listed, [files, others]):
+                fragment: Fragment = tuple(old[1])
+                key = (context, walk.listed, (dirs, files, others))
+                self.fragments.put_keyed(FRAGMENT_KIND, name, key, fragment, newest=newest)
+                return fragment
         # The per-file scan is imported only when a store changed: a warm run never needs it.
         from memtui.core.scan import scan_store, session_summary_facts
 
@@ -138,33 +209,80 @@ class StoreRenderer:
         facts = None
         if location.kind == StoreKind.SESSION:
             facts = session_summary_facts(store, self.template)
-        fragment: Fragment = (
+        fragment = (
             dumps(load_report_json(store.index)) if store.index else "null",
             dumps([memory_json(m) for m in store.memories]),
             facts,
         )
-        if key is not None and found is not None:
+        if found is not None:
+            key = (context, walk.listed, found[0])
             self.fragments.put_keyed(FRAGMENT_KIND, name, key, fragment, newest=found[1])
         return fragment
 
 
-def store_text(store: Store, content: Fragment) -> str:
-    """``store_json(store)`` as text, with the ``index`` and ``memories`` rendered already."""
-    pairs = []
-    for key, value in store_json(store).items():
-        if key == "index":
-            pairs.append((key, content[0]))
-        elif key == "memories":
-            pairs.append((key, content[1]))
-        elif key == "session_info" and value is not None:
-            pairs.append((key, json_object((k, scalar_json(v)) for k, v in value.items())))
-        else:
-            pairs.append((key, scalar_json(value)))
-    return json_object(pairs)
+def string(value: str | None) -> str:
+    return "null" if value is None else encode_basestring(value)
 
 
-def scan_json_text(ctx: Context) -> str:
-    """``memtui scan --json``'s document for the project in ``ctx`` (without the newline)."""
+def flag(value: bool) -> str:
+    return "true" if value else "false"
+
+
+def store_text(
+    location: StoreLocation,
+    exists: bool,
+    problems: list[str],
+    snapshot: str | None,
+    session: str | None,
+    content: Fragment,
+) -> str:
+    """``serialize.store_json`` of the store as text, its parts rendered already."""
+    return "".join((
+        '{"kind": ', string(location.kind.value),
+        ', "scope": ', string(location.scope.value if location.scope else None),
+        ', "agent": ', string(location.agent),
+        ', "session": ', string(location.session),
+        ', "path": ', string(str(location.path)),
+        ', "exists": ', flag(exists),
+        ', "enabled": ', flag(location.enabled),
+        ', "rule": ', string(location.rule),
+        ', "enabled_rule": ', string(location.enabled_rule),
+        ', "index": ', content[0],
+        ', "snapshot": ', snapshot or "null",
+        ', "session_info": ', session or "null",
+        ', "problems": ', dumps(problems) if problems else "[]",
+        ', "memories": ', content[1],
+        "}",
+    ))
+
+
+def session_text(
+    transcript: str, head: TranscriptHead | None, title: str | None, empty: bool
+) -> str:
+    """``serialize.session_json`` of a session store as text."""
+    return "".join((
+        '{"id": ', string(os.path.basename(transcript)[: -len(TRANSCRIPT_SUFFIX)]),
+        ', "transcript": ', string(transcript if head is not None else None),
+        ', "cwd": ', string(head.cwd if head else None),
+        ', "started": ', string(head.started if head else None),
+        ', "gitBranch": ', string(head.git_branch if head else None),
+        ', "title": ', string(title),
+        ', "empty": ', flag(empty),
+        "}",
+    ))
+
+
+@dataclass
+class ScanText:
+    text: str
+    """The JSON document (without a final newline)."""
+    stores: int
+    rescanned: int
+    """How many stores were read from their files (the others came from the cache)."""
+
+
+def scan_json_text(ctx: Context) -> ScanText:
+    """``memtui scan --json``'s document for the project in ``ctx``."""
     identity = (ctx.claude_home, ctx.project)
     fragments = ScanCache.for_scan(ctx.env, ctx.home, *identity, prefix="json")
     files = ScanCache.for_scan(ctx.env, ctx.home, *identity)
@@ -180,16 +298,21 @@ def scan_json_text(ctx: Context) -> str:
         stores = [renderer.render(location) for location in in_scan_order]
         projects = discover_projects(ctx, fragments)
         git = locations.git
-        text = json_object([
-            ("project", scalar_json(str(ctx.project))),
-            ("claude_home", scalar_json(str(ctx.claude_home))),
-            ("git_root", scalar_json(str(git.root) if git else None)),
-            ("git_branch", scalar_json(current_branch(git.checkout) if git else None)),
-            ("stores", "[" + ", ".join(stores) + "]"),
-            ("projects", dumps([project_json(p) for p in projects])),
-        ])
+        # ``serialize.scan_json`` as text, in one join: each concatenation of a document of
+        # megabytes would copy it again.
+        parts = [
+            '{"project": ', string(str(ctx.project)),
+            ', "claude_home": ', string(str(ctx.claude_home)),
+            ', "git_root": ', string(str(git.root) if git else None),
+            ', "git_branch": ', string(current_branch(git.checkout) if git else None),
+            ', "stores": [',
+        ]
+        for i, store in enumerate(stores):
+            parts += (", ", store) if i else (store,)
+        parts += ('], "projects": ', dumps([project_json(p) for p in projects]), "}")
+        text = "".join(parts)
     if cache_enabled(ctx.env):
         fragments.save()
         files.save(prune=False)
-    return text
+    return ScanText(text, len(stores), renderer.rescanned)
 

@@ -12,6 +12,7 @@ from memtui.core.cache import ScanCache
 from memtui.core.fileread import read_first_lines
 from memtui.core.model import SessionInfo, StoreLocation
 
+TRANSCRIPT_SUFFIX = ".jsonl"
 TRANSCRIPT_PROBE_LINES = 12
 """How many lines of a transcript are read to find its cwd; a transcript is never read whole."""
 
@@ -75,7 +76,7 @@ class TranscriptHead:
     git_branch: str | None
 
 
-def read_transcript_head(path: Path, lines: int = TRANSCRIPT_PROBE_LINES) -> TranscriptHead:
+def read_transcript_head(path: Path | str, lines: int = TRANSCRIPT_PROBE_LINES) -> TranscriptHead:
     """The cwd, first timestamp and git branch found in a transcript's first lines."""
     head = TranscriptHead(None, None, None)
     for raw in read_first_lines(path, lines):
@@ -125,13 +126,12 @@ def summary_title(summary: str) -> str | None:
     return None
 
 
-def transcript_of(location: StoreLocation) -> Path:
+def transcript_of(location: StoreLocation) -> str:
     """The transcript beside a session's directory: ``<session id>.jsonl``."""
-    session_dir = location.path.parent
-    return session_dir.parent / f"{session_dir.name}.jsonl"
+    return os.path.dirname(str(location.path)) + TRANSCRIPT_SUFFIX
 
 
-def transcript_head(path: Path, cache: ScanCache | None) -> TranscriptHead | None:
+def transcript_head(path: str, cache: ScanCache | None) -> TranscriptHead | None:
     """What a transcript's first lines say, from the cache while the file is unchanged."""
     try:
         st = os.stat(path)
@@ -140,21 +140,22 @@ def transcript_head(path: Path, cache: ScanCache | None) -> TranscriptHead | Non
     if not stat.S_ISREG(st.st_mode):
         return None
     if cache is not None:
-        payload = cache.get("transcript", str(path), st)
+        payload = cache.get("transcript", path, st)
         if payload is not None:
             return TranscriptHead(*payload)
     head = read_transcript_head(path)
     if cache is not None:
-        cache.put("transcript", str(path), st, (head.cwd, head.started, head.git_branch))
+        cache.put("transcript", path, st, (head.cwd, head.started, head.git_branch))
     return head
 
 
 def session_info(
     location: StoreLocation, head: TranscriptHead | None, title: str | None, empty: bool
 ) -> SessionInfo:
+    session_dir = os.path.dirname(str(location.path))
     return SessionInfo(
-        session_id=location.path.parent.name,
-        transcript=transcript_of(location) if head is not None else None,
+        session_id=os.path.basename(session_dir),
+        transcript=Path(session_dir + TRANSCRIPT_SUFFIX) if head is not None else None,
         cwd=head.cwd if head else None,
         started=head.started if head else None,
         git_branch=head.git_branch if head else None,

@@ -6,6 +6,7 @@ import os
 import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
+from operator import attrgetter
 from pathlib import Path
 
 from memtui.core.model import StoreKind, StoreLocation
@@ -22,6 +23,9 @@ class FileEntry:
     """The directory listing showed a regular file (no symlink): it can be opened directly."""
 
 
+_entry_name = attrgetter("name")
+
+
 def sorted_listing(directory: str) -> list[os.DirEntry[str]] | None:
     """The entries of ``directory`` sorted by name, or None when it cannot be listed."""
     try:
@@ -31,18 +35,20 @@ def sorted_listing(directory: str) -> list[os.DirEntry[str]] | None:
         return None
 
 
-def _entry_name(entry: os.DirEntry[str]) -> str:
-    return entry.name
-
-
 def walk_markdown(
-    root: Path, skip: set[str] | None = None, listing: list[os.DirEntry[str]] | None = None
+    root: Path,
+    skip: set[str] | None = None,
+    listing: list[os.DirEntry[str]] | None = None,
+    dirs: list[str] | None = None,
 ) -> Iterator[FileEntry]:
     """Every ``*.md`` entry below ``root`` (sorted, symlinked dirs not followed); ``listing``
-    is ``sorted_listing(root)`` when the caller already has it."""
+    is ``sorted_listing(root)`` when the caller already has it; every directory listed (or
+    tried) is appended to ``dirs``."""
     stack = [(str(root), "")]
     while stack:
         directory, prefix = stack.pop()
+        if dirs is not None:
+            dirs.append(directory)
         entries = listing if listing is not None else sorted_listing(directory)
         listing = None
         if entries is None:
@@ -70,7 +76,7 @@ def top_level_files(root: Path) -> Iterator[FileEntry]:
     """Top-level regular files (what a snapshot copies), excluding ``snapshot.json``."""
     try:
         with os.scandir(root) as it:
-            entries = sorted(it, key=lambda e: e.name)
+            entries = sorted(it, key=_entry_name)
     except OSError:
         return
     for entry in entries:
@@ -92,19 +98,24 @@ class StoreWalk:
     listed: bool
     """The root was listed: a MEMORY.md there is among ``entries`` if it exists at all."""
     entries: list[FileEntry]
+    dirs: list[str]
+    """Every directory listed: while none of them changes, no entry was added or removed."""
 
 
 def walk_store(location: StoreLocation, skip: set[str] | None = None) -> StoreWalk:
     """The memory files of a store: ``*.md`` below its root (a snapshot: every top-level
     regular file), sorted by path; no file is opened."""
     snapshot = location.kind == StoreKind.SNAPSHOT
-    listing = None if snapshot else sorted_listing(str(location.path))
+    root = str(location.path)
+    listing = None if snapshot else sorted_listing(root)
     exists = listing is not None or location.path.is_dir()
     if not exists:
-        return StoreWalk(False, False, [])
+        return StoreWalk(False, False, [], [])
     if snapshot:
-        return StoreWalk(True, False, list(top_level_files(location.path)))
-    return StoreWalk(True, listing is not None, list(walk_markdown(location.path, skip, listing)))
+        return StoreWalk(True, False, list(top_level_files(location.path)), [root])
+    dirs: list[str] = []
+    entries = list(walk_markdown(location.path, skip, listing, dirs))
+    return StoreWalk(True, listing is not None, entries, dirs)
 
 
 def store_skip(location: StoreLocation) -> set[str] | None:

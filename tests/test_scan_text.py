@@ -1,0 +1,254 @@
+"""``memtui scan --json`` from stored store fragments: byte for byte what a full scan prints,
+after every kind of change, and a warm run reads nothing it does not need."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from helpers import demo_context
+
+from memtui.core.cache import RACY_SECONDS, ScanCache
+from memtui.core.demo import DemoHome, build_demo_home, write_memory
+from memtui.core.locations import Context
+from memtui.core.scan import scan
+from memtui.core.scan_text import ScanText, scan_json_text
+from memtui.core.serialize import scan_json
+
+LATER = RACY_SECONDS + 5
+
+
+@pytest.fixture(autouse=True)
+def settled(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A private cache whose clock runs a little ahead: the files just written count as
+    settled (the racy window has its own tests in test_cache.py)."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setattr(ScanCache, "clock", staticmethod(lambda: time.time() + LATER))
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> DemoHome:
+    return build_demo_home(tmp_path / "demo")
+
+
+def context(home: DemoHome, **env: str) -> Context:
+    return demo_context(home, XDG_CACHE_HOME=os.environ["XDG_CACHE_HOME"], **env)
+
+
+def checked(ctx: Context) -> ScanText:
+    """``scan_json_text``, asserted equal to rendering a full scan with ``json.dumps``."""
+    fast = scan_json_text(ctx)
+    assert fast.text == json.dumps(scan_json(scan(ctx)), ensure_ascii=False)
+    return fast
+
+
+def test_cold_then_warm_equals_a_full_scan(home: DemoHome) -> None:
+    ctx = context(home)
+    cold = checked(ctx)
+    existing = sum(1 for store in json.loads(cold.text)["stores"] if store["exists"])
+    assert cold.rescanned == existing > 10
+    warm = checked(ctx)
+    assert warm.rescanned == 0 and warm.stores == cold.stores
+
+
+def test_without_the_cache_every_store_is_read(home: DemoHome) -> None:
+    ctx = context(home, MEMTUI_NO_CACHE="1")
+    first, second = checked(ctx), checked(ctx)
+    assert first.rescanned == second.rescanned > 10
+    assert not (Path(os.environ["XDG_CACHE_HOME"]) / "memtui").exists()
+
+
+def auto_file(home: DemoHome, name: str = "staging-env.md") -> Path:
+    return home.auto_memory / name
+
+
+def edit_description(home: DemoHome) -> None:
+    path = auto_file(home)
+    path.write_text(path.read_text().replace("description:", "description: edited,", 1))
+
+
+def same_size_rewrite(home: DemoHome) -> None:
+    path = auto_file(home)
+    data = path.read_bytes()
+    at = data.index(b"description:") + len(b"description: ")
+    path.write_bytes(data[:at] + bytes([data[at] ^ 0x20]) + data[at + 1 :])
+    os.utime(path, ns=(1, 1))  # even an mtime put back would not hide it: ctime moves
+
+
+def grow_index(home: DemoHome) -> None:
+    with (home.auto_memory / "MEMORY.md").open("a") as handle:
+        handle.write("- [Late entry](late.md) — added after the first scan\n")
+
+
+def add_memory(home: DemoHome) -> None:
+    write_memory(home.auto_memory, "late.md", name="late", description="new", type="user",
+                 body="x")
+
+
+def add_memory_in_new_subdir(home: DemoHome) -> None:
+    write_memory(home.auto_memory / "deep" / "er", "nested.md", name="nested",
+                 description="nested", type="project", body="x")
+
+
+def delete_memory(home: DemoHome) -> None:
+    auto_file(home).unlink()
+
+
+def rename_memory(home: DemoHome) -> None:
+    auto_file(home).rename(home.auto_memory / "renamed.md")
+
+
+def replace_by_rename(home: DemoHome) -> None:
+    temp = home.auto_memory / ".tmp-write"
+    temp.write_text("---\nname: staging\ndescription: replaced atomically\ntype: user\n---\n")
+    os.replace(temp, auto_file(home))
+
+
+def symlink_memory(home: DemoHome) -> None:
+    target = home.auto_memory / "infra-gotchas.md"
+    link = home.auto_memory / "linked.md"
+    link.symlink_to(target.name)
+
+
+def session_dir(home: DemoHome) -> Path:
+    return home.claude_home / "projects" / auto_project_dir(home) / home.session_ids[0]
+
+
+def auto_project_dir(home: DemoHome) -> str:
+    return home.auto_memory.parent.name
+
+
+def retitle_session(home: DemoHome) -> None:
+    summary = session_dir(home) / "session-memory" / "summary.md"
+    text = summary.read_text()
+    summary.write_text(text.replace("# Session Title\n", "# Session Title\nA new title\n", 1))
+
+
+def rewrite_transcript(home: DemoHome) -> None:
+    transcript = session_dir(home).with_suffix(".jsonl")
+    record = {"type": "user", "cwd": "/somewhere/else", "timestamp": "2026-01-02T03:04:05Z",
+              "gitBranch": "other"}
+    transcript.write_text(json.dumps(record) + "\n")
+
+
+def custom_template(home: DemoHome) -> None:
+    config = home.claude_home / "session-memory" / "config"
+    config.mkdir(parents=True)
+    (config / "template.md").write_text("# Session Title\n_the title_\n")
+
+
+def sync_snapshot(home: DemoHome) -> None:
+    snapshots = home.project / ".claude" / "agent-memory-snapshots"
+    for snapshot in snapshots.iterdir():
+        try:
+            data = json.loads((snapshot / "snapshot.json").read_text())
+        except ValueError:
+            continue  # the demo ships a broken one
+        local = home.claude_home / "agent-memory" / snapshot.name
+        local.mkdir(parents=True, exist_ok=True)
+        (local / ".snapshot-synced.json").write_text(
+            json.dumps({"syncedFrom": data.get("updatedAt")})
+        )
+
+
+def add_non_markdown(home: DemoHome) -> None:
+    (home.auto_memory / "notes.txt").write_text("not a memory")
+
+
+def team_dir_appears(home: DemoHome) -> None:
+    write_memory(home.auto_memory / "team", "shared.md", name="shared", description="team",
+                 type="project", body="x")
+
+
+CHANGES: dict[str, Callable[[DemoHome], None]] = {
+    "edit a description": edit_description,
+    "same-size rewrite": same_size_rewrite,
+    "grow MEMORY.md": grow_index,
+    "add a memory": add_memory,
+    "add a memory in a new subdirectory": add_memory_in_new_subdir,
+    "delete a memory": delete_memory,
+    "rename a memory": rename_memory,
+    "replace a memory by rename": replace_by_rename,
+    "symlink a memory": symlink_memory,
+    "retitle a session": retitle_session,
+    "rewrite a transcript": rewrite_transcript,
+    "custom session template": custom_template,
+    "sync the snapshots": sync_snapshot,
+    "add a non-markdown file": add_non_markdown,
+    "team memory grows": team_dir_appears,
+}
+
+STORES_READ_AGAIN = {
+    "add a non-markdown file": 0,  # the directory changed, its memories did not
+    "rewrite a transcript": 0,  # session facts from the transcript are never stored
+    "sync the snapshots": 1,  # status is worked out on every run; qa's user dir is new
+    "custom session template": 3,  # every session's "empty" depends on it
+}
+
+
+@pytest.mark.parametrize("change", CHANGES)
+def test_every_change_is_seen(home: DemoHome, change: str) -> None:
+    ctx = context(home)
+    checked(ctx)
+    assert checked(ctx).rescanned == 0
+    before = scan_json_text(ctx).text
+    CHANGES[change](home)
+    after = checked(ctx)
+    assert after.text != before or change == "add a non-markdown file"
+    assert after.rescanned == STORES_READ_AGAIN.get(change, 1)
+    again = checked(ctx)  # and the new state is what is stored now
+    assert again.text == after.text
+    assert again.rescanned == 0
+
+
+def test_env_and_settings_are_read_fresh(home: DemoHome) -> None:
+    checked(context(home))
+    off = json.loads(checked(context(home, CLAUDE_CODE_DISABLE_AUTO_MEMORY="1")).text)
+    assert not off["stores"][0]["enabled"]
+    settings = home.project / ".claude" / "settings.local.json"
+    settings.write_text(json.dumps({"autoMemoryDirectory": str(home.root / "elsewhere")}))
+    moved = json.loads(checked(context(home)).text)
+    assert moved["stores"][0]["path"] == str(home.root / "elsewhere")
+
+
+def test_a_corrupt_cache_is_ignored(home: DemoHome) -> None:
+    ctx = context(home)
+    checked(ctx)
+    for cache_file in (Path(os.environ["XDG_CACHE_HOME"]) / "memtui").iterdir():
+        cache_file.write_bytes(b"\x00garbage")
+    assert checked(ctx).rescanned > 10
+
+
+def test_a_warm_run_imports_no_reader(home: DemoHome, tmp_path: Path) -> None:
+    """The lean path: with every store unchanged, ``scan --json`` never imports the
+    per-file scanner, the MEMORY.md parser or ruamel."""
+    script = (
+        "import sys, time\n"
+        "from memtui.core.cache import ScanCache\n"
+        f"ScanCache.clock = staticmethod(lambda: time.time() + {LATER})\n"
+        "from memtui.cli import main\n"
+        "main(sys.argv[1:])\n"
+        "print(' '.join(sorted(sys.modules)), file=sys.stderr)\n"
+    )
+    args = ["--claude-home", str(home.claude_home), "--project", str(home.project),
+            "--agent-memory-home", str(home.agent_memory_home), "scan", "--json"]
+    env = {**os.environ, "HOME": str(home.root),
+           "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+
+    def run() -> tuple[dict[str, object], set[str]]:
+        done = subprocess.run([sys.executable, "-c", script, *args], env=env,
+                              capture_output=True, text=True, check=True)
+        return json.loads(done.stdout), set(done.stderr.split())
+
+    cold, cold_modules = run()
+    warm, warm_modules = run()
+    assert warm == cold
+    readers = {"memtui.core.scan", "memtui.core.index", "ruamel.yaml"}
+    assert readers <= cold_modules
+    assert not readers & warm_modules
