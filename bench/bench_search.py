@@ -24,8 +24,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from generate_home import generate
 
+from memtui.core.contents import ScanResult
 from memtui.core.locations import Context
-from memtui.core.model import ScanResult, StoreKind, StoreLocation
+from memtui.core.model import StoreKind, StoreLocation
 from memtui.core.scan import scan, scan_store
 from memtui.core.search import SearchIndex, build_search_index
 

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from helpers import tree_state
 
+from memtui.core.contents import Store
 from memtui.core.demo import DemoHome, build_demo_home, index_entry, write_file, write_index
 from memtui.core.edits import (
     LOCK_NAME,
@@ -26,7 +27,7 @@ from memtui.core.edits import (
 )
 from memtui.core.journal import Journal
 from memtui.core.memory_ops import plan_delete_memory, remove_lines
-from memtui.core.model import Store, StoreKind, StoreLocation
+from memtui.core.model import StoreKind, StoreLocation
 from memtui.core.scan import scan_store
 
 pytestmark = pytest.mark.usefixtures("state_home")

@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from memtui.core.contents import DroppedEntry, IndexHealth, LoadReport
 from memtui.core.index import (
     EMPTY_AGENT_INDEX,
     format_size,
@@ -23,7 +24,6 @@ from memtui.core.index import (
     strip_for_main_session,
     warning_text,
 )
-from memtui.core.model import DroppedEntry, IndexHealth, LoadReport
 from memtui.core.utf16 import units
 
 ADVICE = (

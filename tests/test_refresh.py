@@ -6,9 +6,10 @@ from pathlib import Path
 
 import pytest
 
+from memtui.core.contents import ScanResult, Store
 from memtui.core.demo import DemoHome, build_demo_home, write_memory, write_synced
 from memtui.core.locations import Context
-from memtui.core.model import ScanResult, Store, StoreKind
+from memtui.core.model import StoreKind
 from memtui.core.refresh import plan_refresh, refresh, watch_targets
 from memtui.core.scan import scan
 

@@ -8,10 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from memtui.core.contents import ScanResult, Store
 from memtui.core.demo import DemoHome, build_demo_home, write_file, write_memory, write_transcript
 from memtui.core.fileread import HEADER_LINES, read_header
 from memtui.core.locations import Context
-from memtui.core.model import ScanResult, Scope, Store, StoreKind, StoreLocation
+from memtui.core.model import Scope, StoreKind, StoreLocation
 from memtui.core.scan import scan, scan_store
 from memtui.core.sessions import read_transcript_head
 

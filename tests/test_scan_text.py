@@ -157,6 +157,12 @@ def sync_snapshot(home: DemoHome) -> None:
         )
 
 
+def session_without_memory(home: DemoHome) -> None:
+    other = session_dir(home).parent / "0b5e55ed-0000-4000-8000-000000000000"
+    (other / "subagents").mkdir(parents=True)
+    (other / "session-memory").write_text("a file, not a directory")
+
+
 def add_non_markdown(home: DemoHome) -> None:
     (home.auto_memory / "notes.txt").write_text("not a memory")
 
@@ -181,15 +187,20 @@ CHANGES: dict[str, Callable[[DemoHome], None]] = {
     "custom session template": custom_template,
     "sync the snapshots": sync_snapshot,
     "add a non-markdown file": add_non_markdown,
+    "a session directory without session memory": session_without_memory,
     "team memory grows": team_dir_appears,
 }
 
 STORES_READ_AGAIN = {
     "add a non-markdown file": 0,  # the directory changed, its memories did not
+    "a session directory without session memory": 0,  # no store: nothing to read
     "rewrite a transcript": 0,  # session facts from the transcript are never stored
     "sync the snapshots": 1,  # status is worked out on every run; qa's user dir is new
     "custom session template": 3,  # every session's "empty" depends on it
 }
+
+
+UNSEEN_IN_OUTPUT = {"add a non-markdown file", "a session directory without session memory"}
 
 
 @pytest.mark.parametrize("change", CHANGES)
@@ -200,7 +211,7 @@ def test_every_change_is_seen(home: DemoHome, change: str) -> None:
     before = scan_json_text(ctx).text
     CHANGES[change](home)
     after = checked(ctx)
-    assert after.text != before or change == "add a non-markdown file"
+    assert after.text != before or change in UNSEEN_IN_OUTPUT
     assert after.rescanned == STORES_READ_AGAIN.get(change, 1)
     again = checked(ctx)  # and the new state is what is stored now
     assert again.text == after.text
@@ -249,6 +260,6 @@ def test_a_warm_run_imports_no_reader(home: DemoHome, tmp_path: Path) -> None:
     cold, cold_modules = run()
     warm, warm_modules = run()
     assert warm == cold
-    readers = {"memtui.core.scan", "memtui.core.index", "ruamel.yaml"}
+    readers = {"memtui.core.scan", "memtui.core.contents", "memtui.core.index", "ruamel.yaml"}
     assert readers <= cold_modules
     assert not readers & warm_modules

@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from memtui.core.contents import ScanResult
 from memtui.core.demo import DemoHome, build_demo_home, write_index, write_memory
 from memtui.core.locations import Context
-from memtui.core.model import ScanResult
 from memtui.core.sanitize import sanitize_path
 from memtui.core.scan import scan
 from memtui.core.search import (

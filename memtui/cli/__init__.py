@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -53,7 +54,26 @@ class Parser(argparse.ArgumentParser):
         super().__init__(*args, **kwargs)
 
 
+@contextlib.contextmanager
+def translations_looked_up_once() -> Iterator[None]:
+    """argparse asks gettext for the same few strings ("options", "show this help message
+    and exit") for every parser it builds, and gettext searches the locale directories afresh
+    each time: memtui's eleven parsers cost more to build than a warm scan takes to print.
+    Inside, each string is looked up once."""
+    original = argparse._  # type: ignore[attr-defined]
+    argparse._ = functools.cache(original)  # type: ignore[attr-defined]
+    try:
+        yield
+    finally:
+        argparse._ = original  # type: ignore[attr-defined]
+
+
 def build_parser() -> argparse.ArgumentParser:
+    with translations_looked_up_once():
+        return _build_parser()
+
+
+def _build_parser() -> argparse.ArgumentParser:
     parser = Parser(
         prog="memtui",
         description="See and curate what AI coding agents remember. Without a command, opens "

@@ -5,11 +5,15 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from memtui.cli.common import EXIT_OK, EXIT_USAGE, context_from, print_json
 from memtui.core.age import age_text
 from memtui.core.locations import Context
-from memtui.core.model import LoadReport, ScanResult, Store, StoreKind, StoreLocation
+from memtui.core.model import StoreKind, StoreLocation
+
+if TYPE_CHECKING:
+    from memtui.core.contents import LoadReport, ScanResult, Store
 
 
 def store_heading(store: Store, ctx: Context) -> str:

@@ -23,8 +23,7 @@ from functools import lru_cache
 from itertools import chain
 from urllib.parse import unquote
 
-from memtui.core.lazyre import lazy_re
-from memtui.core.model import (
+from memtui.core.contents import (
     Binds,
     BrokenLink,
     DroppedEntry,
@@ -33,6 +32,7 @@ from memtui.core.model import (
     LoadReport,
     LongEntry,
 )
+from memtui.core.lazyre import lazy_re
 from memtui.core.utf16 import index_of_unit, prefix_by_units, units
 
 MAX_LINES = 200

@@ -207,15 +207,17 @@ def _is_dir(entry: os.DirEntry[str]) -> bool:
         return False
 
 
-def session_locations(ctx: Context) -> list[StoreLocation]:
-    """One store per session directory of this cwd (keyed on the cwd, never the remote dir)."""
+def session_locations(ctx: Context, *, confirm: bool = True) -> list[StoreLocation]:
+    """One store per session directory of this cwd (keyed on the cwd, never the remote dir)
+    that holds a ``session-memory`` directory; without ``confirm``, one per session directory
+    (the caller checks: ``scan --json`` does it with the stat it takes of the store anyway)."""
     sessions_root, dir_rule = find_project_dir(ctx.claude_home / "projects", str(ctx.project))
     rule = f"sessions of cwd {ctx.show(ctx.project)} → {ctx.show(ctx.claude_home)}/{dir_rule}"
     stores: list[StoreLocation] = []
     root = str(sessions_root)
     for name in list_dir_names(root):
         path = os.path.join(root, name, "session-memory")
-        if os.path.isdir(path):
+        if not confirm or os.path.isdir(path):
             stores.append(
                 StoreLocation(kind=StoreKind.SESSION, path=Path(path), rule=rule, session=name)
             )
@@ -291,8 +293,9 @@ def snapshot_locations(ctx: Context) -> list[StoreLocation]:
     ]
 
 
-def locate(ctx: Context) -> Locations:
-    """Find every store of ``ctx.project`` by Claude Code's rules."""
+def locate(ctx: Context, *, confirm_sessions: bool = True) -> Locations:
+    """Find every store of ``ctx.project`` by Claude Code's rules (``confirm_sessions``: see
+    ``session_locations``)."""
     settings = SettingsSet.load(ctx.claude_home, ctx.project, ctx.policy_settings)
     git = canonical_git_root(ctx.project)
     memory_root, auto_rule = auto_memory_root(ctx, settings, git)
@@ -325,7 +328,7 @@ def locate(ctx: Context) -> Locations:
         memory_root=memory_root,
         auto=auto,
         team=team,
-        sessions=session_locations(ctx),
+        sessions=session_locations(ctx, confirm=confirm_sessions),
         agents=agent_locations(ctx, git, definitions, enabled),
         snapshots=snapshot_locations(ctx),
         agentmemory=agentmemory,

@@ -5,9 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 from urllib.parse import unquote
 
+from memtui.core.contents import IndexEntry, Memory, Store
 from memtui.core.edits import EditRefused, FileChange, Proposal, file_sha256, sha256_hex
 from memtui.core.index import is_external_target, parse_entries, resolve_target
-from memtui.core.model import IndexEntry, Memory, Store, StoreKind
+from memtui.core.model import StoreKind
 
 __all__ = ["INDEX_NAME", "index_lines_for", "lock_dir_for", "plan_delete_memory", "remove_lines"]
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
-from functools import cached_property
 from pathlib import Path
 from typing import Any, Literal
 
@@ -73,119 +72,6 @@ class Frontmatter:
         return value if isinstance(value, str) and value in MEMORY_TYPES else None
 
 
-@dataclass
-class Memory:
-    """One file in a store, built from the file's header. ``file`` is the absolute path as a
-    string (a scan makes thousands of these; ``path`` builds the ``Path`` only when asked)."""
-
-    file: str
-    rel_path: str
-    size: int
-    mtime: float
-    frontmatter: Frontmatter = field(default_factory=Frontmatter)
-    problems: list[str] = field(default_factory=list)
-    header_complete: bool = False
-    is_index: bool = False
-    links: list[str] = field(default_factory=list)
-    """The ``[[wikilinks]]`` of the header, as written, outside code."""
-    summary_title: str | None = None
-    """For a ``summary.md`` at a store's root: the title under ``# Session Title`` in its header."""
-
-    @cached_property
-    def path(self) -> Path:
-        return Path(self.file)
-
-    @property
-    def name(self) -> str | None:
-        return self.frontmatter.name
-
-    @property
-    def description(self) -> str | None:
-        return self.frontmatter.description
-
-    @property
-    def type(self) -> str | None:
-        return self.frontmatter.type
-
-    @property
-    def file_name(self) -> str:
-        return self.rel_path.rsplit("/", 1)[-1]
-
-    @property
-    def stem(self) -> str:
-        name = self.file_name
-        return name.rsplit(".", 1)[0] if "." in name.lstrip(".") else name
-
-
-@dataclass
-class IndexEntry:
-    """An index line ``- [Title](target) — hook`` of a MEMORY.md (``line`` is 1-based, raw)."""
-
-    line: int
-    title: str
-    target: str | None
-    hook: str
-    raw: str
-
-
-@dataclass
-class LongEntry:
-    line: int
-    length: int
-    limit: int
-    title: str
-
-
-@dataclass
-class BrokenLink:
-    source: str
-    link: str
-
-
-@dataclass
-class IndexHealth:
-    dangling: list[IndexEntry] = field(default_factory=list)
-    orphans: list[str] = field(default_factory=list)
-    long_entries: list[LongEntry] = field(default_factory=list)
-    broken_wikilinks: list[BrokenLink] = field(default_factory=list)
-
-    @property
-    def ok(self) -> bool:
-        return not (self.dangling or self.orphans or self.long_entries or self.broken_wikilinks)
-
-
-Binds = Literal["none", "lines", "bytes", "both"]
-
-
-@dataclass
-class DroppedEntry:
-    line: int
-    title: str
-    target: str | None
-
-
-@dataclass
-class LoadReport:
-    """What Claude Code loads of one MEMORY.md, per claude-code-memory.md section 4."""
-
-    path: str
-    lines: int
-    units: int
-    bytes: int
-    line_truncated: bool
-    byte_truncated: bool
-    binds: Binds
-    cut_line: int | None
-    dropped: list[DroppedEntry]
-    warning: str | None
-    loaded: str
-    agent: bool = False
-    entries: list[IndexEntry] = field(default_factory=list)
-    health: IndexHealth = field(default_factory=IndexHealth)
-    problems: list[str] = field(default_factory=list)
-    cut_partial: bool = False  # the cut falls inside cut_line: that line is only partly loaded
-
-
 SnapshotStatus = Literal["none", "initialize", "prompt-update"]
 
 
@@ -246,50 +132,6 @@ class StoreLocation:
 
 
 @dataclass
-class Store:
-    location: StoreLocation
-    exists: bool
-    memories: list[Memory] = field(default_factory=list)
-    index: LoadReport | None = None
-    snapshot: SnapshotInfo | None = None
-    session_info: SessionInfo | None = None
-    problems: list[str] = field(default_factory=list)
-
-    @property
-    def kind(self) -> StoreKind:
-        return self.location.kind
-
-    @property
-    def path(self) -> Path:
-        return self.location.path
-
-    @property
-    def title(self) -> str:
-        loc = self.location
-        parts = [loc.kind.value]
-        if loc.agent:
-            parts.append(loc.agent)
-        if loc.scope:
-            parts.append(f"({loc.scope.value})")
-        if loc.session:
-            parts.append(loc.session[:8])
-        return " ".join(parts)
-
-
-@dataclass
 class ProjectRef:
     dir: str
     path: str | None
-
-
-@dataclass
-class ScanResult:
-    project: Path
-    claude_home: Path
-    stores: list[Store]
-    projects: list[ProjectRef]
-    git_root: Path | None = None
-    git_branch: str | None = None
-    complete: bool = True
-    scanned: set[StoreKind] = field(default_factory=lambda: set(StoreKind))
-    """Store kinds already read; a partial result (``complete`` False) lacks the others."""

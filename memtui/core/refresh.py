@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from memtui.core.contents import ScanResult, Store
 from memtui.core.gitroot import canonical_git_root
 from memtui.core.locations import (
     SNAPSHOTS_DIR,
@@ -22,7 +23,7 @@ from memtui.core.locations import (
     agent_scope_roots,
     locate,
 )
-from memtui.core.model import ScanResult, Store, StoreKind, StoreLocation
+from memtui.core.model import StoreKind, StoreLocation
 from memtui.core.sanitize import find_project_dir
 from memtui.core.scan import scan, scan_session, scan_snapshot, scan_store
 from memtui.core.sessions import TRANSCRIPT_SUFFIX, session_template

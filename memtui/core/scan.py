@@ -11,15 +11,9 @@ from pathlib import Path
 from typing import Any
 
 from memtui.core.cache import RACY_SECONDS, ScanCache, StatKey, gc_paused, stat_key
-from memtui.core.fileread import read_full, read_header
-from memtui.core.frontmatter import parse_frontmatter
-from memtui.core.gitroot import current_branch
-from memtui.core.index import index_health, load_report, wikilinks
-from memtui.core.locations import Context, Locations, locate
-from memtui.core.model import (
+from memtui.core.contents import (
     BrokenLink,
     DroppedEntry,
-    Frontmatter,
     IndexEntry,
     IndexHealth,
     LoadReport,
@@ -27,9 +21,13 @@ from memtui.core.model import (
     Memory,
     ScanResult,
     Store,
-    StoreKind,
-    StoreLocation,
 )
+from memtui.core.fileread import read_full, read_header
+from memtui.core.frontmatter import parse_frontmatter
+from memtui.core.gitroot import current_branch
+from memtui.core.index import index_health, load_report, wikilinks
+from memtui.core.locations import Context, Locations, locate
+from memtui.core.model import Frontmatter, StoreKind, StoreLocation
 from memtui.core.projects import discover_projects
 from memtui.core.sessions import (
     session_info,

@@ -144,7 +144,8 @@ class StoreRenderer:
         self.template = session_template(locations.context.claude_home)
         self.rescanned = 0
 
-    def render(self, location: StoreLocation) -> str:
+    def render(self, location: StoreLocation) -> str | None:
+        """The store's JSON text; None for a session directory without session memory."""
         problems: list[str] = []
         content = self.cached(location)
         exists = content is not None
@@ -153,6 +154,8 @@ class StoreRenderer:
             exists = walk.exists
             if walk.exists:
                 content = self.fragment(location, walk)
+            elif location.kind == StoreKind.SESSION:
+                return None  # located unconfirmed: what session_locations would leave out
             elif location.path.exists():
                 problems.append(NOT_A_DIRECTORY)
         if location.kind == StoreKind.AUTO:
@@ -287,7 +290,7 @@ def scan_json_text(ctx: Context) -> ScanText:
     fragments = ScanCache.for_scan(ctx.env, ctx.home, *identity, prefix="json")
     files = ScanCache.for_scan(ctx.env, ctx.home, *identity)
     with gc_paused():
-        locations = locate(ctx)
+        locations = locate(ctx, confirm_sessions=False)
         renderer = StoreRenderer(locations, fragments, files)
         order = list(StoreKind)
         in_scan_order = [
@@ -295,7 +298,8 @@ def scan_json_text(ctx: Context) -> ScanText:
             locations.agentmemory, *locations.sessions,
         ]
         in_scan_order.sort(key=lambda loc: order.index(loc.kind))
-        stores = [renderer.render(location) for location in in_scan_order]
+        rendered = [renderer.render(location) for location in in_scan_order]
+        stores = [text for text in rendered if text is not None]
         projects = discover_projects(ctx, fragments)
         git = locations.git
         # ``serialize.scan_json`` as text, in one join: each concatenation of a document of

@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import Literal
 from urllib.parse import unquote
 
+from memtui.core.contents import Memory, ScanResult, Store
 from memtui.core.fileread import HUGE_FILE_BYTES
 from memtui.core.index import is_external_target, resolve_target
-from memtui.core.model import Memory, ScanResult, Store
 from memtui.core.scan import INDEX_NAME, load_full_text
 
 SearchField = Literal["name", "path", "description", "hook", "body"]

@@ -2,19 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memtui.core.cache import gc_paused
-from memtui.core.model import (
-    IndexHealth,
-    LoadReport,
-    Memory,
-    ProjectRef,
-    ScanResult,
-    SessionInfo,
-    SnapshotInfo,
-    Store,
-)
+
+if TYPE_CHECKING:  # annotations only: ``scan --json`` on unchanged stores builds none of these
+    from memtui.core.contents import IndexHealth, LoadReport, Memory, ScanResult, Store
+    from memtui.core.model import ProjectRef, SessionInfo, SnapshotInfo
 
 
 def health_json(health: IndexHealth) -> dict[str, Any]:

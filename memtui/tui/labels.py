@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 from rich.text import Text
 
-from memtui.core.model import Store
+from memtui.core.contents import Store
 
 SNAPSHOT_BADGES = {
     "prompt-update": ("● update", "bold yellow"),

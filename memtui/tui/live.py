@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from textual.worker import get_current_worker
 
-from memtui.core.model import ScanResult
+from memtui.core.contents import ScanResult
 from memtui.core.refresh import refresh, watch_targets
 from memtui.core.watch import StoreWatcher
 

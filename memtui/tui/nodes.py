@@ -5,7 +5,7 @@ from __future__ import annotations
 import posixpath
 from dataclasses import dataclass
 
-from memtui.core.model import Memory, Store
+from memtui.core.contents import Memory, Store
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from textual.markup import escape
 from textual.screen import Screen
 from textual.style import Style
 
-from memtui.core.model import ScanResult
+from memtui.core.contents import ScanResult
 from memtui.tui.screens.main import MainScreen
 
 MAX_HITS = 60

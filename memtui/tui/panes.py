@@ -7,7 +7,8 @@ from dataclasses import dataclass
 
 from rich.text import Text
 
-from memtui.core.model import ScanResult, Store, StoreKind
+from memtui.core.contents import ScanResult, Store
+from memtui.core.model import StoreKind
 from memtui.tui.labels import agent_label, session_label, snapshot_label
 
 

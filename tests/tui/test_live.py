@@ -10,8 +10,8 @@ import pytest
 from helpers import demo_app
 from textual.pilot import Pilot
 
+from memtui.core.contents import Memory
 from memtui.core.demo import DemoHome, build_demo_home, write_memory
-from memtui.core.model import Memory
 from memtui.tui.app import MemtuiApp
 from memtui.tui.screens.main import MainScreen
 from memtui.tui.widgets.detail import DetailPane

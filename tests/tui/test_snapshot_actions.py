@@ -13,9 +13,10 @@ from rich.console import Console
 from textual.pilot import Pilot
 from textual.widgets import OptionList, Static
 
+from memtui.core.contents import Store
 from memtui.core.demo import DemoHome, build_demo_home
 from memtui.core.locations import Context
-from memtui.core.model import Store, StoreKind
+from memtui.core.model import StoreKind
 from memtui.tui.app import MemtuiApp, make_app
 from memtui.tui.screens.confirm import ConfirmScreen
 from memtui.tui.screens.main import MainScreen

@@ -10,9 +10,10 @@ from pathlib import Path
 
 from textual.widgets import DataTable, Static
 
+from memtui.core.contents import Store
 from memtui.core.demo import DemoHome, build_demo_home
 from memtui.core.journal import Journal
-from memtui.core.model import Store, StoreKind
+from memtui.core.model import StoreKind
 from memtui.tui.screens.confirm import ConfirmScreen
 from memtui.tui.screens.main import MainScreen
 from memtui.tui.screens.undo import InterruptedScreen, UndoHistoryScreen

@@ -16,8 +16,8 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static, Tab, Tabs, Tree
 from textual.worker import get_current_worker
 
+from memtui.core.contents import ScanResult, Store
 from memtui.core.locations import Context
-from memtui.core.model import ScanResult, Store
 from memtui.core.scan import cache_for, scan_progressively
 from memtui.core.search import SearchHit
 from memtui.tui.editor import edit_in_editor

@@ -15,7 +15,7 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from memtui.core.model import ScanResult
+from memtui.core.contents import ScanResult
 from memtui.core.search import (
     SearchHit,
     SearchIndex,

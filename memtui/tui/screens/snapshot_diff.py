@@ -16,8 +16,9 @@ from textual.screen import Screen
 from textual.widgets import Footer, OptionList, ProgressBar, Select, Static, Tab, Tabs
 from textual.worker import Worker
 
+from memtui.core.contents import Store
 from memtui.core.edits import AppliedOp, EditRefused, FileDiff, Proposal, apply
-from memtui.core.model import Scope, SnapshotInfo, Store, StoreKind
+from memtui.core.model import Scope, SnapshotInfo, StoreKind
 from memtui.core.snapshot_ops import SNAPSHOT_ACTIONS, SnapshotAction, plan_snapshot
 from memtui.tui.screens.confirm import (
     Cancelled,

@@ -15,8 +15,9 @@ from textual.containers import VerticalScroll
 from textual.widgets import Markdown, Static
 
 from memtui.core.age import age_text
+from memtui.core.contents import Memory, Store
 from memtui.core.frontmatter import body_of, parse_frontmatter
-from memtui.core.model import Frontmatter, Memory, Store, StoreKind
+from memtui.core.model import Frontmatter, StoreKind
 from memtui.core.paths import tilde
 from memtui.core.scan import INDEX_NAME, load_full_text
 from memtui.tui import clock

@@ -5,9 +5,9 @@ from __future__ import annotations
 from rich.console import Group, RenderableType
 from rich.text import Text
 
+from memtui.core.contents import LoadReport
 from memtui.core.index import MAX_LINES as LINE_LIMIT
 from memtui.core.index import MAX_UNITS as UNIT_LIMIT
-from memtui.core.model import LoadReport
 
 METER_WIDTH = 24
 

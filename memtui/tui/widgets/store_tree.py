@@ -9,7 +9,7 @@ from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
 from memtui.core.age import age_text
-from memtui.core.model import Memory, Store
+from memtui.core.contents import Memory, Store
 from memtui.tui import clock
 from memtui.tui.nodes import MemoryMarks, NodeRef, marks_for_store
 
