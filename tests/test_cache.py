@@ -163,3 +163,18 @@ def test_cached_memories_keep_their_links_and_summary_title(tmp_path: Path) -> N
         assert memory.links == ["login"]
         assert memory.summary_title == "Fix the [[login]] bug"
     assert second.memories[0] == first.memories[0]
+
+
+def test_a_partial_scan_keeps_what_it_did_not_look_at(tmp_path: Path) -> None:
+    cache_file = tmp_path / "cache" / "scan.marshal"
+    first = settle(ScanCache(cache_file))
+    for name in ("a/x.md", "a/gone.md", "b/y.md"):
+        first.put_keyed("memory", f"/s/{name}", (1,), name, newest=0.0)
+    first.save()
+    partial = settle(ScanCache(cache_file))
+    assert partial.get_keyed("memory", "/s/a/x.md", (1,)) == "a/x.md"  # store a read again
+    partial.save(keep_unused=lambda path: not path.startswith("/s/a/"))
+    kept = ScanCache(cache_file)
+    assert kept.get_keyed("memory", "/s/a/x.md", (1,)) == "a/x.md"
+    assert kept.get_keyed("memory", "/s/b/y.md", (1,)) == "b/y.md"  # not looked at: kept
+    assert kept.get_keyed("memory", "/s/a/gone.md", (1,)) is None  # looked for, not found

@@ -143,21 +143,21 @@ class ScanCache:
         self._new.setdefault(kind, {})[path] = (key, payload)
         self._dirty = True
 
-    def save(self, *, prune: bool = True) -> None:
-        """Write the entries used or added in this scan, atomically. ``prune``: drop the
-        entries this scan did not use (pass False when it looked at only part of the files)."""
+    def save(self, *, keep_unused: Callable[[str], bool] | None = None) -> None:
+        """Write the entries used or added in this scan, atomically. The others are dropped,
+        except those whose path ``keep_unused`` holds on to (for a scan that looked at only
+        part of the files: what it did not look at may still be there)."""
         if self.path is None or (self._loaded is None and not self._dirty):
             return
         entries = self._new
-        if prune:
-            dropped = any(
-                len(self._new.get(kind, {})) != len(old) for kind, old in self._old.items()
-            )
-        else:
-            dropped = False
-            entries = {kind: dict(old) for kind, old in self._old.items()}
+        if keep_unused is not None:
+            entries = {
+                kind: {path: entry for path, entry in old.items() if keep_unused(path)}
+                for kind, old in self._old.items()
+            }
             for kind, new in self._new.items():
                 entries.setdefault(kind, {}).update(new)
+        dropped = any(len(entries.get(kind, {})) != len(old) for kind, old in self._old.items())
         if not (self._dirty or dropped):
             return
         try:

@@ -1,15 +1,18 @@
 """The text of ``memtui scan --json``, reusing the rendered JSON of every unchanged store.
 
-A warm ``scan --json`` should cost little more than listing the stores and stat-ing their files
+A warm ``scan --json`` should cost little more than stat-ing the stores' files
 (``bench/bench_scan.py``). So next to each store's rendered content (its memories, its MEMORY.md
-report, a session summary's title) the scan keeps a fingerprint: the relative path and stat key
-(size, mtime, ctime, inode) of every file that content was read from, in walk order. While a
-fresh walk gives the same fingerprint, the stored text is reused as it is; any difference (a
-file added, removed, renamed or written: every write changes ctime) renders the store again from
-its files. A fingerprint that could hide a change is never stored: one with a symlink (its
-target may change unseen) or with a file written in the last few seconds (racily clean, as in
-git). What depends on other places (the store's location, rule, problems and snapshot status,
-the transcript beside a session) is rendered fresh every time.
+report, a session summary's title) the scan keeps a fingerprint: the stat key (mtime, ctime,
+inode) of every directory its walk listed, and the relative path and stat key (size, mtime,
+ctime, inode; for a symlink also its target's) of every file the content was read from. While
+every one of those stats is unchanged, the stored text is reused as it is, without listing a
+directory or opening a file: adding, removing or renaming an entry changes its directory's
+mtime, and every write changes a file's ctime. When a directory changed, the store is walked
+again, and its text is still reused if the walk finds the same files with the same stats; any
+other difference reads the store again from its files. Nothing written in the last few seconds
+is stored (a second write in the same clock tick could leave a stat equal: git's "racily clean"
+rule). What depends on other places (the store's location, rule, problems and snapshot status,
+the transcript beside a session) is worked out on every run.
 
 The text is byte for byte ``json.dumps(scan_json(scan(ctx)), ensure_ascii=False)`` (a test pins
 it on the demo home and after every kind of change).
@@ -142,7 +145,8 @@ class StoreRenderer:
         self.fragments = fragments
         self.files = files
         self.template = session_template(locations.context.claude_home)
-        self.rescanned = 0
+        self.read_roots: list[str] = []
+        """The roots of the stores read from their files in this run."""
 
     def render(self, location: StoreLocation) -> str | None:
         """The store's JSON text; None for a session directory without session memory."""
@@ -207,7 +211,7 @@ class StoreRenderer:
         # The per-file scan is imported only when a store changed: a warm run never needs it.
         from memtui.core.scan import scan_store, session_summary_facts
 
-        self.rescanned += 1
+        self.read_roots.append(str(location.path))
         store = scan_store(location, store_skip(location), self.files, walked=walk)
         facts = None
         if location.kind == StoreKind.SESSION:
@@ -317,6 +321,9 @@ def scan_json_text(ctx: Context) -> ScanText:
         text = "".join(parts)
     if cache_enabled(ctx.env):
         fragments.save()
-        files.save(prune=False)
-    return ScanText(text, len(stores), renderer.rescanned)
+        # per-file entries of the stores read again were all looked at: the unused ones are
+        # of files gone; those of the other stores are still good
+        read_again = tuple(root + os.sep for root in renderer.read_roots)
+        files.save(keep_unused=lambda path: not path.startswith(read_again))
+    return ScanText(text, len(stores), len(renderer.read_roots))
 
