@@ -154,12 +154,12 @@ class StoreRenderer:
         content = self.cached(location)
         exists = content is not None
         if content is None:
+            if location.kind == StoreKind.SESSION and not os.path.isdir(location.path):
+                return None  # located unconfirmed: what session_locations would leave out
             walk = walk_store(location, store_skip(location))
             exists = walk.exists
             if walk.exists:
                 content = self.fragment(location, walk)
-            elif location.kind == StoreKind.SESSION:
-                return None  # located unconfirmed: what session_locations would leave out
             elif location.path.exists():
                 problems.append(NOT_A_DIRECTORY)
         if location.kind == StoreKind.AUTO:
