@@ -9,7 +9,6 @@ import os
 import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
 
 from memtui.cli.common import EXIT_OK, context_from
 from memtui.cli.edit_commands import (
@@ -20,6 +19,10 @@ from memtui.cli.edit_commands import (
     warn_incomplete_operations,
 )
 from memtui.cli.read_commands import cmd_index, cmd_scan, cmd_snapshot_status
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (slow) at run time
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def terminal_columns() -> int:

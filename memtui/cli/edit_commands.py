@@ -7,13 +7,15 @@ import argparse
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from memtui.cli.common import EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, context_from, print_json
 from memtui.core.locations import Context
 from memtui.core.model import StoreKind, StoreLocation
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (slow) at run time
 if TYPE_CHECKING:
+    from typing import Any
+
     from memtui.core.edits import FileDiff, Proposal
     from memtui.core.journal import Journal, OpRecord
     from memtui.core.snapshot_ops import SnapshotAction

@@ -5,13 +5,13 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from memtui.cli.common import EXIT_OK, EXIT_USAGE, context_from, print_json
 from memtui.core.age import age_text
 from memtui.core.locations import Context
 from memtui.core.model import StoreKind, StoreLocation
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (slow) at run time
 if TYPE_CHECKING:
     from memtui.core.contents import LoadReport, ScanResult, Store
 

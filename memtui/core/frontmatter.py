@@ -12,14 +12,18 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 from functools import cache
-from typing import TYPE_CHECKING, Any, NamedTuple
 
 from memtui.core.lazyre import lazy_re
-from memtui.core.model import Frontmatter, FrontmatterLayout
+from memtui.core.model import Frontmatter
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (slow) at run time
 if TYPE_CHECKING:
+    from typing import Any
+
     from ruamel.yaml import YAML
     from ruamel.yaml.constructor import SafeConstructor
+
+    from memtui.core.model import FrontmatterLayout
 
 BOM = "\ufeff"
 DELIMITER = "---"
@@ -51,7 +55,8 @@ def decode_text(data: bytes) -> tuple[str, list[str]]:
 # --------------------------------------------------------------------------- splitting
 
 
-class _Span(NamedTuple):
+@dataclass(frozen=True)
+class _Span:
     """Offsets of a frontmatter block in a text: ``[start, open_end)`` is the opening line,
     ``[open_end, close_start)`` the YAML, ``[close_start, close_end)`` the closing line."""
 

@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Any, cast
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (slow) at run time
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class LazyPattern:
@@ -32,4 +35,4 @@ def lazy_re(
     source: str, flags: int = 0, translate: Callable[[str], str] | None = None
 ) -> re.Pattern[str]:
     """A pattern compiled the first time one of its methods is looked up."""
-    return cast("re.Pattern[str]", LazyPattern(source, flags, translate))
+    return LazyPattern(source, flags, translate)  # type: ignore[return-value]

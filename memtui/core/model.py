@@ -5,7 +5,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
-from typing import Any, Literal
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (slow) at run time
+if TYPE_CHECKING:  # the type aliases only exist for the checker
+    from typing import Any, Literal, TypeAlias
+
+    MemoryType: TypeAlias = Literal["user", "feedback", "project", "reference"]
+    FrontmatterLayout: TypeAlias = Literal["flat", "metadata"]
+    SnapshotStatus: TypeAlias = Literal["none", "initialize", "prompt-update"]
 
 
 class StoreKind(StrEnum):
@@ -23,11 +30,7 @@ class Scope(StrEnum):
     LOCAL = "local"
 
 
-MemoryType = Literal["user", "feedback", "project", "reference"]
 MEMORY_TYPES: tuple[str, ...] = ("user", "feedback", "project", "reference")
-
-FrontmatterLayout = Literal["flat", "metadata"]
-
 
 @dataclass
 class Frontmatter:
@@ -70,9 +73,6 @@ class Frontmatter:
             if isinstance(meta, dict):
                 value = meta.get("type")
         return value if isinstance(value, str) and value in MEMORY_TYPES else None
-
-
-SnapshotStatus = Literal["none", "initialize", "prompt-update"]
 
 
 @dataclass

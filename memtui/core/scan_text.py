@@ -25,7 +25,6 @@ import os
 import stat
 from dataclasses import dataclass
 from json.encoder import encode_basestring
-from typing import Any
 
 from memtui.core.cache import ScanCache, cache_enabled, gc_paused
 from memtui.core.gitroot import current_branch
@@ -43,10 +42,15 @@ from memtui.core.sessions import (
 from memtui.core.snapshot import snapshot_info
 from memtui.core.walk import NOT_A_DIRECTORY, StoreWalk, store_skip, walk_store
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (slow) at run time
+if TYPE_CHECKING:
+    from typing import Any, TypeAlias
+
+    Fingerprint: TypeAlias = tuple[Any, ...]
+
 FRAGMENT_KIND = "store-json"
 FRAGMENT_VERSION = 3
 
-Fingerprint = tuple[Any, ...]
 Fragment = tuple[str, str, tuple[str | None, bool] | None]
 """A store's rendered ``index`` and ``memories`` JSON, and a session summary's (title, empty)."""
 EMPTY: Fragment = ("null", "[]", None)

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
 from memtui.core.cache import gc_paused
 
-if TYPE_CHECKING:  # annotations only: ``scan --json`` on unchanged stores builds none of these
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (slow) at run time
+if TYPE_CHECKING:  # annotations only: ``scan --json`` on unchanged stores builds none
+    from typing import Any
+
     from memtui.core.contents import IndexHealth, LoadReport, Memory, ScanResult, Store
     from memtui.core.model import ProjectRef, SessionInfo, SnapshotInfo
 

@@ -7,7 +7,10 @@ import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (slow) at run time
+if TYPE_CHECKING:
+    from typing import Any
 
 POLICY_SETTINGS_BY_PLATFORM = {
     "darwin": Path("/Library/Application Support/ClaudeCode/managed-settings.json"),

@@ -11,18 +11,18 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from memtui.core.model import (
     Scope,
     SnapshotInfo,
     SnapshotScopeStatus,
-    SnapshotStatus,
     StoreLocation,
 )
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (slow) at run time
 if TYPE_CHECKING:
     from memtui.core.locations import Locations
+    from memtui.core.model import SnapshotStatus
 
 __all__ = [
     "SNAPSHOT_JSON",
