@@ -143,7 +143,7 @@ def main() -> int:
           f"{c_med / b_med:.2f} without")
     print(f"memtui peak RSS: {rss / 1_048_576:.0f} MB (target ≤ 300 MB)")
     cold, warm, base = in_process(home, projects, roots, args.runs)
-    print(f"in one process (no start-up, imports or JSON): scan {cold * 1000:.0f} ms, "
+    print(f"the TUI's scan() in one process (no start-up, imports or JSON): {cold * 1000:.0f} ms, "
           f"with warm cache {warm * 1000:.0f} ms, baseline walk {base * 1000:.0f} ms "
           f"→ ratios {cold / base:.2f} / {warm / base:.2f}")
     return 0

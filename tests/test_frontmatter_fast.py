@@ -426,8 +426,7 @@ def reference_span(text: str) -> tuple[int, int, int, int] | None:
 def test_find_span_matches_line_by_line_search(parts: list[str], bom: str, end_nl: bool) -> None:
     text = bom + "\n".join(parts) + ("\n" if end_nl else "")
     span = _find_span(text)
-    found = None if span is None else (span.start, span.open_end, span.close_start, span.close_end)
-    assert found == reference_span(text)
+    assert span == reference_span(text)
 
 
 # --------------------------------------------------------------------------- cost

@@ -163,6 +163,11 @@ def session_without_memory(home: DemoHome) -> None:
     (other / "session-memory").write_text("a file, not a directory")
 
 
+def rescope_agent(home: DemoHome) -> None:
+    definition = home.project / ".claude" / "agents" / "qa.md"
+    definition.write_text(definition.read_text().replace("memory: user", "memory: local", 1))
+
+
 def add_non_markdown(home: DemoHome) -> None:
     (home.auto_memory / "notes.txt").write_text("not a memory")
 
@@ -187,6 +192,7 @@ CHANGES: dict[str, Callable[[DemoHome], None]] = {
     "custom session template": custom_template,
     "sync the snapshots": sync_snapshot,
     "add a non-markdown file": add_non_markdown,
+    "an agent's memory scope changes": rescope_agent,
     "a session directory without session memory": session_without_memory,
     "team memory grows": team_dir_appears,
 }
@@ -194,6 +200,7 @@ CHANGES: dict[str, Callable[[DemoHome], None]] = {
 STORES_READ_AGAIN = {
     "add a non-markdown file": 0,  # the directory changed, its memories did not
     "a session directory without session memory": 0,  # no store: nothing to read
+    "an agent's memory scope changes": 0,  # read fresh; its local dir does not exist
     "rewrite a transcript": 0,  # session facts from the transcript are never stored
     "sync the snapshots": 1,  # status is worked out on every run; qa's user dir is new
     "custom session template": 3,  # every session's "empty" depends on it

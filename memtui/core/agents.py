@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
+from memtui.core.cache import ScanCache
 from memtui.core.fileread import read_header
 from memtui.core.frontmatter import parse_frontmatter
 from memtui.core.model import Scope
 
 AGENT_HEADER_LINES = 60
+AGENT_KIND = "agent-definition"
 
 
 @dataclass
@@ -42,17 +46,44 @@ def read_definition(path: Path) -> tuple[AgentDefinition | None, str | None]:
     return AgentDefinition(agent_type, path, memory, fm.description), problem
 
 
-def load_agent_definitions(dirs: list[Path]) -> tuple[dict[str, AgentDefinition], list[str]]:
-    """Definitions from each directory in turn; a later directory (the project) overrides."""
+def read_definition_cached(
+    path: Path, cache: ScanCache | None
+) -> tuple[AgentDefinition | None, str | None]:
+    """``read_definition``, from ``cache`` while the file (a regular file) is unchanged."""
+    try:
+        st = os.lstat(path)
+    except OSError:
+        st = None
+    if cache is None or st is None or not stat.S_ISREG(st.st_mode):
+        return read_definition(path)
+    found = cache.get(AGENT_KIND, str(path), st)
+    if found is not None:
+        agent_type, memory, description, problem = found
+        scope = Scope(memory) if memory is not None else None
+        return AgentDefinition(agent_type, path, scope, description), problem
+    definition, problem = read_definition(path)
+    if definition is not None:
+        memory = definition.memory.value if definition.memory else None
+        payload = (definition.agent_type, memory, definition.description, problem)
+        cache.put(AGENT_KIND, str(path), st, payload)
+    return definition, problem
+
+
+def load_agent_definitions(
+    dirs: list[Path], cache: ScanCache | None = None
+) -> tuple[dict[str, AgentDefinition], list[str]]:
+    """Definitions from each directory in turn; a later directory (the project) overrides.
+    With ``cache``, a file is parsed again only when its stat changed."""
     found: dict[str, AgentDefinition] = {}
     problems: list[str] = []
     for directory in dirs:
         try:
-            files = sorted(directory.glob("*.md"))
+            with os.scandir(directory) as it:
+                files = sorted(directory / e.name for e in it if e.name.endswith(".md"))
         except OSError:
             continue
         for path in files:
-            definition, problem = read_definition(path)
+            definition, problem = read_definition_cached(path, cache)
             if problem:
                 problems.append(problem)
             if definition is not None:

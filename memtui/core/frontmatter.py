@@ -55,15 +55,10 @@ def decode_text(data: bytes) -> tuple[str, list[str]]:
 # --------------------------------------------------------------------------- splitting
 
 
-@dataclass(frozen=True)
-class _Span:
-    """Offsets of a frontmatter block in a text: ``[start, open_end)`` is the opening line,
-    ``[open_end, close_start)`` the YAML, ``[close_start, close_end)`` the closing line."""
-
-    start: int
-    open_end: int
-    close_start: int
-    close_end: int
+_Span = tuple[int, int, int, int]
+"""Offsets of a frontmatter block in a text, ``(start, open_end, close_start, close_end)``:
+``[start, open_end)`` is the opening line, ``[open_end, close_start)`` the YAML,
+``[close_start, close_end)`` the closing line."""
 
 
 def _is_delimiter(line: str) -> bool:
@@ -94,7 +89,7 @@ def _find_span(text: str) -> _Span | None:
     closing = _closing_line(text, first_nl + 1)
     if closing is None:
         return None
-    return _Span(start, first_nl + 1, closing[0], closing[1])
+    return start, first_nl + 1, closing[0], closing[1]
 
 
 # --------------------------------------------------------------------------- YAML loading
@@ -352,9 +347,10 @@ def _parse_fast_only(text: str) -> Frontmatter | None:
     span = _find_span(text)
     if span is None:
         return Frontmatter()
-    raw = text[span.open_end : span.close_start]
+    _start, open_end, close_start, close_end = span
+    raw = text[open_end:close_start]
     fast = _fast_load(raw)
-    return None if fast is None else _frontmatter(fast, raw, span.close_end, None, False)
+    return None if fast is None else _frontmatter(fast, raw, close_end, None, False)
 
 
 def _parse_with_ruamel(text: str) -> Frontmatter:
@@ -362,7 +358,8 @@ def _parse_with_ruamel(text: str) -> Frontmatter:
     span = _find_span(text)
     if span is None:
         return Frontmatter()
-    return _ruamel_frontmatter(text[span.open_end : span.close_start], span.close_end)
+    _start, open_end, close_start, close_end = span
+    return _ruamel_frontmatter(text[open_end:close_start], close_end)
 
 
 def parse_frontmatter(text: str) -> Frontmatter:
@@ -572,13 +569,13 @@ class MemoryDocument:
         bom = BOM if text.startswith(BOM) else ""
         if span is None:
             return cls(bom=bom, body=text[len(bom) :])
-        yaml_text = text[span.open_end : span.close_start]
+        start, open_end, close_start, close_end = span
         return cls(
             bom=bom,
-            opening=text[span.start : span.open_end],
-            lines=_split_lines(yaml_text),
-            closing=text[span.close_start : span.close_end],
-            body=text[span.close_end :],
+            opening=text[start:open_end],
+            lines=_split_lines(text[open_end:close_start]),
+            closing=text[close_start:close_end],
+            body=text[close_end:],
         )
 
     @property

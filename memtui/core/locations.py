@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from memtui.core.agents import AgentDefinition, agent_dir_name, load_agent_definitions
+from memtui.core.cache import ScanCache
 from memtui.core.gitroot import GitRoot, canonical_git_root
 from memtui.core.model import Scope, StoreKind, StoreLocation
 from memtui.core.paths import tilde
@@ -293,9 +294,11 @@ def snapshot_locations(ctx: Context) -> list[StoreLocation]:
     ]
 
 
-def locate(ctx: Context, *, confirm_sessions: bool = True) -> Locations:
+def locate(
+    ctx: Context, *, confirm_sessions: bool = True, cache: ScanCache | None = None
+) -> Locations:
     """Find every store of ``ctx.project`` by Claude Code's rules (``confirm_sessions``: see
-    ``session_locations``)."""
+    ``session_locations``; ``cache`` keeps what agent files said while they are unchanged)."""
     settings = SettingsSet.load(ctx.claude_home, ctx.project, ctx.policy_settings)
     git = canonical_git_root(ctx.project)
     memory_root, auto_rule = auto_memory_root(ctx, settings, git)
@@ -315,7 +318,7 @@ def locate(ctx: Context, *, confirm_sessions: bool = True) -> Locations:
         enabled_rule=enabled_rule,
     )
     definitions, def_problems = load_agent_definitions(
-        [ctx.claude_home / "agents", ctx.project / ".claude" / "agents"]
+        [ctx.claude_home / "agents", ctx.project / ".claude" / "agents"], cache
     )
     agentmemory = StoreLocation(
         kind=StoreKind.AGENTMEMORY,

@@ -298,7 +298,7 @@ def scan_json_text(ctx: Context) -> ScanText:
     fragments = ScanCache.for_scan(ctx.env, ctx.home, *identity, prefix="json")
     files = ScanCache.for_scan(ctx.env, ctx.home, *identity)
     with gc_paused():
-        locations = locate(ctx, confirm_sessions=False)
+        locations = locate(ctx, confirm_sessions=False, cache=fragments)
         renderer = StoreRenderer(locations, fragments, files)
         order = list(StoreKind)
         in_scan_order = [
