@@ -170,6 +170,23 @@ def test_header_read_stops_after_30_lines_of_a_huge_file(tmp_path: Path) -> None
     assert peak < 2_000_000
 
 
+def test_a_small_memory_takes_one_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = write_memory(tmp_path, "small.md", name="small", description="d", body="three\n")
+    reads: list[int] = []
+    real_read = os.read
+
+    def counting_read(fd: int, n: int) -> bytes:
+        reads.append(n)
+        return real_read(fd, n)
+
+    monkeypatch.setattr("memtui.core.fileread.os.read", counting_read)
+    header = read_header(path, tmp_path, regular=True)
+    assert header.complete and header.data == path.read_bytes()
+    assert len(reads) == 1  # the whole file came in the first read: no read to find its end
+
+
 def test_transcript_is_read_only_at_its_start(tmp_path: Path) -> None:
     transcript = tmp_path / "s.jsonl"
     write_transcript(transcript, "/work/app", "s1")

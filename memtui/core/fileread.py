@@ -140,7 +140,7 @@ def read_header(
             return result
         if regular and st.st_size > HUGE_FILE_BYTES:
             result.problems.extend(check_size(st.st_size))
-        result.data = _read_lines(fd, lines, byte_cap)
+        result.data = _read_lines(fd, lines, byte_cap, st.st_size)
     except OSError as err:
         result.readable = False
         result.problems.append(describe_os_error(err))
@@ -152,8 +152,10 @@ def read_header(
     return result
 
 
-def _read_lines(fd: int, lines: int, byte_cap: int) -> bytes:
-    """The first ``lines`` lines from ``fd`` in as few reads as possible, at most ``byte_cap``."""
+def _read_lines(fd: int, lines: int, byte_cap: int, size: int | None = None) -> bytes:
+    """The first ``lines`` lines from ``fd`` in as few reads as possible, at most ``byte_cap``.
+    ``size``: the file's size when opened; once that much is read no read waits for the end of
+    the file (for a small memory, one read instead of two)."""
     data = b""
     while len(data) < byte_cap:
         chunk = os.read(fd, min(READ_CHUNK, byte_cap - len(data)))
@@ -163,6 +165,8 @@ def _read_lines(fd: int, lines: int, byte_cap: int) -> bytes:
         end = _end_of_line(data, lines)
         if end >= 0:
             return data[:end]
+        if size is not None and len(data) >= size:
+            break
     return data[:byte_cap]
 
 
