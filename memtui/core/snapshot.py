@@ -31,6 +31,7 @@ __all__ = [
     "read_snapshot_meta",
     "read_synced_from",
     "snapshot_files",
+    "snapshot_info",
     "snapshot_status",
 ]
 
@@ -195,7 +196,7 @@ def _has_top_level_md(local_dir: Path) -> bool:
 def snapshot_info(location: StoreLocation, locations: Locations) -> SnapshotInfo:
     """The status of a shipped snapshot in every scope of its agent."""
     agent_type = location.agent or location.path.name
-    dir_name = agent_type.replace(":", "-")
+    dir_name = agent_type.replace(":", "-")  # as agents.agent_dir_name
     local_dirs = {
         item.scope: item.path for item in locations.agents if item.agent == dir_name and item.scope
     }
