@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 
 from memtui.core.locations import Context
@@ -15,11 +16,20 @@ if TYPE_CHECKING:
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
 
 
+STATE_DIR_ENV = "MEMTUI_STATE_DIR"
+"""memtui.core.journal.STATE_DIR_ENV, spelled out: the journal is not imported on every run."""
+
+
 def context_from(args: argparse.Namespace) -> Context:
+    """The options' Context; with ``args.state_dir`` (``--demo``) its environment points
+    memtui's state (the journal) there."""
+    state_dir = getattr(args, "state_dir", None)
+    env = None if state_dir is None else {**os.environ, STATE_DIR_ENV: str(state_dir)}
     return Context.create(
         project=args.project,
         claude_home=args.claude_home,
         agent_memory_home=args.agent_memory_home,
+        env=env,
     )
 
 

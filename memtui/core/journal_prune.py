@@ -278,8 +278,10 @@ def _remove_chain(directory: Path, chain: _Chain, reason: str, report: PruneRepo
     with contextlib.suppress(OSError):
         fsync_dir(directory)
     for entry, trash in moved:
-        _remove_dir(directory, trash, report)
-        report.removed.append(PrunedOp(entry.name, entry.record, entry.size, reason))
+        if _remove_dir(directory, trash, report):
+            report.removed.append(PrunedOp(entry.name, entry.record, entry.size, reason))
+        else:
+            report.failures[-1] += "; it is out of the journal; `memtui undo --gc` tries again"
     return True
 
 
@@ -292,6 +294,8 @@ def _put_back(moved: list[tuple[_Entry, Path]]) -> None:
 def _remove_dir(directory: Path, path: Path, report: PruneReport) -> bool:
     try:
         shutil.rmtree(path)
+    except FileNotFoundError:
+        return True  # another memtui pruned it at the same time
     except OSError as exc:
         report.failures.append(f"cannot remove {path}: {exc.strerror or exc}")
         return False
