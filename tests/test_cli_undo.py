@@ -235,7 +235,7 @@ def test_gc_names_what_it_could_not_remove(
     monkeypatch.setenv("MEMTUI_JOURNAL_MAX_MB", "lots")
     code, out, err = run(capsys, *home_a(demo), "undo", "--gc")
     assert code == 1
-    assert "memtui: MEMTUI_JOURNAL_MAX_MB='lots' is not a number of 0 or more; using 200" in err
+    assert "memtui: MEMTUI_JOURNAL_MAX_MB='lots' is not a number of 0 or more; using 100" in err
     assert "memtui undo --gc: cannot remove " in err and "Input/output error" in err
     assert "out of the journal; `memtui undo --gc` tries again" in err
     assert out.startswith("nothing to remove")  # nothing was freed

@@ -50,7 +50,7 @@ def ids(journal: Journal) -> set[str]:
 def test_limits_come_from_the_environment() -> None:
     default = JournalLimits.from_env({})
     assert default.max_age_days == DEFAULT_MAX_AGE_DAYS == 30
-    assert default.max_bytes == DEFAULT_MAX_MB * MB == 200 * MB
+    assert default.max_bytes == DEFAULT_MAX_MB * MB == 100 * MB
     custom = JournalLimits.from_env(
         {"MEMTUI_JOURNAL_MAX_AGE_DAYS": "7", "MEMTUI_JOURNAL_MAX_MB": "0.5"}
     )
@@ -58,8 +58,8 @@ def test_limits_come_from_the_environment() -> None:
     off = JournalLimits.from_env({"MEMTUI_JOURNAL_MAX_AGE_DAYS": "0", "MEMTUI_JOURNAL_MAX_MB": "0"})
     assert (off.max_age_days, off.max_bytes) == (None, None)
     bad = JournalLimits.from_env({"MEMTUI_JOURNAL_MAX_MB": "lots"})
-    assert bad.max_bytes == 200 * MB
-    assert bad.problems == ("MEMTUI_JOURNAL_MAX_MB='lots' is not a number of 0 or more; using 200",)
+    assert bad.max_bytes == 100 * MB
+    assert bad.problems == ("MEMTUI_JOURNAL_MAX_MB='lots' is not a number of 0 or more; using 100",)
 
 
 def test_operations_past_the_age_limit_go(tmp_path: Path) -> None:

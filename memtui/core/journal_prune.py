@@ -3,7 +3,7 @@
 Limits come from the environment for now (a config file comes later):
 
 - ``MEMTUI_JOURNAL_MAX_AGE_DAYS`` (default 30): operations older than this go;
-- ``MEMTUI_JOURNAL_MAX_MB`` (default 200): while the journal holds more than this, the oldest
+- ``MEMTUI_JOURNAL_MAX_MB`` (default 100): while the journal holds more than this, the oldest
   operations go; the newest operation always stays, so the last change can be undone.
 
 ``0`` turns a limit off; a value that is not a number is ignored (the default applies) and
@@ -43,7 +43,7 @@ __all__ = [
 MAX_AGE_ENV = "MEMTUI_JOURNAL_MAX_AGE_DAYS"
 MAX_MB_ENV = "MEMTUI_JOURNAL_MAX_MB"
 DEFAULT_MAX_AGE_DAYS = 30.0
-DEFAULT_MAX_MB = 200.0
+DEFAULT_MAX_MB = 100.0
 MB = 1024 * 1024
 PARTIAL_GRACE = timedelta(hours=1)
 """A directory without op.json younger than this may be a preparation still being written."""
