@@ -172,3 +172,15 @@ def test_an_empty_or_missing_journal_prunes_to_nothing(tmp_path: Path, missing: 
         directory.mkdir()
     report = Journal(directory, limits=JournalLimits()).prune()
     assert (report.removed, report.kept, report.freed) == ([], 0, 0)
+
+
+def test_an_odd_record_never_fails_the_operation_that_prunes(tmp_path: Path) -> None:
+    root = tmp_path / "mem"
+    journal = Journal(tmp_path / "journal", limits=JournalLimits(max_age_days=1, max_bytes=1))
+    first = rewrite(root, "a.md", KB, journal, "first")
+    record = journal.get(first)
+    record.time = 20260101  # type: ignore[assignment]  # a record some other tool mangled
+    journal.save(record)
+    second = rewrite(root, "b.md", KB, journal, "second")
+    assert journal.get(second).state == "done"
+    assert (root / "b.md").exists()

@@ -395,8 +395,9 @@ class Journal:
         return prune_journal(self.directory, limits, now or datetime.now(UTC))
 
     def _prune_quietly(self) -> None:
-        """The automatic prune after an operation: a failure never fails the operation."""
-        with contextlib.suppress(OSError, ValueError):
+        """The automatic prune after an operation. Nothing it meets (an unreadable journal, an
+        odd record) may fail the operation: the caller would roll back a finished change."""
+        with contextlib.suppress(Exception):
             self.prune()
 
     # --- writing (used by memtui.core.edits) --------------------------------------------

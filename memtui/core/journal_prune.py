@@ -12,7 +12,7 @@ undo, ... go together, timed by their newest member, so no undo is left without 
 (and no target believes itself not undone). A chain with an interrupted operation (``prepared``
 or ``applying``) is never pruned: its recovery needs every byte. Directories without an
 ``op.json`` (a preparation a crash or a full disk cut short) are removed once they are an hour
-old; a directory whose ``op.json`` cannot be read is left alone.
+old; a directory whose ``op.json`` cannot be read (or has no readable time) is left alone.
 """
 
 from __future__ import annotations
@@ -128,8 +128,9 @@ class _Chain:
     entries: list[_Entry]
 
     @property
-    def time(self) -> str:
-        return max(e.record.time for e in self.entries if e.record is not None)
+    def time(self) -> datetime:
+        """When its newest operation started."""
+        return max(_parse_time(e.record.time) for e in self.entries if e.record is not None)
 
     @property
     def size(self) -> int:
@@ -178,7 +179,7 @@ def _doomed(
         if chain.interrupted:
             report.protected.extend(e.name for e in chain.entries)
             continue
-        if cutoff is not None and _parse_time(chain.time) < cutoff:
+        if cutoff is not None and chain.time < cutoff:
             doomed.append((chain, f"older than {limits.max_age_days:g} days"))
             total -= chain.size
         elif limits.max_bytes is not None and total > limits.max_bytes and chain is not newest:
@@ -187,11 +188,19 @@ def _doomed(
     return doomed
 
 
-def _parse_time(stamp: str) -> datetime:
+def _parse_time(stamp: object) -> datetime:
+    """The record's start time; an unreadable one is never "too old" (see _readable)."""
     try:
-        return datetime.strptime(stamp, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=UTC)
+        return datetime.strptime(str(stamp), "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=UTC)
     except ValueError:
-        return datetime.max.replace(tzinfo=UTC)  # an unreadable time is never "too old"
+        return datetime.max.replace(tzinfo=UTC)
+
+
+def _readable(record: OpRecord | None) -> OpRecord | None:
+    """A record pruning can reason about: one with a start time (others are left alone)."""
+    if record is None or _parse_time(record.time) == datetime.max.replace(tzinfo=UTC):
+        return None
+    return record
 
 
 def _read_entries(directory: Path) -> list[_Entry]:
@@ -208,7 +217,7 @@ def _read_entries(directory: Path) -> list[_Entry]:
         trash = item.name.startswith(TRASH_PREFIX)
         if item.name.startswith(".") and not trash:
             continue
-        record = None if trash else read_record(path)
+        record = None if trash else _readable(read_record(path))
         has_op_file = not trash and os.path.lexists(path / OP_FILE)
         size = _dir_size(path)
         entries.append(_Entry(item.name, path, record, has_op_file, size, item.stat().st_mtime))
