@@ -5,7 +5,6 @@ operation, prune the journal. Every action is on operations of the current Claud
 from __future__ import annotations
 
 import argparse
-import shlex
 import sys
 
 from memtui.cli.common import EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, context_from, print_json
@@ -29,7 +28,9 @@ def add_undo_parser(sub: Any) -> None:
                       help="put back the files of an interrupted operation")
     undo.add_argument("--complete", metavar="OP_ID", help="finish an interrupted operation")
     undo.add_argument("--gc", action="store_true",
-                      help="remove operations past the journal's age and size limits")
+                      help="remove operations past the journal's limits: "
+                      "$MEMTUI_JOURNAL_MAX_AGE_DAYS (default 30) and $MEMTUI_JOURNAL_MAX_MB "
+                      "(default 100)")
     undo.add_argument("--force", action="store_true",
                       help="undo/roll back even over files changed since (their changes are lost)")
     undo.add_argument("--yes", action="store_true", help="undo without asking")
@@ -45,6 +46,8 @@ def journal_of(ctx: Context) -> Journal:
 
 def recovery_hint(journal: Journal, record: OpRecord) -> str:
     """The commands that recover ``record``, with ``--claude-home`` when it is another home."""
+    import shlex
+
     prefix = "memtui"
     if not journal.of_home(record) and record.home is not None:
         prefix += f" --claude-home {shlex.quote(record.home)}"
