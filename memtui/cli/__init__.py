@@ -125,21 +125,27 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def use_demo_home(args: argparse.Namespace) -> Path:
-    """``--demo``: build the demo home in a temporary directory and point every option at it,
-    memtui's state (the journal) included; the directory, which the caller removes."""
+STATE_DIR_ENV = "MEMTUI_STATE_DIR"
+"""memtui.core.journal.STATE_DIR_ENV, spelled out: the journal is not imported on every run."""
+
+
+def make_demo_root() -> Path:
     import tempfile
 
+    return Path(tempfile.mkdtemp(prefix="memtui-demo-"))
+
+
+def use_demo_home(args: argparse.Namespace, root: Path) -> None:
+    """``--demo``: build the demo home in ``root`` and point every option at it, memtui's
+    journal and scan cache included (nothing lands in the user's state or cache dirs)."""
     from memtui.core.demo import build_demo_home
 
-    root = Path(tempfile.mkdtemp(prefix="memtui-demo-"))
     home = build_demo_home(root / "home")
     args.claude_home, args.project = home.claude_home, home.project
     args.agent_memory_home = home.agent_memory_home
-    args.state_dir = root / "state"
+    args.env_overrides = {STATE_DIR_ENV: str(root / "state"), "XDG_CACHE_HOME": str(root / "cache")}
     after = "kept on exit" if args.keep_demo else "removed on exit; --keep-demo keeps it"
     print(f"memtui: demo home in {home.root} ({after})", file=sys.stderr)
-    return root
 
 
 def finish_demo(root: Path, keep: bool) -> None:
@@ -183,34 +189,35 @@ def exit_now(code: int) -> None:
 
 
 def run_command(args: argparse.Namespace) -> int:
-    demo_root = use_demo_home(args) if args.demo or args.keep_demo else None
+    demo_root = make_demo_root() if args.demo or args.keep_demo else None
     try:
+        if demo_root is not None:
+            use_demo_home(args, demo_root)
         return dispatch(args)
+    except BrokenPipeError:
+        return EXIT_OK
+    except KeyboardInterrupt:
+        return 130
     finally:
         if demo_root is not None:
             finish_demo(demo_root, args.keep_demo)
 
 
 def dispatch(args: argparse.Namespace) -> int:
-    try:
-        if args.command == "scan":
-            return cmd_scan(args)
-        if args.command == "index":
-            return cmd_index(args)
-        if args.command not in ("undo", "demo"):
-            warn_incomplete_operations(context_from(args))
-        if args.command == "snapshot" and args.snapshot_command != "status":
-            return cmd_snapshot_action(args)
-        if args.command == "snapshot":
-            return cmd_snapshot_status(args)
-        if args.command == "undo":
-            return cmd_undo(args)
-        if args.command == "delete":
-            return cmd_delete(args)
-        if args.command == "demo":
-            return cmd_demo(args)
-        return run_tui(args)
-    except BrokenPipeError:
-        return EXIT_OK
-    except KeyboardInterrupt:
-        return 130
+    if args.command == "scan":
+        return cmd_scan(args)
+    if args.command == "index":
+        return cmd_index(args)
+    if args.command not in ("undo", "demo"):
+        warn_incomplete_operations(context_from(args))
+    if args.command == "snapshot" and args.snapshot_command != "status":
+        return cmd_snapshot_action(args)
+    if args.command == "snapshot":
+        return cmd_snapshot_status(args)
+    if args.command == "undo":
+        return cmd_undo(args)
+    if args.command == "delete":
+        return cmd_delete(args)
+    if args.command == "demo":
+        return cmd_demo(args)
+    return run_tui(args)

@@ -16,15 +16,11 @@ if TYPE_CHECKING:
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
 
 
-STATE_DIR_ENV = "MEMTUI_STATE_DIR"
-"""memtui.core.journal.STATE_DIR_ENV, spelled out: the journal is not imported on every run."""
-
-
 def context_from(args: argparse.Namespace) -> Context:
-    """The options' Context; with ``args.state_dir`` (``--demo``) its environment points
-    memtui's state (the journal) there."""
-    state_dir = getattr(args, "state_dir", None)
-    env = None if state_dir is None else {**os.environ, STATE_DIR_ENV: str(state_dir)}
+    """The options' Context; ``args.env_overrides`` (set by ``--demo``: its own journal and
+    cache) take the place of those variables of the environment."""
+    overrides = getattr(args, "env_overrides", None)
+    env = {**os.environ, **overrides} if overrides else None
     return Context.create(
         project=args.project,
         claude_home=args.claude_home,
