@@ -112,22 +112,22 @@ def test_yes_applies_and_undo_restores(demo: DemoHome, capsys: pytest.CaptureFix
     assert not (local / "common-bugs.md").exists()
     assert (local / SYNCED_JSON).read_bytes() == b'{"syncedFrom":"2026-11-25T09:00:00.000Z"}'
 
-    code, out, _ = run(capsys, "undo", "--list")
+    code, out, _ = run(capsys, *home_args(demo), "undo", "--list")
     assert code == 0
     assert "snapshot-replace" in out
     assert "replace reviewer memory with its snapshot (user scope)" in out
     assert f"delete {local / 'common-bugs.md'}" in out
     assert " UTC " in out
 
-    code, out, _ = run(capsys, "undo")
+    code, out, _ = run(capsys, *home_args(demo), "undo", "--yes")
     assert code == 0
     assert out.startswith("undid ")
     assert tree_state(demo.root) == before
 
-    code, _, err = run(capsys, "undo")
+    code, _, err = run(capsys, *home_args(demo), "undo", "--yes")
     assert code == 1
     assert "nothing to undo" in err
-    code, out, _ = run(capsys, "undo", "--list", "--json")
+    code, out, _ = run(capsys, *home_args(demo), "undo", "--list", "--json")
     records = json.loads(out)
     assert [(r["kind"], r["undone"]) for r in records] == [
         ("undo", False),
@@ -196,7 +196,7 @@ def test_delete_memory_and_undo(demo: DemoHome, capsys: pytest.CaptureFixture[st
     assert not (store / "common-bugs.md").exists()
     line = index_entry("Common bugs", "common-bugs.md", "bugs seen more than twice")
     assert line not in (store / "MEMORY.md").read_text()
-    code, _, _ = run(capsys, "undo")
+    code, _, _ = run(capsys, *home_args(demo), "undo", "--yes")
     assert code == 0
     assert tree_state(demo.root) == before
     code, _, err = run(capsys, *home_args(demo), "delete", str(store), "nope.md", "--yes")
@@ -239,7 +239,7 @@ def test_a_killed_cli_run_is_reported_and_rolled_back(
     assert f"memtui undo --rollback {record.id}" in err
     assert f"memtui undo --complete {record.id}" in err
 
-    code, out, _ = run(capsys, "undo", "--rollback", record.id)
+    code, out, _ = run(capsys, *home_args(demo), "undo", "--rollback", record.id)
     assert code == 0
     assert "rolled back" in out
     assert tree_state(demo.root) == before

@@ -3,6 +3,7 @@ step (forked children that exit via the test-only MEMTUI_TEST_CRASH_AFTER hook).
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import shutil
@@ -16,6 +17,7 @@ from pathlib import Path
 import pytest
 from helpers import tree_state
 
+from memtui.core import journal as journal_module
 from memtui.core.demo import DemoHome, build_demo_home, write_file
 from memtui.core.edits import (
     CRASH_ENV,
@@ -117,6 +119,8 @@ def test_default_dir_follows_xdg(tmp_path: Path) -> None:
     assert default_journal_dir({"XDG_STATE_HOME": "rel", "HOME": "/h"}) == Path(
         "/h/.local/state/memtui/journal"
     )
+    own = {"MEMTUI_STATE_DIR": "/demo/state", "XDG_STATE_HOME": "/s"}
+    assert default_journal_dir(own) == Path("/demo/state/journal")
 
 
 # --- undo ---------------------------------------------------------------------------------
@@ -319,3 +323,84 @@ def test_an_operation_of_a_live_process_is_not_incomplete(tmp_path: Path) -> Non
         sleeper.kill()
         sleeper.wait()
     assert [r.id for r in journal.incomplete()] == [record.id]
+
+
+# --- homes --------------------------------------------------------------------------------
+
+
+def test_a_journal_with_a_home_stamps_it_and_sees_only_its_operations(tmp_path: Path) -> None:
+    root = small_tree(tmp_path / "mem")
+    home_a, home_b = tmp_path / "A", tmp_path / "B"
+    journal_a = Journal(tmp_path / "journal", home=home_a)
+    journal_b = Journal(tmp_path / "journal", home=home_b)
+    op = apply(edit(root), journal_a)
+    record = journal_b.get(op.op_id)
+    assert record.home == os.path.realpath(home_a)
+    assert journal_a.latest_undoable() == record
+    assert journal_b.latest_undoable() is None
+    assert journal_b.mine() == [] and journal_b.list() == [record]
+    with pytest.raises(EditRefused, match=f"made in Claude Code home {record.home}"):
+        journal_b.undo(op.op_id)
+    assert (root / "a.md").read_bytes() == b"ALPHA\n"
+
+
+def test_an_older_record_without_a_home_loads_as_unknown(tmp_path: Path) -> None:
+    root = small_tree(tmp_path / "mem")
+    journal = Journal(tmp_path / "journal", home=tmp_path / "A")
+    op = apply(edit(root), journal)
+    path = journal.directory / op.op_id / "op.json"
+    data = json.loads(path.read_text())
+    del data["home"]
+    data["a_key_from_a_later_version"] = 1
+    path.write_text(json.dumps(data))
+    record = journal.get(op.op_id)
+    assert record.home is None
+    assert not journal.of_home(record)  # offered nowhere on its own ...
+    assert journal.home_problem(record) is None  # ... but undone when named
+    journal.undo(op.op_id)
+    assert (root / "a.md").read_bytes() == b"alpha\n"
+
+
+def test_interrupted_operations_are_split_by_home(tmp_path: Path) -> None:
+    root = small_tree(tmp_path / "mem")
+    journal_a = Journal(tmp_path / "journal", home=tmp_path / "A")
+    journal_b = Journal(tmp_path / "journal", home=tmp_path / "B")
+    assert run_killed(edit(root), journal_a, 3) == CRASH_EXIT_CODE
+    (stuck,) = journal_a.incomplete()
+    assert journal_b.incomplete() == []
+    assert [r.id for r in journal_b.incomplete_elsewhere()] == [stuck.id]
+    with pytest.raises(EditRefused, match="made in Claude Code home"):
+        journal_b.rollback(stuck.id)
+    assert journal_b.get(stuck.id).state == "applying"
+
+
+# --- a full disk while journaling -----------------------------------------------------------
+
+
+def test_a_journal_write_failing_in_prepare_leaves_no_operation_dir(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = small_tree(tmp_path / "mem")
+    journal = Journal(tmp_path / "journal")
+    apply(edit(root, b"first\n"), journal)  # the journal directory exists, one operation in it
+    (root / "sub" / "c.md").unlink()
+    (root / "sub").rmdir()
+    before = tree_state(root)
+    real_write = journal_module.write_synced
+    calls = 0
+
+    def disk_fills_up(tmp: Path, data: bytes, mode: int, *, flags: int = 0) -> None:
+        nonlocal calls
+        calls += 1
+        if calls < 2:
+            real_write(tmp, data, mode, flags=flags)
+            return
+        real_write(tmp, data[: len(data) // 2], mode, flags=flags)  # a partial write ...
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(tmp))  # ... then ENOSPC
+
+    monkeypatch.setattr(journal_module, "write_synced", disk_fills_up)
+    with pytest.raises(EditRefused, match="No space left on device"):
+        apply(edit(root, b"second\n"), journal)
+    assert calls == 2
+    assert len(os.listdir(journal.directory)) == 1  # only the first operation
+    assert tree_state(root) == before

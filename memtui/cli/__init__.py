@@ -11,14 +11,9 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from memtui.cli.common import EXIT_OK, context_from
-from memtui.cli.edit_commands import (
-    add_edit_parsers,
-    cmd_delete,
-    cmd_snapshot_action,
-    cmd_undo,
-    warn_incomplete_operations,
-)
+from memtui.cli.edit_commands import add_edit_parsers, cmd_delete, cmd_snapshot_action
 from memtui.cli.read_commands import cmd_index, cmd_scan, cmd_snapshot_status
+from memtui.cli.undo_commands import cmd_undo, warn_incomplete_operations
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (slow) at run time
 if TYPE_CHECKING:
@@ -92,7 +87,10 @@ def _build_parser() -> argparse.ArgumentParser:
                         "memtui-paper, Textual's themes and your own in "
                         "~/.config/memtui/themes)")
     parser.add_argument("--demo", action="store_true",
-                        help="build the demo home in a temporary directory and open it")
+                        help="build the demo home (with its own journal) in a temporary "
+                        "directory and open it; removed on exit")
+    parser.add_argument("--keep-demo", action="store_true",
+                        help="like --demo, but keep the demo home on exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     scan = sub.add_parser("scan", help="list every store and memory of the project")
@@ -127,16 +125,37 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def use_demo_home(args: argparse.Namespace) -> None:
-    """``--demo``: build the demo home in a temporary directory and point every option at it."""
+STATE_DIR_ENV = "MEMTUI_STATE_DIR"
+"""memtui.core.journal.STATE_DIR_ENV, spelled out: the journal is not imported on every run."""
+
+
+def make_demo_root() -> Path:
     import tempfile
 
+    return Path(tempfile.mkdtemp(prefix="memtui-demo-"))
+
+
+def use_demo_home(args: argparse.Namespace, root: Path) -> None:
+    """``--demo``: build the demo home in ``root`` and point every option at it, memtui's
+    journal and scan cache included (nothing lands in the user's state or cache dirs)."""
     from memtui.core.demo import build_demo_home
 
-    home = build_demo_home(Path(tempfile.mkdtemp(prefix="memtui-demo-")))
+    home = build_demo_home(root / "home")
     args.claude_home, args.project = home.claude_home, home.project
     args.agent_memory_home = home.agent_memory_home
-    print(f"memtui: demo home in {home.root}", file=sys.stderr)
+    args.env_overrides = {STATE_DIR_ENV: str(root / "state"), "XDG_CACHE_HOME": str(root / "cache")}
+    after = "kept on exit" if args.keep_demo else "removed on exit; --keep-demo keeps it"
+    print(f"memtui: demo home in {home.root} ({after})", file=sys.stderr)
+
+
+def finish_demo(root: Path, keep: bool) -> None:
+    """Remove the demo's temporary directory, or say where it was kept."""
+    if keep:
+        print(f"memtui: demo home kept in {root}", file=sys.stderr)
+        return
+    import shutil
+
+    shutil.rmtree(root, ignore_errors=True)
 
 
 def run_tui(args: argparse.Namespace) -> int:
@@ -170,27 +189,35 @@ def exit_now(code: int) -> None:
 
 
 def run_command(args: argparse.Namespace) -> int:
+    demo_root = make_demo_root() if args.demo or args.keep_demo else None
     try:
-        if args.demo:
-            use_demo_home(args)
-        if args.command == "scan":
-            return cmd_scan(args)
-        if args.command == "index":
-            return cmd_index(args)
-        if args.command not in ("undo", "demo"):
-            warn_incomplete_operations()
-        if args.command == "snapshot" and args.snapshot_command != "status":
-            return cmd_snapshot_action(args)
-        if args.command == "snapshot":
-            return cmd_snapshot_status(args)
-        if args.command == "undo":
-            return cmd_undo(args)
-        if args.command == "delete":
-            return cmd_delete(args)
-        if args.command == "demo":
-            return cmd_demo(args)
-        return run_tui(args)
+        if demo_root is not None:
+            use_demo_home(args, demo_root)
+        return dispatch(args)
     except BrokenPipeError:
         return EXIT_OK
     except KeyboardInterrupt:
         return 130
+    finally:
+        if demo_root is not None:
+            finish_demo(demo_root, args.keep_demo)
+
+
+def dispatch(args: argparse.Namespace) -> int:
+    if args.command == "scan":
+        return cmd_scan(args)
+    if args.command == "index":
+        return cmd_index(args)
+    if args.command not in ("undo", "demo"):
+        warn_incomplete_operations(context_from(args))
+    if args.command == "snapshot" and args.snapshot_command != "status":
+        return cmd_snapshot_action(args)
+    if args.command == "snapshot":
+        return cmd_snapshot_status(args)
+    if args.command == "undo":
+        return cmd_undo(args)
+    if args.command == "delete":
+        return cmd_delete(args)
+    if args.command == "demo":
+        return cmd_demo(args)
+    return run_tui(args)

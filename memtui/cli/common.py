@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 
 from memtui.core.locations import Context
@@ -16,10 +17,15 @@ EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
 
 
 def context_from(args: argparse.Namespace) -> Context:
+    """The options' Context; ``args.env_overrides`` (set by ``--demo``: its own journal and
+    cache) take the place of those variables of the environment."""
+    overrides = getattr(args, "env_overrides", None)
+    env = {**os.environ, **overrides} if overrides else None
     return Context.create(
         project=args.project,
         claude_home=args.claude_home,
         agent_memory_home=args.agent_memory_home,
+        env=env,
     )
 
 

@@ -1,5 +1,5 @@
 """Commands that write, always through the one safe path: snapshot init / replace /
-mark-synced, ``delete`` and ``undo`` (with recovery of interrupted operations)."""
+mark-synced and ``delete`` (``undo`` is in :mod:`memtui.cli.undo_commands`)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from memtui.cli.common import EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, context_from, print_json
+from memtui.cli.undo_commands import add_undo_parser, journal_of
 from memtui.core.locations import Context
 from memtui.core.model import StoreKind, StoreLocation
 
@@ -17,7 +18,6 @@ if TYPE_CHECKING:
     from typing import Any
 
     from memtui.core.edits import FileDiff, Proposal
-    from memtui.core.journal import Journal, OpRecord
     from memtui.core.snapshot_ops import SnapshotAction
 
 
@@ -41,16 +41,7 @@ def add_edit_parsers(sub: Any, snap_sub: Any) -> None:
         action.add_argument("--scope", choices=["user", "project", "local"],
                             help="which local memory (default: the agent's own scope)")
         add_apply_flags(action)
-    undo = sub.add_parser("undo", help="undo an operation memtui made, or recover one that "
-                          "was interrupted")
-    undo.add_argument("op_id", nargs="?", metavar="OP_ID", help="default: the latest")
-    undo.add_argument("--list", action="store_true", help="list the journaled operations")
-    undo.add_argument("--rollback", metavar="OP_ID",
-                      help="put back the files of an interrupted operation")
-    undo.add_argument("--complete", metavar="OP_ID", help="finish an interrupted operation")
-    undo.add_argument("--force", action="store_true",
-                      help="undo/roll back even over files changed since (their changes are lost)")
-    undo.add_argument("--json", action="store_true")
+    add_undo_parser(sub)
     delete = sub.add_parser("delete", help="delete a memory and its MEMORY.md lines")
     delete.add_argument("store", type=Path, metavar="STORE_PATH")
     delete.add_argument("rel_path", metavar="REL_PATH", help="the memory's path in the store")
@@ -60,20 +51,6 @@ def add_edit_parsers(sub: Any, snap_sub: Any) -> None:
 def add_apply_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--yes", action="store_true", help="apply without asking")
     parser.add_argument("--json", action="store_true", help="machine-readable output")
-
-
-def warn_incomplete_operations() -> None:
-    """Name every interrupted operation on stderr, with the commands that recover it."""
-    from memtui.core.journal import Journal
-
-    for record in Journal.default().incomplete():
-        print(
-            f"memtui: operation {record.id} ({record.kind}: {record.title}) was interrupted "
-            f"({record.state}, {record.progress}/{len(record.files)} files). Roll it back with "
-            f"`memtui undo --rollback {record.id}` or finish it with "
-            f"`memtui undo --complete {record.id}`.",
-            file=sys.stderr,
-        )
 
 
 def plan_json(proposal: Proposal, diffs: list[FileDiff]) -> dict[str, Any]:
@@ -103,11 +80,11 @@ def print_plan(proposal: Proposal, diffs: list[FileDiff], ctx: Context) -> None:
             out.write("\n" + d.unified)
 
 
-def ask_to_apply() -> bool | None:
+def ask_to_apply(question: str = "Apply?") -> bool | None:
     """True/False from the user; None when stdin is not a terminal."""
     if not sys.stdin.isatty():
         return None
-    sys.stderr.write("Apply? [y/N] ")
+    sys.stderr.write(f"{question} [y/N] ")
     sys.stderr.flush()
     return sys.stdin.readline().strip().lower() in ("y", "yes")
 
@@ -115,7 +92,6 @@ def ask_to_apply() -> bool | None:
 def confirm_and_apply(proposal: Proposal, args: argparse.Namespace, ctx: Context) -> int:
     """Show the plan unless ``--yes``, ask, then apply through the one write path."""
     from memtui.core.edits import EditRefused, apply
-    from memtui.core.journal import Journal
 
     if not args.yes:
         diffs = proposal.diff()
@@ -132,7 +108,7 @@ def confirm_and_apply(proposal: Proposal, args: argparse.Namespace, ctx: Context
             print("memtui: nothing changed", file=sys.stderr)
             return EXIT_PROBLEMS
     try:
-        done = apply(proposal, Journal.default())
+        done = apply(proposal, journal_of(ctx))
     except EditRefused as exc:
         print(f"memtui: refused: {exc.reason}", file=sys.stderr)
         return EXIT_PROBLEMS
@@ -193,66 +169,3 @@ def cmd_delete(args: argparse.Namespace) -> int:
         print(f"memtui: refused: {exc.reason}", file=sys.stderr)
         return EXIT_PROBLEMS
     return confirm_and_apply(proposal, args, ctx)
-
-
-def op_line(record: OpRecord, undone: bool) -> str:
-    stamp = record.time.replace("T", " ")[:19]
-    state = "undone" if undone else record.state
-    if record.incomplete:
-        state += " (interrupted)"
-    return f"{record.id}  {stamp} UTC  {state:<10} {record.kind:<20} {record.title}"
-
-
-def cmd_undo(args: argparse.Namespace) -> int:
-    from memtui.core.edits import EditRefused
-    from memtui.core.journal import Journal
-
-    journal = Journal.default()
-    chosen = [x for x in (args.op_id, args.rollback, args.complete) if x] + (
-        ["--list"] if args.list else [])
-    if len(chosen) > 1:
-        print("memtui undo: give one of OP_ID, --list, --rollback, --complete", file=sys.stderr)
-        return EXIT_USAGE
-    if args.list:
-        return list_operations(journal, args.json)
-    try:
-        if args.rollback:
-            record = journal.rollback(args.rollback, force=args.force)
-            print(f"rolled back {record.id} ({record.kind}: {record.title})")
-            return EXIT_OK
-        if args.complete:
-            record = journal.complete(args.complete)
-            print(f"completed {record.id} ({record.kind}: {record.title})")
-            return EXIT_OK
-        target = journal.get(args.op_id) if args.op_id else journal.latest_undoable()
-        if target is None:
-            print("memtui undo: nothing to undo", file=sys.stderr)
-            return EXIT_PROBLEMS
-        done = journal.undo(target.id, force=args.force)
-    except KeyError as exc:
-        print(f"memtui undo: no operation {exc.args[0]!r} in {journal.directory}",
-              file=sys.stderr)
-        return EXIT_USAGE
-    except EditRefused as exc:
-        print(f"memtui: refused: {exc.reason}", file=sys.stderr)
-        return EXIT_PROBLEMS
-    if args.json:
-        print_json(done.record.to_json())
-    else:
-        print(f"undid {target.id} ({target.title}) as operation {done.op_id}; "
-              f"`memtui undo {done.op_id}` redoes it")
-    return EXIT_OK
-
-
-def list_operations(journal: Journal, as_json: bool) -> int:
-    records = journal.list()
-    if as_json:
-        print_json([{**r.to_json(), "undone": journal.is_undone(r)} for r in records])
-        return EXIT_OK
-    if not records:
-        print(f"no operations in {journal.directory}")
-    for record in records:
-        print(op_line(record, journal.is_undone(record)))
-        for item in record.files:
-            print(f"    {item.action:<6} {item.path}")
-    return EXIT_OK

@@ -1,19 +1,28 @@
 """The edit journal: what every memtui operation changed, so it can be undone or recovered.
 
-Lives in ``$XDG_STATE_HOME/memtui/journal/`` (default ``~/.local/state/memtui/journal``), one
-directory per operation (0o700), files 0o600:
+Lives in ``$XDG_STATE_HOME/memtui/journal/`` (default ``~/.local/state/memtui/journal``;
+``$MEMTUI_STATE_DIR/journal`` when that is set, as ``--demo`` does), one directory per operation
+(0o700), files 0o600:
 
-- ``op.json``: id, time, kind, title, confinement root, lock dir, state, progress, the pid of the
-  process that ran it, and per file: path, action, whether it existed, its mode and mtime, the
-  sha256 before and after (``null`` = no file);
+- ``op.json``: id, time, kind, title, the Claude Code home the operation was made in (``null``:
+  unknown, recorded before memtui noted homes), confinement root, lock dir, state, progress, the
+  pid of the process that ran it, and per file: path, action, whether it existed, its mode and
+  mtime, the sha256 before and after (``null`` = no file);
 - ``<n>.old``: the bytes file ``n`` had before (only when it existed);
 - ``<n>.new``: the bytes the operation writes to file ``n`` (only for writes);
 - ``lock.old``: the bytes ``.consolidate-lock`` had before memtui took it.
 
 ``op.json`` is written last during preparation (atomically), so an operation directory without
-one holds no promise and nothing was touched. States: ``prepared`` → ``applying`` → ``done``,
-or ``rolled-back`` after a rollback. Writing users' files is :mod:`memtui.core.edits`' job: the
-undo/rollback/complete methods here delegate to it.
+one holds no promise and nothing was touched; a preparation that fails (a full disk) removes
+its directory again. States: ``prepared`` → ``applying`` → ``done``, or ``rolled-back`` after a
+rollback. Writing users' files is :mod:`memtui.core.edits`' job: the undo/rollback/complete
+methods here delegate to it.
+
+A journal made with a ``home`` belongs to that Claude Code home: it stamps the home on every
+operation it prepares, and its undo, latest-undoable and interrupted-operation views only see
+that home's operations (:meth:`Journal.of_home`); operations of other homes stay listed by
+:meth:`Journal.list`. After each finished operation the journal is pruned by age and size
+(:mod:`memtui.core.journal_prune`).
 """
 
 from __future__ import annotations
@@ -23,14 +32,16 @@ import contextlib
 import json
 import os
 import secrets
+import shutil
 from collections.abc import Callable, Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
-    from memtui.core.edits import AppliedOp
+    from memtui.core.edits import AppliedOp, EditRefused
+    from memtui.core.journal_prune import JournalLimits, PruneReport
 
 __all__ = [
     "DIR_MODE",
@@ -42,7 +53,10 @@ __all__ = [
     "OpState",
     "default_journal_dir",
     "fsync_dir",
+    "home_key",
     "pid_alive",
+    "read_record",
+    "undo_verb",
     "write_private",
     "write_synced",
 ]
@@ -53,6 +67,8 @@ DIR_MODE = 0o700
 FILE_MODE = 0o600
 OP_FILE = "op.json"
 LOCK_OLD = "lock.old"
+STATE_DIR_ENV = "MEMTUI_STATE_DIR"
+FINISHED_STATES: tuple[str, ...] = ("done", "rolled-back")
 
 
 @dataclass
@@ -101,6 +117,8 @@ class OpRecord:
     notes: list[str] = field(default_factory=list)
     undoes: str | None = None
     undone_by: str | None = None
+    home: str | None = None
+    """The Claude Code home the operation was made in; None: unknown (an older record)."""
 
     @property
     def incomplete(self) -> bool:
@@ -111,7 +129,8 @@ class OpRecord:
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> OpRecord:
-        values = dict(data)
+        known = {f.name for f in fields(cls)}
+        values = {key: value for key, value in data.items() if key in known}
         values["files"] = [FileRecord(**item) for item in values.get("files", [])]
         values["removed_dirs"] = [(str(p), int(m)) for p, m in values.get("removed_dirs", [])]
         lock = values.get("lock")
@@ -120,13 +139,30 @@ class OpRecord:
 
 
 def default_journal_dir(env: Mapping[str, str] | None = None) -> Path:
-    """``$XDG_STATE_HOME/memtui/journal``; a relative ``XDG_STATE_HOME`` is ignored (XDG spec)."""
+    """``$MEMTUI_STATE_DIR/journal`` when that is an absolute path, else
+    ``$XDG_STATE_HOME/memtui/journal``; a relative ``XDG_STATE_HOME`` is ignored (XDG spec)."""
     environ = os.environ if env is None else env
+    own = environ.get(STATE_DIR_ENV, "")
+    if own and os.path.isabs(own):
+        return Path(own) / "journal"
     state = environ.get("XDG_STATE_HOME", "")
     if not state or not os.path.isabs(state):
         home = environ.get("HOME") or os.path.expanduser("~")
         state = os.path.join(home, ".local", "state")
     return Path(state) / "memtui" / "journal"
+
+
+def home_key(home: Path | str) -> str:
+    """How a Claude Code home is recorded and compared: its real, absolute path."""
+    return os.path.realpath(os.path.abspath(home))
+
+
+def undo_verb(item: FileRecord) -> str:
+    """What undoing the operation does to this file: ``remove`` (the operation created it),
+    ``restore`` (it deleted it) or ``revert`` (it rewrote it)."""
+    if not item.existed:
+        return "remove"
+    return "restore" if item.action == "delete" else "revert"
 
 
 def pid_alive(pid: int) -> bool:
@@ -210,29 +246,57 @@ def _iso(now: datetime) -> str:
 
 
 class Journal:
-    """The operations memtui has run, persisted under ``directory``."""
+    """The operations memtui has run, persisted under ``directory``. With a ``home`` (a Claude
+    Code home), the journal belongs to that home: operations it prepares record it, and undo,
+    :meth:`latest_undoable` and :meth:`incomplete` only see that home's operations. ``limits``
+    bound its age and size (default: from the environment, see
+    :meth:`memtui.core.journal_prune.JournalLimits.from_env`)."""
 
-    def __init__(self, directory: Path) -> None:
+    def __init__(
+        self,
+        directory: Path,
+        *,
+        home: Path | str | None = None,
+        limits: JournalLimits | None = None,
+    ) -> None:
         self.directory = directory
+        self.home = None if home is None else home_key(home)
+        self.limits = limits
 
     @classmethod
-    def default(cls, env: Mapping[str, str] | None = None) -> Journal:
-        return cls(default_journal_dir(env))
+    def default(
+        cls, env: Mapping[str, str] | None = None, *, home: Path | str | None = None
+    ) -> Journal:
+        from memtui.core.journal_prune import JournalLimits
+
+        environ = os.environ if env is None else env
+        return cls(default_journal_dir(environ), home=home, limits=JournalLimits.from_env(environ))
 
     # --- reading ------------------------------------------------------------------------
 
     def list(self) -> builtins.list[OpRecord]:
-        """Every recorded operation, newest first (unreadable records are skipped)."""
+        """Every recorded operation of every home, newest first (unreadable records are
+        skipped)."""
         try:
             names = os.listdir(self.directory)
         except OSError:
             return []
-        records = [r for r in (self._load(name) for name in names) if r is not None]
+        loaded = (self._load(name) for name in names if not name.startswith("."))
+        records = [r for r in loaded if r is not None]
         return sorted(records, key=lambda r: (r.time, r.id), reverse=True)
 
+    def of_home(self, record: OpRecord) -> bool:
+        """Whether ``record`` was made in this journal's home (every record, without a home;
+        a record of unknown home belongs to no home)."""
+        return self.home is None or record.home == self.home
+
+    def mine(self) -> builtins.list[OpRecord]:
+        """The operations of this journal's home, newest first."""
+        return [r for r in self.list() if self.of_home(r)]
+
     def get(self, op_id: str) -> OpRecord:
-        """The record of ``op_id``; KeyError when there is none."""
-        if not op_id or "/" in op_id or op_id in (".", ".."):
+        """The record of ``op_id`` (of any home); KeyError when there is none."""
+        if not op_id or "/" in op_id or op_id.startswith("."):
             raise KeyError(op_id)
         record = self._load(op_id)
         if record is None:
@@ -240,8 +304,24 @@ class Journal:
         return record
 
     def incomplete(self) -> builtins.list[OpRecord]:
-        """Operations left ``prepared`` or ``applying`` by a process that is gone."""
-        return [r for r in self.list() if r.incomplete and not _still_running(r)]
+        """This home's operations left ``prepared`` or ``applying`` by a process that is
+        gone."""
+        return [r for r in self._interrupted() if self.of_home(r)]
+
+    def incomplete_elsewhere(self) -> builtins.list[OpRecord]:
+        """Interrupted operations of other homes (or of an unknown one): never recovered from
+        this home without naming them, see :meth:`home_problem`."""
+        return [r for r in self._interrupted() if not self.of_home(r)]
+
+    def home_problem(self, record: OpRecord) -> str | None:
+        """Why this journal's home must not act on ``record`` (it belongs to another home), in
+        words; None when it may. A record of unknown home may be acted on when named."""
+        if self.home is None or record.home is None or record.home == self.home:
+            return None
+        return (
+            f"operation {record.id} was made in Claude Code home {record.home}, not in "
+            f"{self.home}; run memtui with --claude-home {record.home} to act on it"
+        )
 
     def is_undone(self, record: OpRecord) -> bool:
         """Undone by an undo that is itself still in effect."""
@@ -260,8 +340,9 @@ class Journal:
         return undone
 
     def latest_undoable(self) -> OpRecord | None:
-        """The newest finished operation (not an undo) whose effect is still in place."""
-        for record in self.list():
+        """This home's newest finished operation (not an undo) whose effect is still in
+        place."""
+        for record in self.mine():
             if record.state == "done" and record.undoes is None and not self.is_undone(record):
                 return record
         return None
@@ -284,22 +365,40 @@ class Journal:
         force: bool = False,
         progress: Callable[[int, int], None] | None = None,
     ) -> AppliedOp:
-        """Restore every file ``op_id`` touched, byte for byte; itself a journaled operation."""
+        """Restore every file ``op_id`` touched, byte for byte; itself a journaled operation.
+        Refused (EditRefused) for an operation of another home."""
         from memtui.core.edits import undo_operation
 
-        return undo_operation(self, self.get(op_id), force=force, progress=progress)
+        record = self._of_this_home(op_id)
+        return undo_operation(self, record, force=force, progress=progress)
 
     def rollback(self, op_id: str, *, force: bool = False) -> OpRecord:
-        """Put back the tree an interrupted operation started from."""
+        """Put back the tree an interrupted operation of this home started from."""
         from memtui.core.edits import rollback_operation
 
-        return rollback_operation(self, self.get(op_id), force=force)
+        return rollback_operation(self, self._of_this_home(op_id), force=force)
 
     def complete(self, op_id: str) -> OpRecord:
-        """Finish an interrupted operation from its recorded new bytes."""
+        """Finish an interrupted operation of this home from its recorded new bytes."""
         from memtui.core.edits import complete_operation
 
-        return complete_operation(self, self.get(op_id))
+        return complete_operation(self, self._of_this_home(op_id))
+
+    # --- pruning ------------------------------------------------------------------------
+
+    def prune(self, now: datetime | None = None) -> PruneReport:
+        """Remove operations past the age or size limit, oldest first (never an interrupted
+        one, never part of an undo chain alone). OSError when the journal cannot be read."""
+        from memtui.core.journal_prune import JournalLimits, prune_journal
+
+        limits = self.limits if self.limits is not None else JournalLimits.from_env(os.environ)
+        return prune_journal(self.directory, limits, now or datetime.now(UTC))
+
+    def _prune_quietly(self) -> None:
+        """The automatic prune after an operation. Nothing it meets (an unreadable journal, an
+        odd record) may fail the operation: the caller would roll back a finished change."""
+        with contextlib.suppress(Exception):
+            self.prune()
 
     # --- writing (used by memtui.core.edits) --------------------------------------------
 
@@ -320,7 +419,9 @@ class Journal:
         notes: builtins.list[str],
         undoes: str | None = None,
     ) -> OpRecord:
-        """Save the old and new bytes, then ``op.json`` in state ``prepared``."""
+        """Save the old and new bytes, then ``op.json`` in state ``prepared``. When any of it
+        fails (a full disk), the operation's directory is removed again and the error raised:
+        nothing was touched yet."""
         now = datetime.now(UTC)
         record = OpRecord(
             id=_new_op_id(now),
@@ -337,21 +438,19 @@ class Journal:
             lock=lock,
             notes=list(notes),
             undoes=undoes,
+            home=self.home,
         )
         op_dir = self.directory / record.id
         _make_private_dirs(self.directory)
         os.mkdir(op_dir, DIR_MODE)
-        os.chmod(op_dir, DIR_MODE)
-        for index, data in enumerate(old):
-            if data is not None:
-                write_private(op_dir / f"{index}.old", data)
-        for index, data in enumerate(new):
-            if data is not None:
-                write_private(op_dir / f"{index}.new", data)
-        if lock_old is not None:
-            write_private(op_dir / LOCK_OLD, lock_old)
-        self.save(record)
-        fsync_dir(self.directory)
+        try:
+            os.chmod(op_dir, DIR_MODE)
+            self._write_blobs(op_dir, old, new, lock_old)
+            self.save(record)
+            fsync_dir(self.directory)
+        except BaseException:
+            self._discard(op_dir)
+            raise
         return record
 
     def save(self, record: OpRecord) -> None:
@@ -360,8 +459,11 @@ class Journal:
         write_private(self.directory / record.id / OP_FILE, data)
 
     def set_state(self, record: OpRecord, state: OpState) -> None:
+        """Record ``state``; once an operation is finished (done or rolled back), prune."""
         record.state = state
         self.save(record)
+        if state in FINISHED_STATES:
+            self._prune_quietly()
 
     def set_progress(self, record: OpRecord, progress: int) -> None:
         record.progress = progress
@@ -369,15 +471,58 @@ class Journal:
 
     # --- internals ----------------------------------------------------------------------
 
+    def _interrupted(self) -> builtins.list[OpRecord]:
+        return [r for r in self.list() if r.incomplete and not _still_running(r)]
+
+    def _of_this_home(self, op_id: str) -> OpRecord:
+        record = self.get(op_id)
+        problem = self.home_problem(record)
+        if problem is not None:
+            raise _refusal(problem)
+        return record
+
+    def _write_blobs(
+        self,
+        op_dir: Path,
+        old: builtins.list[bytes | None],
+        new: builtins.list[bytes | None],
+        lock_old: bytes | None,
+    ) -> None:
+        for index, data in enumerate(old):
+            if data is not None:
+                write_private(op_dir / f"{index}.old", data)
+        for index, data in enumerate(new):
+            if data is not None:
+                write_private(op_dir / f"{index}.new", data)
+        if lock_old is not None:
+            write_private(op_dir / LOCK_OLD, lock_old)
+
+    def _discard(self, op_dir: Path) -> None:
+        """Remove a half-prepared operation directory (best effort: the disk may be full)."""
+        shutil.rmtree(op_dir, ignore_errors=True)
+        with contextlib.suppress(OSError):
+            fsync_dir(self.directory)
+
     def _load(self, name: str) -> OpRecord | None:
-        try:
-            data = json.loads((self.directory / name / OP_FILE).read_bytes())
-            return OpRecord.from_json(data)
-        except (OSError, ValueError, TypeError, KeyError):
-            return None
+        return read_record(self.directory / name)
 
     def _read_blob(self, record: OpRecord, name: str) -> bytes | None:
         try:
             return (self.directory / record.id / name).read_bytes()
         except FileNotFoundError:
             return None
+
+
+def read_record(op_dir: Path) -> OpRecord | None:
+    """The record in ``op_dir/op.json``; None when it is missing or unreadable."""
+    try:
+        data = json.loads((op_dir / OP_FILE).read_bytes())
+        return OpRecord.from_json(data)
+    except (OSError, ValueError, TypeError, KeyError, AttributeError):
+        return None
+
+
+def _refusal(reason: str) -> EditRefused:
+    from memtui.core.edits import EditRefused
+
+    return EditRefused(reason)

@@ -3,13 +3,16 @@ operation a crash interrupted."""
 
 from __future__ import annotations
 
+import io
 import os
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from textual.widgets import DataTable, Static
 
+from memtui.cli import main as cli_main
 from memtui.core.contents import Store
 from memtui.core.demo import DemoHome, build_demo_home
 from memtui.core.journal import Journal
@@ -110,7 +113,8 @@ async def test_history_lists_operations_and_undoes_the_chosen_one(tmp_path: Path
 
 
 def crash_mid_delete(home: DemoHome, state_home: Path) -> None:
-    """Delete a memory in another process that dies between two journal steps."""
+    """Delete a memory in another process that dies between two journal steps (an operation
+    of the demo's Claude Code home)."""
     script = (
         "import sys\n"
         "from pathlib import Path\n"
@@ -121,7 +125,7 @@ def crash_mid_delete(home: DemoHome, state_home: Path) -> None:
         "from memtui.core.scan import scan_store\n"
         "store = scan_store(StoreLocation(StoreKind.AUTO, Path(sys.argv[1]), 'test'))\n"
         "memory = next(m for m in store.memories if m.rel_path == sys.argv[2])\n"
-        "apply(plan_delete_memory(store, memory), Journal.default())\n"
+        "apply(plan_delete_memory(store, memory), Journal.default(home=sys.argv[3]))\n"
     )
     env = {
         **os.environ,
@@ -130,7 +134,9 @@ def crash_mid_delete(home: DemoHome, state_home: Path) -> None:
         "PYTHONPATH": str(Path(__file__).resolve().parents[2]),
     }
     subprocess.run(
-        [sys.executable, "-c", script, str(home.auto_memory), VICTIM], env=env, check=False
+        [sys.executable, "-c", script, str(home.auto_memory), VICTIM, str(home.claude_home)],
+        env=env,
+        check=False,
     )
 
 
@@ -154,3 +160,76 @@ async def test_interrupted_operation_is_rolled_back_at_start(tmp_path: Path) -> 
         assert isinstance(app.screen, MainScreen)
     assert tree_state(auto) == before
     assert journal.incomplete() == []
+
+
+# --- operations of another Claude Code home ---------------------------------------------------
+
+
+def delete_in_other_home(
+    home: DemoHome, other: Path, monkeypatch: pytest.MonkeyPatch, crash_after: int | None = None
+) -> None:
+    """``memtui --claude-home OTHER delete`` of a memory in the demo's auto memory, journaled in
+    the demo's state dir (killed after ``crash_after`` steps, in a child process, if given)."""
+    argv = ["--claude-home", str(other), "--project", str(home.project),
+            "delete", str(home.auto_memory), VICTIM, "--yes"]
+    if crash_after is None:
+        monkeypatch.setenv("XDG_STATE_HOME", str(home.root / "state"))
+        monkeypatch.setenv("XDG_CACHE_HOME", str(home.root / "cache"))
+        monkeypatch.setattr(sys, "stdin", io.StringIO(""))
+        assert cli_main(argv) == 0
+        return
+    env = {
+        **os.environ,
+        "XDG_STATE_HOME": str(home.root / "state"),
+        "XDG_CACHE_HOME": str(home.root / "cache"),
+        "MEMTUI_TEST_CRASH_AFTER": str(crash_after),
+        "PYTHONPATH": str(Path(__file__).resolve().parents[2]),
+    }
+    subprocess.run([sys.executable, "-m", "memtui", *argv], env=env, check=False,
+                   capture_output=True)
+
+
+async def test_u_and_history_do_not_offer_an_operation_of_another_home(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = build_demo_home(tmp_path / "demo")
+    delete_in_other_home(home, tmp_path / "other-home", monkeypatch)
+    after = tree_state(home.auto_memory)
+    app = app_for(home)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot)
+        main = main_of(pilot)
+        await pilot.press("u")
+        await settle(pilot)
+        assert app.screen is main
+        assert ("Nothing to undo.", "information") in notifications(app)
+        await pilot.press("U")
+        await settle(pilot)
+        history = app.screen
+        assert isinstance(history, UndoHistoryScreen)
+        assert history.query_one("#undo-table", DataTable).row_count == 0
+        where = plain(history.query_one("#undo-where", Static))
+        assert "1 operation(s) of other Claude Code homes not shown" in where
+    assert tree_state(home.auto_memory) == after
+
+
+async def test_an_interrupted_operation_of_another_home_is_named_not_offered(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = build_demo_home(tmp_path / "demo")
+    other = tmp_path / "other-home"
+    delete_in_other_home(home, other, monkeypatch, crash_after=4)
+    journal = Journal(home.root / "state" / "memtui" / "journal")
+    (stuck,) = [r for r in journal.list() if r.incomplete]
+    halfway = tree_state(home.auto_memory)
+    app = app_for(home)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, MainScreen)
+        warnings = [m for m, severity in notifications(app) if severity == "warning"]
+        assert any(
+            f"in {other}" in m and f"memtui --claude-home {other} undo --rollback {stuck.id}" in m
+            for m in warnings
+        ), warnings
+    assert tree_state(home.auto_memory) == halfway
+    assert journal.get(stuck.id).state == stuck.state

@@ -37,8 +37,9 @@ STATUS_STYLE = {"added": "green", "changed": "yellow", "deleted": "bold red", "u
 
 
 def journal_for(main: MainScreen) -> Journal:
-    """The journal of the screen's context (its environment decides ``$XDG_STATE_HOME``)."""
-    return Journal.default(main.context.env)
+    """The journal of the screen's context (its environment decides where it is), scoped to
+    the context's Claude Code home: operations of other homes are neither offered nor undone."""
+    return Journal.default(main.context.env, home=main.context.claude_home)
 
 
 # --- rendering plans ----------------------------------------------------------------------

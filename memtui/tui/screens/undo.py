@@ -1,5 +1,6 @@
 """Undo: ``u`` undoes the latest operation, ``U`` lists them all, and operations interrupted by a
-crash are offered for roll back or finish when the app starts."""
+crash are offered for roll back or finish when the app starts. All of it only for operations of
+the app's Claude Code home: those of other homes are counted and named, never offered."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, DataTable, Static
 
 from memtui.core.edits import AppliedOp
-from memtui.core.journal import Journal, OpRecord
+from memtui.core.journal import Journal, OpRecord, undo_verb
 from memtui.tui.screens.confirm import (
     Cancelled,
     ConfirmScreen,
@@ -49,12 +50,8 @@ def undo_files_text(record: OpRecord) -> Text:
     """What undoing ``record`` does to each file: restore, revert or remove."""
     text = Text()
     for item in record.files:
-        if not item.existed:
-            verb, style = "remove", "red"
-        elif item.action == "delete":
-            verb, style = "restore", "green"
-        else:
-            verb, style = "revert", "yellow"
+        verb = undo_verb(item)
+        style = {"remove": "red", "restore": "green"}.get(verb, "yellow")
         text.append(f"  {verb:<7} ", style=style)
         text.append(f"{item.path}\n")
     return text
@@ -115,7 +112,8 @@ def start_undo(main: MainScreen, journal: Journal, record: OpRecord) -> None:
 
 
 class UndoHistoryScreen(ModalScreen[OpRecord | None]):
-    """Every journaled operation, newest first; Enter undoes the highlighted one."""
+    """Every journaled operation of this home, newest first; Enter undoes the highlighted one.
+    Operations of other homes are only counted."""
 
     CSS_PATH = "undo.tcss"
 
@@ -127,6 +125,7 @@ class UndoHistoryScreen(ModalScreen[OpRecord | None]):
         super().__init__()
         self.journal = journal
         self.records: list[OpRecord] = []
+        self.elsewhere = 0
 
     def compose(self) -> ComposeResult:
         with Vertical(id="undo-box") as box:
@@ -140,7 +139,23 @@ class UndoHistoryScreen(ModalScreen[OpRecord | None]):
         table.add_columns("time (UTC)", "kind", "title", "files", "state")
         table.focus()
         journal = self.journal
-        run_in_thread(self, "history", lambda: rows_of(journal), self.show_rows, self.failed)
+        run_in_thread(self, "history", lambda: history_of(journal), self.show_history,
+                      self.failed)
+
+    def show_history(self, history: tuple[list[tuple[OpRecord, str]], int]) -> None:
+        rows, self.elsewhere = history
+        self.show_rows(rows)
+        if self.elsewhere:
+            self.query_one("#undo-where", Static).update(self.where_text())
+
+    def where_text(self) -> Text:
+        text = Text(f"journal: {self.journal.directory} · home {self.journal.home}", style="dim")
+        text.append(
+            f"\n{self.elsewhere} operation(s) of other Claude Code homes not shown "
+            "(memtui undo --list names them)",
+            style="yellow",
+        )
+        return text
 
     def show_rows(self, rows: list[tuple[OpRecord, str]]) -> None:
         table = self.query_one("#undo-table", DataTable)
@@ -155,7 +170,7 @@ class UndoHistoryScreen(ModalScreen[OpRecord | None]):
                 Text(state, style="yellow" if state == "undone" else style),
                 key=record.id,
             )
-        if not rows:
+        if not rows and not self.elsewhere:
             self.query_one("#undo-where", Static).update(
                 Text(f"No operations yet in {self.journal.directory}", style="dim")
             )
@@ -172,10 +187,17 @@ class UndoHistoryScreen(ModalScreen[OpRecord | None]):
         self.dismiss(None)
 
 
-def rows_of(journal: Journal) -> list[tuple[OpRecord, str]]:
+def history_of(journal: Journal) -> tuple[list[tuple[OpRecord, str]], int]:
+    """This home's rows, and how many operations other homes have in the journal."""
+    records = journal.list()
+    mine = [r for r in records if journal.of_home(r)]
+    return rows_of(journal, mine), len(records) - len(mine)
+
+
+def rows_of(journal: Journal, records: list[OpRecord]) -> list[tuple[OpRecord, str]]:
     """Each operation and its state as a user reads it (``undone`` when undone)."""
     rows = []
-    for record in journal.list():
+    for record in records:
         state = "undone" if journal.is_undone(record) else record.state
         if record.incomplete:
             state += " (interrupted)"
@@ -251,10 +273,39 @@ class InterruptedScreen(ModalScreen[Recovery]):
 
 
 def check_interrupted(main: MainScreen) -> None:
-    """At start: offer every interrupted operation for roll back or finish (read in a worker)."""
+    """At start: offer every interrupted operation of this home for roll back or finish, and
+    name those of other homes, which are left alone (read in a worker)."""
     journal = journal_for(main)
-    run_in_thread(main, "interrupted", journal.incomplete, lambda rs: offer(main, journal, rs),
+
+    def found(interrupted: tuple[list[OpRecord], list[OpRecord]]) -> None:
+        mine, elsewhere = interrupted
+        if elsewhere:
+            warn_elsewhere(main, elsewhere)
+        offer(main, journal, mine)
+
+    run_in_thread(main, "interrupted", lambda: interrupted_of(journal), found,
                   lambda reason: None)
+
+
+def interrupted_of(journal: Journal) -> tuple[list[OpRecord], list[OpRecord]]:
+    return journal.incomplete(), journal.incomplete_elsewhere()
+
+
+def elsewhere_text(records: list[OpRecord]) -> str:
+    """Interrupted operations of other homes: what, where, and the command that recovers each."""
+    lines = [f"{len(records)} interrupted operation(s) of other Claude Code homes, left as they "
+             "are:"]
+    for record in records:
+        home = record.home or "an unknown home"
+        lines.append(f"• {record.kind}: {record.title} in {home} ({record.root})")
+        option = f" --claude-home {record.home}" if record.home else ""
+        lines.append(f"  memtui{option} undo --rollback {record.id}")
+    return "\n".join(lines)
+
+
+def warn_elsewhere(main: MainScreen, records: list[OpRecord]) -> None:
+    main.notify(elsewhere_text(records), title="Interrupted elsewhere", severity="warning",
+                timeout=30, markup=False)
 
 
 def offer(main: MainScreen, journal: Journal, records: list[OpRecord]) -> None:

@@ -1,0 +1,278 @@
+"""``memtui undo``: undo an operation (asking first), list the journal, recover an interrupted
+operation, prune the journal. Every action is on operations of the current Claude Code home
+(``--claude-home``); operations of other homes are listed and named, never acted on."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from memtui.cli.common import EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, context_from, print_json
+from memtui.core.locations import Context
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (slow) at run time
+if TYPE_CHECKING:
+    from typing import Any
+
+    from memtui.core.journal import Journal, OpRecord
+    from memtui.core.journal_prune import PruneReport
+
+
+def add_undo_parser(sub: Any) -> None:
+    undo = sub.add_parser("undo", help="undo an operation memtui made in this Claude Code home, "
+                          "recover one that was interrupted, or prune the journal")
+    undo.add_argument("op_id", nargs="?", metavar="OP_ID", help="default: the latest")
+    undo.add_argument("--list", action="store_true",
+                      help="list the journaled operations and the home of each")
+    undo.add_argument("--rollback", metavar="OP_ID",
+                      help="put back the files of an interrupted operation")
+    undo.add_argument("--complete", metavar="OP_ID", help="finish an interrupted operation")
+    undo.add_argument("--gc", action="store_true",
+                      help="remove operations past the journal's limits: "
+                      "$MEMTUI_JOURNAL_MAX_AGE_DAYS (default 30) and $MEMTUI_JOURNAL_MAX_MB "
+                      "(default 100)")
+    undo.add_argument("--force", action="store_true",
+                      help="undo/roll back even over files changed since (their changes are lost)")
+    undo.add_argument("--yes", action="store_true", help="undo without asking")
+    undo.add_argument("--json", action="store_true")
+
+
+def journal_of(ctx: Context) -> Journal:
+    """The journal (``$MEMTUI_STATE_DIR`` or the XDG state dir) of the context's CC home."""
+    from memtui.core.journal import Journal
+
+    return Journal.default(ctx.env, home=ctx.claude_home)
+
+
+def recovery_hint(journal: Journal, record: OpRecord) -> str:
+    """The commands that recover ``record``, with ``--claude-home`` when it is another home."""
+    import shlex
+
+    prefix = "memtui"
+    if not journal.of_home(record) and record.home is not None:
+        prefix += f" --claude-home {shlex.quote(record.home)}"
+    return (f"Roll it back with `{prefix} undo --rollback {record.id}` or finish it with "
+            f"`{prefix} undo --complete {record.id}`.")
+
+
+def home_words(journal: Journal, record: OpRecord) -> str:
+    if record.home is None:
+        return "home unknown (recorded before memtui noted homes)"
+    if journal.of_home(record):
+        return f"{record.home} (this home)"
+    return f"{record.home} (another home)"
+
+
+def warn_incomplete_operations(ctx: Context) -> None:
+    """Name every interrupted operation on stderr: this home's, then other homes' (with where
+    they were made), each with the commands that recover it."""
+    journal = journal_of(ctx)
+    for record in journal.incomplete():
+        print(f"memtui: operation {record.id} ({record.kind}: {record.title}) was interrupted "
+              f"({record.state}, {record.progress}/{len(record.files)} files). "
+              + recovery_hint(journal, record), file=sys.stderr)
+    for record in journal.incomplete_elsewhere():
+        print(f"memtui: operation {record.id} ({record.kind}: {record.title}) in Claude Code "
+              f"{home_words(journal, record)} was interrupted ({record.state}, "
+              f"{record.progress}/{len(record.files)} files, in {record.root}); it is left as "
+              "it is. " + recovery_hint(journal, record), file=sys.stderr)
+
+
+def cmd_undo(args: argparse.Namespace) -> int:
+    from memtui.core.edits import EditRefused
+
+    chosen = [x for x in (args.op_id, args.rollback, args.complete) if x] + (
+        ["--list"] if args.list else []) + (["--gc"] if args.gc else [])
+    if len(chosen) > 1:
+        print("memtui undo: give one of OP_ID, --list, --rollback, --complete, --gc",
+              file=sys.stderr)
+        return EXIT_USAGE
+    ctx = context_from(args)
+    journal = journal_of(ctx)
+    try:
+        return run_undo_action(args, journal)
+    except KeyError as exc:
+        print(f"memtui undo: no operation {exc.args[0]!r} in {journal.directory}",
+              file=sys.stderr)
+        return EXIT_USAGE
+    except EditRefused as exc:
+        print(f"memtui: refused: {exc.reason}", file=sys.stderr)
+        return EXIT_PROBLEMS
+    except OSError as exc:
+        print(f"memtui undo: stopped by an I/O error: {io_words(exc)}. The journal in "
+              f"{journal.directory} keeps every operation; `memtui undo --list` shows where "
+              "each stands", file=sys.stderr)
+        return EXIT_PROBLEMS
+
+
+def io_words(exc: OSError) -> str:
+    words = exc.strerror or str(exc) or type(exc).__name__
+    return f"{words} ({exc.filename})" if exc.filename else words
+
+
+def run_undo_action(args: argparse.Namespace, journal: Journal) -> int:
+    if args.list:
+        return list_operations(journal, args.json)
+    if args.gc:
+        return collect_garbage(journal, args.json)
+    if args.rollback:
+        record = journal.rollback(args.rollback, force=args.force)
+        print(f"rolled back {record.id} ({record.kind}: {record.title})")
+        return EXIT_OK
+    if args.complete:
+        record = journal.complete(args.complete)
+        print(f"completed {record.id} ({record.kind}: {record.title})")
+        return EXIT_OK
+    return undo_one(args, journal)
+
+
+def undo_one(args: argparse.Namespace, journal: Journal) -> int:
+    from memtui.core.edits import EditRefused
+
+    warn_interrupted(journal)
+    target = journal.get(args.op_id) if args.op_id else journal.latest_undoable()
+    if target is None:
+        print(f"memtui undo: nothing to undo in Claude Code home {journal.home}"
+              + others_hint(journal), file=sys.stderr)
+        return EXIT_PROBLEMS
+    problem = journal.home_problem(target)
+    if problem is not None:
+        raise EditRefused(problem + "; nothing changed")
+    if not args.yes:
+        answer = show_and_ask(journal, target, args.json)
+        if answer is not True:
+            print("memtui: nothing changed" + ("; re-run with --yes to undo" if answer is None
+                                                else ""), file=sys.stderr)
+            return EXIT_PROBLEMS
+    done = journal.undo(target.id, force=args.force)
+    if args.json:
+        print_json(done.record.to_json())
+    else:
+        print(f"undid {target.id} ({target.title}) as operation {done.op_id}; "
+              f"`memtui undo {done.op_id}` redoes it")
+    return EXIT_OK
+
+
+def warn_interrupted(journal: Journal) -> None:
+    for record in journal.incomplete() + journal.incomplete_elsewhere():
+        print(f"memtui: operation {record.id} ({record.kind}: {record.title}) in Claude Code "
+              f"{home_words(journal, record)} was interrupted and is left as it is. "
+              + recovery_hint(journal, record), file=sys.stderr)
+
+
+def others_hint(journal: Journal) -> str:
+    others = [r for r in journal.list() if not journal.of_home(r) and r.state == "done"
+              and r.undoes is None and not journal.is_undone(r)]
+    if not others:
+        return ""
+    return (f" ({len(others)} operation(s) of other homes are not undone from here; "
+            "`memtui undo --list` names their homes)")
+
+
+def show_and_ask(journal: Journal, record: OpRecord, as_json: bool) -> bool | None:
+    """Print what undoing ``record`` does, then ask; None when stdin is not a terminal."""
+    from memtui.cli.edit_commands import ask_to_apply
+
+    if as_json:
+        print_json(record.to_json())
+    else:
+        print(undo_plan(journal, record))
+    sys.stdout.flush()
+    return ask_to_apply("Undo?")
+
+
+def undo_plan(journal: Journal, record: OpRecord) -> str:
+    from memtui.core.journal import undo_verb
+
+    lines = [
+        f"undo {record.kind}: {record.title}",
+        f"  operation {record.id}, {op_time(record)} UTC, Claude Code "
+        f"{home_words(journal, record)}",
+    ]
+    lines += [f"  {undo_verb(item):<8} {item.path}" for item in record.files]
+    return "\n".join(lines)
+
+
+def op_time(record: OpRecord) -> str:
+    return record.time.replace("T", " ")[:19]
+
+
+def op_line(record: OpRecord, undone: bool) -> str:
+    state = "undone" if undone else record.state
+    if record.incomplete:
+        state += " (interrupted)"
+    return f"{record.id}  {op_time(record)} UTC  {state:<10} {record.kind:<20} {record.title}"
+
+
+def list_operations(journal: Journal, as_json: bool) -> int:
+    """Every operation of every home, newest first, each naming its home."""
+    records = journal.list()
+    if as_json:
+        print_json([{**r.to_json(), "undone": journal.is_undone(r),
+                     "this_home": journal.of_home(r)} for r in records])
+        return EXIT_OK
+    if not records:
+        print(f"no operations in {journal.directory}")
+        return EXIT_OK
+    print(f"operations in {journal.directory}, newest first; this Claude Code home is "
+          f"{journal.home}")
+    for record in records:
+        print(op_line(record, journal.is_undone(record)))
+        print(f"    home   {home_words(journal, record)}")
+        for item in record.files:
+            print(f"    {item.action:<6} {item.path}")
+    return EXIT_OK
+
+
+def collect_garbage(journal: Journal, as_json: bool) -> int:
+    """``--gc``: prune by the limits, say what went and how much space it freed."""
+    report = journal.prune()
+    for problem in report.limits.problems:
+        print(f"memtui: {problem}", file=sys.stderr)
+    if as_json:
+        print_json(report_json(report))
+    else:
+        print_report(journal, report)
+    for failure in report.failures:
+        print(f"memtui undo --gc: {failure}", file=sys.stderr)
+    return EXIT_PROBLEMS if report.failures else EXIT_OK
+
+
+def print_report(journal: Journal, report: PruneReport) -> None:
+    from memtui.core.journal_prune import human_size
+
+    limits = report.limits.describe()
+    if not report.removed:
+        print(f"nothing to remove (limits: {limits})")
+    else:
+        print(f"removed {len(report.removed)} journal entries, freed "
+              f"{human_size(report.freed)} (limits: {limits}):")
+    for item in report.removed:
+        record = item.record
+        what = item.name if record is None else (
+            f"{record.id}  {op_time(record)} UTC  {record.kind}: {record.title}")
+        print(f"  {what}  ({human_size(item.size)}, {item.reason})")
+    print(f"kept {report.kept} operation(s), {human_size(report.kept_bytes)}, in "
+          f"{journal.directory}")
+    if report.protected:
+        print(f"kept whatever the limits (an interrupted operation and its undo chain): "
+              f"{', '.join(report.protected)}")
+
+
+def report_json(report: PruneReport) -> dict[str, Any]:
+    return {
+        "removed": [
+            {"id": item.name, "kind": item.record.kind if item.record else None,
+             "title": item.record.title if item.record else None,
+             "time": item.record.time if item.record else None,
+             "size": item.size, "reason": item.reason}
+            for item in report.removed
+        ],
+        "freed": report.freed,
+        "kept": report.kept,
+        "kept_bytes": report.kept_bytes,
+        "protected": report.protected,
+        "failures": report.failures,
+        "limits": {"max_age_days": report.limits.max_age_days,
+                   "max_bytes": report.limits.max_bytes},
+    }
