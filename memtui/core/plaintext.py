@@ -1,0 +1,47 @@
+"""Text from disk made safe to show: control characters escaped, never interpreted.
+
+Memory files, their names and their frontmatter come from cloned repositories: an ESC or OSC
+sequence in a description would retitle or clear the user's terminal, a newline in a file name
+would split a preview line, a bidi override would make a line read differently than it is.
+Every view (TUI and CLI) passes such text through :func:`escape_controls` before showing it, and
+renders it as plain text (never as Rich markup).
+"""
+
+from __future__ import annotations
+
+import re
+
+# C0 controls, DEL, C1 controls, and the Unicode bidi embedding/override/isolate controls and
+# line/paragraph separators (they reorder or break what a terminal shows).
+_OTHER = "\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069"
+_SINGLE_LINE = re.compile(f"[\x00-\x1f{_OTHER}]")
+_MULTI_LINE = re.compile(f"[\x00-\x08\x0b-\x1f{_OTHER}]")  # keeps \t (09) and \n (0a)
+
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _escape(match: re.Match[str]) -> str:
+    ch = match.group()
+    named = _NAMED.get(ch)
+    if named is not None:
+        return named
+    code = ord(ch)
+    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
+
+
+def escape_controls(text: str, *, keep_newlines: bool = False) -> str:
+    """``text`` with every control character shown as an escape (``\\x1b``, ``\\n``, ``\\u202e``).
+
+    With ``keep_newlines`` (file bodies), ``\\n`` and ``\\t`` stay as they are; everything else,
+    ``\\r`` included, is escaped. Without it (names, descriptions, one-line fields) newlines are
+    escaped too, so one value always stays on one line.
+    """
+    pattern = _MULTI_LINE if keep_newlines else _SINGLE_LINE
+    if pattern.search(text) is None:
+        return text
+    return pattern.sub(_escape, text)
+
+
+def has_controls(text: str) -> bool:
+    """Whether :func:`escape_controls` would change ``text`` (newlines included)."""
+    return _SINGLE_LINE.search(text) is not None

@@ -1,0 +1,33 @@
+"""Control characters from disk are shown escaped, never sent to the terminal."""
+
+from __future__ import annotations
+
+from memtui.core.plaintext import escape_controls, has_controls
+
+
+def test_plain_text_is_unchanged() -> None:
+    text = "Deploy freeze — 배포 금지 [/nope] [@click=app.quit]x[/]"
+    assert escape_controls(text) == text
+    assert not has_controls(text)
+
+
+def test_escape_and_osc_sequences_are_escaped() -> None:
+    osc = "\x1b]2;pwned\x07title"
+    assert escape_controls(osc) == "\\x1b]2;pwned\\x07title"
+    assert escape_controls("\x1b[2J\x1b[H") == "\\x1b[2J\\x1b[H"
+    assert escape_controls("a\x9bb\x7f") == "a\\x9bb\\x7f"
+    assert has_controls(osc)
+
+
+def test_newlines_escaped_in_one_line_fields() -> None:
+    assert escape_controls("evil\nname.md") == "evil\\nname.md"
+    assert escape_controls("a\r\tb") == "a\\r\\tb"
+
+
+def test_bodies_keep_newlines_and_tabs_but_not_carriage_returns() -> None:
+    assert escape_controls("a\n\tb\r\n\x1bc", keep_newlines=True) == "a\n\tb\\r\n\\x1bc"
+
+
+def test_bidi_overrides_are_escaped() -> None:
+    assert escape_controls("safe\u202eexe.md") == "safe\\u202eexe.md"
+    assert escape_controls("x\u2066y\u2069\u2028", keep_newlines=True) == "x\\u2066y\\u2069\\u2028"
