@@ -32,6 +32,8 @@ _GITDIR_PREFIX = "gitdir:"
 GIT_FILE_CAP = 64 * 1024
 """``HEAD``, ``.git``, ``commondir`` and ``gitdir`` hold one line: nothing longer is read."""
 BRANCH_KIND = "git-branch"
+_REFTABLE_HEAD = "ref: refs/heads/.invalid"
+"""What a reftable repository keeps in ``HEAD`` for older tools: the branch is elsewhere."""
 
 
 @dataclass
@@ -56,16 +58,19 @@ def canonical_git_root(project: Path) -> GitRoot | None:
 def current_branch(checkout: Path, cache: ScanCache | None = None) -> str | None:
     """The checked-out branch, ``detached at <sha7>``, or None when git cannot tell.
 
-    Reads ``HEAD`` directly (a scan must not pay for importing GitPython); anything unusual
-    (no readable HEAD, reftable, a symbolic ref outside refs/heads) is left to GitPython, whose
-    answer ``cache`` keeps while the stats of the git dir's entries it depends on are
-    unchanged (importing GitPython runs ``git version``: a warm scan must not)."""
+    Reads ``HEAD`` directly (a scan must not pay for importing GitPython). Without a HEAD
+    that is a readable regular file (an empty or broken repository, a FIFO) git cannot tell
+    either: None, and GitPython is never imported. Anything else unusual (reftable's
+    ``.invalid``, a symbolic ref outside refs/heads) is left to GitPython, whose answer
+    ``cache`` keeps while the stats of the git dir's entries it depends on are unchanged
+    (importing GitPython runs ``git version``: a warm scan must not)."""
     gitdir, head = _read_head(checkout)
-    if head is not None:
-        if head.startswith("ref: refs/heads/"):
-            return head.removeprefix("ref: refs/heads/")
-        if len(head) in (40, 64) and all(c in "0123456789abcdef" for c in head):
-            return f"detached at {head[:7]}"
+    if head is None:
+        return None
+    if head.startswith("ref: refs/heads/") and head != _REFTABLE_HEAD:
+        return head.removeprefix("ref: refs/heads/")
+    if len(head) in (40, 64) and all(c in "0123456789abcdef" for c in head):
+        return f"detached at {head[:7]}"
     if cache is None:
         return _branch_from_gitpython(checkout)
     key, newest = _fallback_key(checkout, gitdir)
