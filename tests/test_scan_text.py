@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -270,3 +271,62 @@ def test_a_warm_run_imports_no_reader(home: DemoHome, tmp_path: Path) -> None:
     readers = {"memtui.core.scan", "memtui.core.contents", "memtui.core.index", "ruamel.yaml"}
     assert readers <= cold_modules
     assert not readers & warm_modules
+    assert cold["git_branch"] == "main"
+    assert "git" not in cold_modules | warm_modules  # HEAD is readable: no GitPython
+
+
+WARM_SCRIPT = (
+    "import sys, time\n"
+    "from memtui.core.cache import ScanCache\n"
+    f"ScanCache.clock = staticmethod(lambda: time.time() + {LATER})\n"
+    "from memtui.cli import main\n"
+    "main(sys.argv[1:])\n"
+    "print(' '.join(sorted(sys.modules)), file=sys.stderr)\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("head", "branch"),
+    [(None, None), ("ref: refs/remotes/origin/main\n", "origin/main")],
+    ids=["no HEAD", "HEAD outside refs/heads"],
+)
+def test_the_gitpython_fallback_is_cached(
+    home: DemoHome, tmp_path: Path, head: str | None, branch: str | None
+) -> None:
+    """Without a readable HEAD git cannot tell the branch: GitPython (whose import runs
+    ``git version``) is never imported. A HEAD it must interpret is asked once: the warm run
+    takes the answer from the cache, runs no git and imports no GitPython."""
+    dot_git = home.project / ".git"
+    if head is None:
+        (dot_git / "HEAD").unlink()
+    else:
+        (dot_git / "HEAD").write_text(head, encoding="utf-8")
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    log = tmp_path / "git-calls.log"
+    real_git = shutil.which("git")
+    assert real_git is not None
+    fake = bin_dir / "git"
+    fake.write_text(f'#!/bin/sh\necho "$*" >> {log}\nexec {real_git} "$@"\n')
+    fake.chmod(0o755)
+    args = ["--claude-home", str(home.claude_home), "--project", str(home.project),
+            "--agent-memory-home", str(home.agent_memory_home), "scan", "--json"]
+    env = {**os.environ, "HOME": str(home.root), "PATH": f"{bin_dir}:{os.environ['PATH']}",
+           "GIT_PYTHON_GIT_EXECUTABLE": str(fake),
+           "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+
+    def run() -> tuple[dict[str, object], set[str], str]:
+        done = subprocess.run([sys.executable, "-c", WARM_SCRIPT, *args], env=env,
+                              capture_output=True, text=True, check=True)
+        calls = log.read_text() if log.exists() else ""
+        log.unlink(missing_ok=True)
+        return json.loads(done.stdout), set(done.stderr.split()), calls
+
+    cold, cold_modules, cold_calls = run()
+    warm, warm_modules, warm_calls = run()
+    assert warm == cold and cold["git_branch"] == branch
+    cold_imports = head is not None
+    assert ("git" in cold_modules) is cold_imports
+    assert ("version" in cold_calls) is cold_imports
+    assert "git" not in warm_modules
+    assert warm_calls == ""

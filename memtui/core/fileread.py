@@ -1,4 +1,11 @@
-"""Reading store files safely: headers only by default, every failure returned as a problem."""
+"""Reading files memtui did not write, safely: every failure returned as a problem.
+
+Store files are read header first (``read_header``), whole only on demand (``read_full``);
+other files (settings, ``snapshot.json``, transcripts, git's ``HEAD``) through ``read_file``
+and ``read_first_lines``. Every one of them opens regular files only (a device, FIFO or socket
+is never opened: checked with ``stat`` before, and ``fstat`` after a non-blocking open), reads
+at most a cap of bytes, and returns what went wrong instead of raising.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +14,10 @@ import os
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (slow) at run time
+if TYPE_CHECKING:
+    from typing import Any
 
 HEADER_LINES = 30
 """Claude Code's header scan reads the first 30 lines of each memory file."""
@@ -23,6 +34,12 @@ READ_CHUNK = 8192
 FULL_READ_CAP = 8 * 1024 * 1024
 """A full read stops here; MEMORY.md and memory files are meant to be small."""
 
+CONFIG_READ_CAP = 1024 * 1024
+"""``read_file``'s default cap: settings and ``snapshot.json`` files are a few KB."""
+
+NOT_REGULAR = "not a regular file (device, FIFO or socket): not read"
+_OPEN_FLAGS = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+
 
 @dataclass
 class ReadResult:
@@ -35,6 +52,8 @@ class ReadResult:
     mtime: float = 0.0
     readable: bool = True
     stat: os.stat_result | None = None
+    missing: bool = False
+    """The file does not exist (or a directory on its path is no directory)."""
 
 
 def inside(root: Path | str, target: Path | str) -> bool:
@@ -52,6 +71,128 @@ def describe_os_error(err: OSError) -> str:
     return f"cannot read: {reason.lower()}"
 
 
+def _link_text(path: Path | str) -> str:
+    """A symlink's target for a message; the link may have changed since its ``lstat``."""
+    try:
+        return os.readlink(path)
+    except (OSError, ValueError):
+        return "?"
+
+
+def _kind_problem(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "a directory, not a file: not read"
+    if stat.S_ISLNK(mode):
+        return "a symbolic link: not read"
+    return NOT_REGULAR
+
+
+def _failed(result: ReadResult, err: OSError) -> ReadResult:
+    result.readable = False
+    result.missing = err.errno in (errno.ENOENT, errno.ENOTDIR)
+    result.problems.append(describe_os_error(err))
+    return result
+
+
+def _lstat_into(result: ReadResult, path: Path | str) -> None:
+    """Size and mtime from ``lstat`` for a file that cannot be opened (0 when gone)."""
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return
+    result.size, result.mtime = st.st_size, st.st_mtime
+
+
+def _open_regular(path: Path | str, result: ReadResult, *, follow: bool = True) -> int | None:
+    """A descriptor of ``path`` when it is a regular file (opened without blocking, checked
+    with ``fstat``; ``follow=False``: a symlink fails with ELOOP), else None and the problem
+    recorded in ``result``."""
+    try:
+        fd = os.open(path, _OPEN_FLAGS | (0 if follow else os.O_NOFOLLOW))
+    except OSError as err:
+        _failed(result, err)
+        if err.errno == errno.ELOOP and not follow:
+            result.problems[-1] = "a symbolic link: not read"
+        _lstat_into(result, path)
+        return None
+    try:
+        st = os.fstat(fd)
+    except OSError as err:
+        os.close(fd)
+        _failed(result, err)
+        return None
+    result.size, result.mtime, result.stat = st.st_size, st.st_mtime, st
+    if not stat.S_ISREG(st.st_mode):
+        os.close(fd)
+        result.readable = False
+        result.problems.append(_kind_problem(st.st_mode))
+        return None
+    return fd
+
+
+def _read_upto(fd: int, cap: int) -> bytes:
+    """At most ``cap`` bytes from ``fd`` (to its end when shorter)."""
+    chunks: list[bytes] = []
+    total = 0
+    while total < cap:
+        chunk = os.read(fd, min(cap - total, 1024 * 1024))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        total += len(chunk)
+    return b"".join(chunks)
+
+
+def read_file(
+    path: Path | str, cap: int = CONFIG_READ_CAP, *, follow_symlinks: bool = True
+) -> ReadResult:
+    """The bounded reader of a file that is not a store's memory (settings, ``snapshot.json``,
+    git's ``HEAD``): a regular file only (``stat`` first, so a device or FIFO is never
+    opened; ``fstat`` after a non-blocking open), at most ``cap`` bytes. ``missing`` tells a
+    file that does not exist; every other failure is ``readable=False`` with its problem; a
+    file over the cap is read up to it, ``complete=False``, with a problem."""
+    result = ReadResult()
+    try:
+        st = os.stat(path) if follow_symlinks else os.lstat(path)
+    except (OSError, ValueError) as err:
+        if isinstance(err, ValueError):  # a NUL in the path
+            err = OSError(errno.EINVAL, os.strerror(errno.EINVAL))
+        return _failed(result, err)
+    result.size, result.mtime = st.st_size, st.st_mtime
+    if not stat.S_ISREG(st.st_mode):
+        result.readable = False
+        result.problems.append(_kind_problem(st.st_mode))
+        return result
+    fd = _open_regular(path, result, follow=follow_symlinks)
+    if fd is None:
+        return result
+    try:
+        result.data = _read_upto(fd, cap)
+    except OSError as err:
+        return _failed(result, err)
+    finally:
+        os.close(fd)
+    result.complete = len(result.data) < cap or len(result.data) >= result.size
+    if not result.complete:
+        result.problems.append(f"larger than {cap // 1024} KB: only the first part was read")
+    return result
+
+
+def parse_json(text: str | bytes, **options: Any) -> tuple[Any, str | None]:
+    """``json.loads`` that never raises: (value, None), or (None, why it is not valid JSON).
+    Nesting too deep for the parser (a RecursionError) is one more kind of invalid."""
+    import json  # not needed by a warm scan --json's header-only path
+
+    try:
+        return json.loads(text, **options), None
+    except json.JSONDecodeError as err:
+        return None, f"{err.msg} (line {err.lineno})"
+    except RecursionError:
+        return None, "nested too deeply to parse"
+    except (ValueError, TypeError) as err:  # bad bytes, a parse hook's refusal
+        return None, str(err) or type(err).__name__
+
+
 def check_file(path: Path | str, store_root: Path) -> tuple[os.stat_result | None, list[str], bool]:
     """``lstat`` a store file: its stat, what is wrong with it, and whether it may be opened."""
     try:
@@ -60,7 +201,7 @@ def check_file(path: Path | str, store_root: Path) -> tuple[os.stat_result | Non
         return None, [describe_os_error(err)], False
     if stat.S_ISLNK(st.st_mode):
         if not inside(store_root, path):
-            return st, [f"symlink leaves the store (→ {os.readlink(path)}): not read"], False
+            return st, [f"symlink leaves the store (→ {_link_text(path)}): not read"], False
         try:
             st = os.stat(path)
         except OSError as err:
@@ -122,29 +263,17 @@ def read_header(
             return result
     else:
         result = ReadResult()
-    flags = os.O_RDONLY | os.O_NONBLOCK | (os.O_NOFOLLOW if regular else 0)
-    try:
-        fd = os.open(path, flags)
-    except OSError as err:
-        if regular and err.errno == errno.ELOOP:  # became a symlink since the listing
-            return read_header(path, store_root, lines, byte_cap)
-        result.readable = False
-        result.problems.append(describe_os_error(err))
+    fd = _open_regular(path, result, follow=not regular)
+    if fd is None:
+        if regular and result.problems == ["a symbolic link: not read"]:
+            return read_header(path, store_root, lines, byte_cap)  # a symlink since the listing
         return result
     try:
-        st = os.fstat(fd)
-        result.size, result.mtime, result.stat = st.st_size, st.st_mtime, st
-        if not stat.S_ISREG(st.st_mode):
-            result.readable = False
-            result.problems.append("not a regular file: not read")
-            return result
-        if regular and st.st_size > HUGE_FILE_BYTES:
-            result.problems.extend(check_size(st.st_size))
-        result.data = _read_lines(fd, lines, byte_cap, st.st_size)
+        if regular and result.size > HUGE_FILE_BYTES:
+            result.problems.extend(check_size(result.size))
+        result.data = _read_lines(fd, lines, byte_cap, result.size)
     except OSError as err:
-        result.readable = False
-        result.problems.append(describe_os_error(err))
-        return result
+        return _failed(result, err)
     finally:
         os.close(fd)
     result.complete = len(result.data) >= result.size
@@ -185,13 +314,15 @@ def read_full(path: Path | str, store_root: Path, cap: int = FULL_READ_CAP) -> R
     result = checked(path, store_root)
     if not result.readable:
         return result
-    try:
-        with open(path, "rb") as handle:
-            result.data = handle.read(cap)
-    except OSError as err:
-        result.readable = False
-        result.problems.append(describe_os_error(err))
+    fd = _open_regular(path, result)
+    if fd is None:
         return result
+    try:
+        result.data = _read_upto(fd, cap)
+    except OSError as err:
+        return _failed(result, err)
+    finally:
+        os.close(fd)
     result.complete = len(result.data) >= result.size
     if not result.complete:
         result.problems.append(f"only the first {cap // 1_048_576} MB were read")
@@ -200,11 +331,15 @@ def read_full(path: Path | str, store_root: Path, cap: int = FULL_READ_CAP) -> R
 
 
 def read_first_lines(path: Path | str, count: int, byte_cap: int = 256 * 1024) -> list[bytes]:
-    """The first ``count`` lines of any file (a transcript), never more than ``byte_cap`` bytes."""
+    """The first ``count`` lines of a regular file (a transcript), never more than
+    ``byte_cap`` bytes; [] when it is no regular file or cannot be read."""
+    fd = _open_regular(path, ReadResult())
+    if fd is None:
+        return []
     out: list[bytes] = []
     total = 0
     try:
-        with open(path, "rb") as handle:
+        with os.fdopen(fd, "rb") as handle:
             for _ in range(count):
                 line = handle.readline(max(1, byte_cap - total))
                 if not line:

@@ -34,6 +34,14 @@ _FIRST_YAML_LINE = 2
 _SPECIAL = lazy_re(r"[{}\[\]*&#!|>%@`]|: ")
 # JavaScript's \s and `.` (CC's regex is JS): spelled out because Python's differ slightly.
 _JS_SPACE = "\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+_FLOW_BRACKET = lazy_re(r"[\[\]{}]")
+
+MAX_FLOW_DEPTH = 100
+"""Flow collections (``[`` / ``{``) nested deeper than this are not handed to ruamel: its pure
+Python parser takes seconds on a 1,500-deep line (and a RecursionError past that)."""
+MAX_YAML_CHARS = 256 * 1024
+"""Frontmatter longer than this is not parsed (a header read is at most 64 KB anyway)."""
+
 _SIMPLE_LINE = lazy_re(rf"([a-zA-Z_-]+):[{_JS_SPACE}]+([^\n\r\u2028\u2029]+)")
 
 
@@ -328,8 +336,39 @@ def _frontmatter(
     )
 
 
+def _flow_too_deep(raw: str, limit: int = MAX_FLOW_DEPTH) -> bool:
+    """Whether ``[`` / ``{`` nest deeper than ``limit`` in ``raw``. Quotes are not looked at,
+    so brackets inside a quoted string count too: the bound errs on the safe side."""
+    if raw.count("[") + raw.count("{") <= limit:
+        return False
+    depth = 0
+    for match in _FLOW_BRACKET.finditer(raw):
+        if match.group() in "[{":
+            depth += 1
+            if depth > limit:
+                return True
+        elif depth:
+            depth -= 1
+    return False
+
+
+def _too_costly(raw: str) -> str | None:
+    """Why ``raw`` is not handed to ruamel at all (too long, nested too deeply), or None."""
+    if len(raw) > MAX_YAML_CHARS:
+        return (
+            f"bad YAML in frontmatter: too long to parse ({len(raw) // 1024} KB, "
+            f"limit {MAX_YAML_CHARS // 1024} KB)"
+        )
+    if _flow_too_deep(raw):
+        return f"bad YAML in frontmatter: nested too deeply (over {MAX_FLOW_DEPTH} levels)"
+    return None
+
+
 def _ruamel_frontmatter(raw: str, end: int) -> Frontmatter:
     """The slow path: load ``raw`` with ruamel (and CC's retry), report problems as data."""
+    refused = _too_costly(raw)
+    if refused is not None:
+        return _frontmatter({}, raw, end, refused, False)
     loaded, error, retried = _load_with_retry(raw)
     data: dict[str, Any] = {}
     if error is None:

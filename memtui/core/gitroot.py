@@ -14,7 +14,12 @@ import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
+from memtui.core.fileread import read_file
 from memtui.core.paths import tilde
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (slow) at run time
+if TYPE_CHECKING:
+    from memtui.core.cache import ScanCache
 
 __all__ = ["GitRoot", "canonical_git_root", "current_branch", "tilde"]
 
@@ -24,6 +29,11 @@ _JS_TRIM = (
     "\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
 )
 _GITDIR_PREFIX = "gitdir:"
+GIT_FILE_CAP = 64 * 1024
+"""``HEAD``, ``.git``, ``commondir`` and ``gitdir`` hold one line: nothing longer is read."""
+BRANCH_KIND = "git-branch"
+_REFTABLE_HEAD = "ref: refs/heads/.invalid"
+"""What a reftable repository keeps in ``HEAD`` for older tools: the branch is elsewhere."""
 
 
 @dataclass
@@ -45,17 +55,34 @@ def canonical_git_root(project: Path) -> GitRoot | None:
     return _resolve_canonical(_nfc(found), start)
 
 
-def current_branch(checkout: Path) -> str | None:
+def current_branch(checkout: Path, cache: ScanCache | None = None) -> str | None:
     """The checked-out branch, ``detached at <sha7>``, or None when git cannot tell.
 
-    Reads ``HEAD`` directly (a scan must not pay for importing GitPython); anything unusual
-    (reftable, a symbolic ref outside refs/heads) is left to GitPython."""
-    head = _read_head(checkout)
-    if head is not None:
-        if head.startswith("ref: refs/heads/"):
-            return head.removeprefix("ref: refs/heads/")
-        if len(head) in (40, 64) and all(c in "0123456789abcdef" for c in head):
-            return f"detached at {head[:7]}"
+    Reads ``HEAD`` directly (a scan must not pay for importing GitPython). Without a HEAD
+    that is a readable regular file (an empty or broken repository, a FIFO) git cannot tell
+    either: None, and GitPython is never imported. Anything else unusual (reftable's
+    ``.invalid``, a symbolic ref outside refs/heads) is left to GitPython, whose answer
+    ``cache`` keeps while the stats of the git dir's entries it depends on are unchanged
+    (importing GitPython runs ``git version``: a warm scan must not)."""
+    gitdir, head = _read_head(checkout)
+    if head is None:
+        return None
+    if head.startswith("ref: refs/heads/") and head != _REFTABLE_HEAD:
+        return head.removeprefix("ref: refs/heads/")
+    if len(head) in (40, 64) and all(c in "0123456789abcdef" for c in head):
+        return f"detached at {head[:7]}"
+    if cache is None:
+        return _branch_from_gitpython(checkout)
+    key, newest = _fallback_key(checkout, gitdir)
+    found = cache.get_keyed(BRANCH_KIND, str(checkout), key)
+    if found is not None:
+        return found[0]  # type: ignore[no-any-return]
+    branch = _branch_from_gitpython(checkout)
+    cache.put_keyed(BRANCH_KIND, str(checkout), key, (branch,), newest)
+    return branch
+
+
+def _branch_from_gitpython(checkout: Path) -> str | None:
     try:
         import git
 
@@ -67,17 +94,45 @@ def current_branch(checkout: Path) -> str | None:
         return None
 
 
-def _read_head(checkout: Path) -> str | None:
-    """The first line of the checkout's ``HEAD`` file, following a ``.git`` file's gitdir."""
-    dot_git = checkout / ".git"
+_FALLBACK_INPUTS = ("", "HEAD", "config", "packed-refs", "reftable", "reftable/tables.list")
+
+
+def _fallback_key(checkout: Path, gitdir: str) -> tuple[tuple[object, ...], float]:
+    """The stat keys of what GitPython's answer depends on (``.git``, the git dir and its
+    HEAD, config, packed refs and reftable), and the newest mtime or ctime among them."""
+    keys: list[object] = []
+    newest = 0.0
+    for path in (os.path.join(checkout, ".git"), *(os.path.join(gitdir, n) for n in
+                                                    _FALLBACK_INPUTS)):
+        try:
+            st = os.lstat(path)
+        except (OSError, ValueError):
+            keys.append(None)
+            continue
+        keys.append((st.st_mode, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino))
+        newest = max(newest, st.st_mtime, st.st_ctime)
+    return tuple(keys), newest
+
+
+def _read_head(checkout: Path) -> tuple[str, str | None]:
+    """The git dir of the checkout (following a ``.git`` file's gitdir) and the first line of
+    its ``HEAD`` file (None when it cannot be read)."""
+    dot_git = os.path.join(checkout, ".git")
+    if not os.path.isdir(dot_git):
+        first = _first_line(dot_git)
+        if first is None or not first.startswith("gitdir:"):
+            return dot_git, None
+        dot_git = os.path.join(checkout, first.removeprefix("gitdir:").strip())
+    return dot_git, _first_line(os.path.join(dot_git, "HEAD"))
+
+
+def _first_line(path: str) -> str | None:
+    read = read_file(path, GIT_FILE_CAP)
+    if not read.readable:
+        return None
     try:
-        if dot_git.is_file():
-            first = dot_git.read_text(encoding="utf-8").splitlines()[0]
-            if not first.startswith("gitdir:"):
-                return None
-            dot_git = checkout / first.removeprefix("gitdir:").strip()
-        lines = (dot_git / "HEAD").read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError, IndexError):
+        lines = read.data.decode("utf-8").splitlines()
+    except UnicodeDecodeError:
         return None
     return lines[0].strip() if lines else None
 
@@ -181,11 +236,10 @@ def _own_root(checkout: Path, why: str) -> GitRoot:
 
 def _read_text(path: str) -> tuple[str | None, str | None]:
     """File text decoded like Node's ``readFileSync(path, 'utf-8')``, or (None, why)."""
-    try:
-        with open(path, "rb") as handle:
-            return handle.read().decode("utf-8", errors="replace"), None
-    except (OSError, ValueError) as exc:
-        return None, _why(exc)
+    read = read_file(path, GIT_FILE_CAP)
+    if not read.readable:
+        return None, "; ".join(read.problems).removeprefix("cannot read: ")
+    return read.data.decode("utf-8", errors="replace"), None
 
 
 def _why(exc: BaseException) -> str:

@@ -254,8 +254,9 @@ def scan_store(
     ``walked``: the store's ``walk_store`` when the caller has just made it."""
     walk = walked if walked is not None else walk_store(location, skip)
     store = Store(location=location, exists=walk.exists)
+    store.problems.extend(walk.problems)
     if not walk.exists:
-        if location.path.exists():
+        if not walk.problems and os.path.exists(location.path):
             store.problems.append(NOT_A_DIRECTORY)
         return store
     read = [read_memory_keyed(entry, location.path, cache) for entry in walk.entries]
@@ -325,7 +326,7 @@ def scan_progressively(
         stores=[],
         projects=[],
         git_root=git.root if git else None,
-        git_branch=current_branch(git.checkout) if git else None,
+        git_branch=current_branch(git.checkout, cache) if git else None,
         complete=False,
         scanned=set(),
     )

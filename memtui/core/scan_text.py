@@ -162,9 +162,10 @@ class StoreRenderer:
                 return None  # located unconfirmed: what session_locations would leave out
             walk = walk_store(location, store_skip(location))
             exists = walk.exists
+            problems.extend(walk.problems)
             if walk.exists:
                 content = self.fragment(location, walk)
-            elif location.path.exists():
+            elif not walk.problems and os.path.exists(location.path):
                 problems.append(NOT_A_DIRECTORY)
         if location.kind == StoreKind.AUTO:
             problems.extend(self.locations.problems)
@@ -202,7 +203,8 @@ class StoreRenderer:
         """The store's content JSON after a walk: the stored one while the walk found the same
         files with the same stats (a directory changed, not what it holds), else rendered."""
         name, context = self.key_name(location), self.context_key(location)
-        found = walk_fingerprint(walk)
+        # a walk's problems are not part of the fragment: such a store is never stored
+        found = walk_fingerprint(walk) if not walk.problems else None
         old = self.fragments.peek(FRAGMENT_KIND, name)
         if found is not None and old is not None and old[0][0] == context:
             (dirs, files, others), newest = found
@@ -316,7 +318,7 @@ def scan_json_text(ctx: Context) -> ScanText:
             '{"project": ', string(str(ctx.project)),
             ', "claude_home": ', string(str(ctx.claude_home)),
             ', "git_root": ', string(str(git.root) if git else None),
-            ', "git_branch": ', string(current_branch(git.checkout) if git else None),
+            ', "git_branch": ', string(current_branch(git.checkout, fragments) if git else None),
             ', "stores": [',
         ]
         for i, store in enumerate(stores):

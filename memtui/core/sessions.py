@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import os
 import stat
 from dataclasses import dataclass
 from pathlib import Path
 
 from memtui.core.cache import ScanCache
-from memtui.core.fileread import read_first_lines
+from memtui.core.fileread import parse_json, read_file, read_first_lines
 from memtui.core.model import SessionInfo, StoreLocation
 
 TRANSCRIPT_SUFFIX = ".jsonl"
@@ -80,10 +79,7 @@ def read_transcript_head(path: Path | str, lines: int = TRANSCRIPT_PROBE_LINES) 
     """The cwd, first timestamp and git branch found in a transcript's first lines."""
     head = TranscriptHead(None, None, None)
     for raw in read_first_lines(path, lines):
-        try:
-            record = json.loads(raw)
-        except (json.JSONDecodeError, UnicodeDecodeError):
-            continue
+        record, _problem = parse_json(raw)  # a line that is no JSON (or nested too deep): next
         if not isinstance(record, dict):
             continue
         if head.cwd is None and isinstance(record.get("cwd"), str):
@@ -99,10 +95,12 @@ def read_transcript_head(path: Path | str, lines: int = TRANSCRIPT_PROBE_LINES) 
 
 def session_template(claude_home: Path) -> str:
     """The summary template: ``session-memory/config/template.md`` if present, else CC's default."""
-    custom = claude_home / "session-memory" / "config" / "template.md"
+    custom = read_file(claude_home / "session-memory" / "config" / "template.md")
+    if not custom.readable or not custom.complete:
+        return DEFAULT_SESSION_TEMPLATE
     try:
-        return custom.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
+        return custom.data.decode("utf-8")
+    except UnicodeDecodeError:
         return DEFAULT_SESSION_TEMPLATE
 
 

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from memtui.core.fileread import parse_json, read_file
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (slow) at run time
 if TYPE_CHECKING:
@@ -49,21 +50,21 @@ class SettingsFile:
 def read_settings(source: str, path: Path) -> SettingsFile:
     """Read a settings JSON file; a missing file is empty, a broken one is empty with a problem."""
     result = SettingsFile(source=source, path=path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return result
-    except (OSError, UnicodeDecodeError) as err:
-        result.exists = True
-        result.problem = f"{source} settings {path} unreadable: {err}"
+    read = read_file(path)
+    if read.missing:
         return result
     result.exists = True
+    if not read.readable or not read.complete:
+        result.problem = f"{source} settings {path} unreadable: {'; '.join(read.problems)}"
+        return result
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as err:
-        result.problem = (
-            f"{source} settings {path} are not valid JSON: {err.msg} (line {err.lineno})"
-        )
+        text = read.data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        result.problem = f"{source} settings {path} unreadable: invalid UTF-8 at byte {err.start}"
+        return result
+    data, problem = parse_json(text)
+    if problem is not None:
+        result.problem = f"{source} settings {path} are not valid JSON: {problem}"
         return result
     if not isinstance(data, dict):
         result.problem = f"{source} settings {path} are not a JSON object"

@@ -8,10 +8,10 @@ Directory entries are judged without following symlinks, as Node's ``Dirent.isFi
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 
+from memtui.core.fileread import parse_json, read_file
 from memtui.core.model import (
     Scope,
     SnapshotInfo,
@@ -144,17 +144,19 @@ def _compare(updated_at: str, synced_from: str) -> tuple[SnapshotStatus, str | N
 def _read_string_field(path: Path, key: str) -> tuple[str | None, str | None]:
     """A non-empty string field of a JSON object file, read as CC reads it."""
     name = path.name
-    try:
-        raw = path.read_bytes()
-    except (FileNotFoundError, NotADirectoryError):
+    read = read_file(path)
+    if read.missing:
         return None, f"{name} missing"
-    except OSError as exc:
-        return None, f"{name} cannot be read: {exc.strerror or exc}"
-    try:
-        # Node decodes invalid UTF-8 as U+FFFD; JSON.parse has no NaN or Infinity.
-        data = json.loads(raw.decode("utf-8", errors="replace"), parse_constant=_no_constant)
-    except (ValueError, RecursionError) as exc:
-        return None, f"{name} is not valid JSON: {exc}"
+    if not read.readable:
+        why = "; ".join(p.removeprefix("cannot read: ") for p in read.problems)
+        return None, f"{name} cannot be read: {why}"
+    if not read.complete:
+        return None, f"{name} is too large to be a snapshot record ({read.size:,} bytes)"
+    # Node decodes invalid UTF-8 as U+FFFD; JSON.parse has no NaN or Infinity.
+    text = read.data.decode("utf-8", errors="replace")
+    data, problem = parse_json(text, parse_constant=_no_constant)
+    if problem is not None:
+        return None, f"{name} is not valid JSON: {problem}"
     value = data.get(key) if isinstance(data, dict) else None
     if not isinstance(value, str) or not value:
         return None, f"{name} has no non-empty string {key}"
@@ -182,7 +184,7 @@ def _is_regular_file(entry: os.DirEntry[str]) -> bool:
 
 
 def _why_no_memory(local_dir: Path) -> str:
-    if local_dir.is_dir():
+    if os.path.isdir(local_dir):
         return "has no top-level .md file"
     if os.path.lexists(local_dir):
         return "is not a directory"

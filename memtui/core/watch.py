@@ -50,7 +50,7 @@ class _Collector(FileSystemEventHandler):
 def watch_point(root: Path) -> Path | None:
     """The directory to observe for ``root``: itself, or its nearest existing ancestor."""
     for candidate in (root, *root.parents):
-        if candidate.is_dir():
+        if os.path.isdir(candidate):
             return candidate
     return None
 

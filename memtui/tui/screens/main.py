@@ -108,7 +108,7 @@ class MainScreen(Screen[None]):
         self.query_one("#header", Static).update(self.header_text(jobs))
 
     @work(thread=True, exclusive=True, group="scan", exit_on_error=False)
-    def run_scan(self) -> ScanResult:
+    def run_scan(self) -> ScanResult | None:
         worker = get_current_worker()
 
         def progress(step: str) -> None:
@@ -117,12 +117,26 @@ class MainScreen(Screen[None]):
             self.app.call_from_thread(self.set_jobs, f"scan: {step}")
 
         result = None
-        for result in scan_progressively(self.context, progress, cache_for(self.context)):
+        try:
+            for result in scan_progressively(self.context, progress, cache_for(self.context)):
+                if worker.is_cancelled:
+                    raise ScanFinished
+                self.app.call_from_thread(self.show_result, result)
+        except ScanFinished:
+            raise
+        except Exception as err:  # a bug must not leave "scan: …" in the header for good
             if worker.is_cancelled:
-                raise ScanFinished
-            self.app.call_from_thread(self.show_result, result)
-        assert result is not None
+                raise ScanFinished from err
+            self.app.call_from_thread(self.scan_failed, f"{type(err).__name__}: {err}")
+            return None
         return result
+
+    def scan_failed(self, error: str) -> None:
+        """A scan step raised: clear the header's job and say what went wrong (plain text)."""
+        self.set_jobs("")
+        self.notify(
+            f"scan failed: {error}", title="Scan", severity="error", timeout=30, markup=False
+        )
 
     def show_result(self, result: ScanResult) -> None:
         """Show a scan (a partial one leaves the panes it has not reached yet as they are)."""

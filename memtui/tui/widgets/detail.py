@@ -100,7 +100,7 @@ def store_summary(store: Store) -> RenderableType:
     text.append(f"rule: {loc.rule}\n", style="dim")
     if loc.enabled_rule:
         text.append(f"{loc.enabled_rule}\n", style="dim" if loc.enabled else "yellow")
-    if not store.exists:
+    if not store.exists and not store.problems:  # a problem says why better than this
         text.append("The directory does not exist yet.\n", style="italic")
     text.append(f"{len(store.memories)} files\n")
     for problem in store.problems:
