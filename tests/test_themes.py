@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import threading
 from pathlib import Path
 
 import pytest
@@ -12,6 +14,7 @@ from textual.app import App
 from memtui.cli import build_parser
 from memtui.tui.themes import (
     DEFAULT_THEME,
+    THEME_READ_CAP,
     ThemeFileError,
     install_themes,
     load_theme_file,
@@ -160,7 +163,24 @@ def test_unreadable_file_is_a_problem(tmp_path: Path) -> None:
     path = tmp_path / "themes" / "dir.toml"
     path.mkdir(parents=True)
     message = problem_of(path)
-    assert message.startswith(f"{path}: cannot read")
+    assert message == f"{path}: a directory, not a file: not read"
+
+
+def test_fifo_theme_file_is_a_problem_and_never_blocks(tmp_path: Path) -> None:
+    path = tmp_path / "themes" / "fifo.toml"
+    path.parent.mkdir(parents=True)
+    os.mkfifo(path)
+    outcome: list[str] = []
+    worker = threading.Thread(target=lambda: outcome.append(problem_of(path)), daemon=True)
+    worker.start()
+    worker.join(10)
+    assert outcome, "reading a FIFO theme file blocked"
+    assert outcome[0] == f"{path}: not a regular file (device, FIFO or socket): not read"
+
+
+def test_huge_theme_file_is_refused_not_read_whole(tmp_path: Path) -> None:
+    path = write(tmp_path, "huge.toml", b"# " + b"x" * (THEME_READ_CAP + 10) + b"\n")
+    assert problem_of(path).startswith(f"{path}: larger than ")
 
 
 # ------------------------------------------------------------------------ many files

@@ -27,10 +27,14 @@ from textual.app import App
 from textual.color import Color, ColorParseError
 from textual.theme import Theme
 
+from memtui.core.fileread import read_file
+
 DEFAULT_THEME = "memtui-dusk"
 FALLBACK_THEME = "textual-dark"
 THEME_ENV = "MEMTUI_THEME"
 THEME_SUFFIX = ".toml"
+THEME_READ_CAP = 256 * 1024
+"""A theme file is a few hundred bytes; a larger one is refused, not read whole."""
 
 COLOR_KEYS = (
     "primary", "secondary", "accent", "foreground", "background", "surface", "panel", "boost",
@@ -78,10 +82,12 @@ def user_theme_dir(env: Mapping[str, str], home: Path) -> Path:
 
 def load_theme_file(path: Path) -> Theme:
     """Read and validate one theme file. Raises :class:`ThemeFileError` on any problem."""
+    read = read_file(path, THEME_READ_CAP)
+    if not read.readable or not read.complete:
+        problem = read.problems[0] if read.problems else "cannot read"
+        raise ThemeFileError(f"{path}: {problem}")
     try:
-        data = tomllib.loads(path.read_bytes().decode("utf-8"))
-    except OSError as error:
-        raise ThemeFileError(f"{path}: cannot read ({error.strerror or error})") from None
+        data = tomllib.loads(read.data.decode("utf-8"))
     except UnicodeDecodeError:
         raise ThemeFileError(f"{path}: not UTF-8 text") from None
     except tomllib.TOMLDecodeError as error:
