@@ -94,7 +94,7 @@ CRASH_ENV = "MEMTUI_TEST_CRASH_AFTER"
 """Test-only: exit the process after this many apply steps (see the module docstring)."""
 CRASH_EXIT_CODE = 86
 BINARY_NOTE = "binary file: no text diff"
-LATE_WRITE_GRACE = 0.02
+LATE_WRITE_GRACE = 0.005
 """Seconds between the last replace or delete of an existing file and the check that nobody
 wrote to the replaced inode meanwhile (a writer that opened the file just before the replace)."""
 LATE_WRITE_ATTEMPTS = 5
