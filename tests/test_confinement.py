@@ -109,6 +109,23 @@ def test_a_plain_store_previews_its_real_directory(
     assert not (repo / ".claude" / "agent-memory" / "good").exists()
 
 
+def test_the_tui_confirm_text_names_the_real_target(tmp_path: Path) -> None:
+    from memtui.tui.screens.confirm import proposal_summary
+
+    repo, ssh = hostile_repo(tmp_path)
+    snapshots = repo / ".claude" / "agent-memory-snapshots"
+    link = repo / ".claude" / "agent-memory" / "evil"
+    proposal = plan_snapshot(snapshots / "evil", link, "initialize")
+    text = proposal_summary(proposal, proposal.diff(), "~/repo").plain
+    assert f"refused: {link} is a symlink to {ssh}: memtui writes only into" in text
+    write_snapshot(repo, "good", snapshot_json=snapshot_json("2026-11-20T10:00:00.000Z"),
+                   files={"a.md": "a\n"})
+    good = plan_snapshot(snapshots / "good", repo / ".claude" / "agent-memory" / "good",
+                         "initialize")
+    text = proposal_summary(good, good.diff(), "~/repo").plain
+    assert f"writes into {repo / '.claude' / 'agent-memory' / 'good'}\n" in text
+
+
 def test_replace_for_a_project_agent_whose_memory_is_a_link_deletes_nothing(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -76,6 +76,7 @@ __all__ = [
     "complete_operation",
     "file_sha256",
     "live_lock",
+    "read_regular",
     "rollback_operation",
     "sha256_hex",
     "undo_operation",
@@ -199,12 +200,13 @@ def sha256_hex(data: bytes) -> str:
 
 def file_sha256(path: Path) -> str | None:
     """The sha256 of a regular file's bytes, or None when there is no such file."""
-    data, _st = _read_regular(path)
+    data, _st = read_regular(path)
     return None if data is None else sha256_hex(data)
 
 
-def _read_regular(path: Path) -> tuple[bytes | None, os.stat_result | None]:
-    """(bytes, stat) of a regular file, (None, None) when absent; EditRefused otherwise."""
+def read_regular(path: Path) -> tuple[bytes | None, os.stat_result | None]:
+    """(bytes, stat) of a regular file, (None, None) when absent; EditRefused otherwise (a
+    link, a FIFO: the open never blocks). For plans and previews; writes read by descriptor."""
     try:
         st = os.lstat(path)
     except FileNotFoundError:
@@ -240,7 +242,7 @@ def _current_hash(tree: DirTree, path: Path) -> tuple[str | None, os.stat_result
 def file_diff(root: Path, change: FileChange) -> FileDiff:
     """Preview one change: status and a unified diff (no text for binary files)."""
     try:
-        old, _st = _read_regular(change.path)
+        old, _st = read_regular(change.path)
     except (EditRefused, OSError):
         old = None
     new = change.new_bytes if change.action == "write" else None
