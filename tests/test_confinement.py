@@ -90,6 +90,7 @@ def test_the_preview_names_the_real_target_and_refuses_before_asking(
     assert "refused:" in err and "re-run with --yes" not in err
     code, out, _err = run(capsys, *home_args(tmp_path), "snapshot", "init", "evil",
                           "--scope", "project", "--json")
+    assert "the-users-own-key" not in out  # nothing behind the link is previewed
     plan = json.loads(out)
     assert plan["target"] == str(ssh)
     assert f"is a symlink to {ssh}" in plan["refused"]

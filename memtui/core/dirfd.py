@@ -170,7 +170,6 @@ class DirTree:
 
     def __init__(self) -> None:
         self._fds: dict[Path, int] = {}
-        self._real: dict[Path, str] = {}
 
     def __enter__(self) -> DirTree:
         return self
@@ -199,7 +198,6 @@ class DirTree:
             for _ in opened.missing:
                 found = found.parent
             self._fds[found] = opened.fd
-            self._real[found] = opened.real
             return None if opened.missing else opened.fd
         current = anchor
         for name in directory.relative_to(anchor).parts:
@@ -217,13 +215,8 @@ class DirTree:
                     raise link_refusal(child) from exc
                 raise EditRefused(f"{child} is not a directory", child) from exc
             self._fds[child] = fd
-            self._real[child] = os.path.join(self._real[current], name)
             current = child
         return self._fds[directory]
-
-    def real(self, directory: Path) -> str:
-        """The real path of an opened directory (``directory`` itself when not opened)."""
-        return self._real.get(directory, str(directory))
 
     def parent_fd(self, path: Path) -> int:
         """The open directory that holds ``path``; EditRefused when it does not exist."""

@@ -157,8 +157,10 @@ class Proposal:
     remove_dirs: list[Path] = field(default_factory=list)
 
     def diff(self) -> list[FileDiff]:
-        """Each change against the file as it is on disk now."""
-        return [file_diff(self.root, change) for change in self.changes]
+        """Each change against the file as it is on disk now (read without following a link:
+        a store behind a link previews nothing of what lies behind it)."""
+        with DirTree() as tree:
+            return [file_diff(self.root, change, tree) for change in self.changes]
 
     def target(self) -> tuple[str, str | None]:
         """The real directory the writes land in, and why memtui refuses to write there
@@ -239,10 +241,13 @@ def _current_hash(tree: DirTree, path: Path) -> tuple[str | None, os.stat_result
 # --- previews -----------------------------------------------------------------------------
 
 
-def file_diff(root: Path, change: FileChange) -> FileDiff:
+def file_diff(root: Path, change: FileChange, tree: DirTree | None = None) -> FileDiff:
     """Preview one change: status and a unified diff (no text for binary files)."""
     try:
-        old, _st = read_regular(change.path)
+        if tree is None:
+            old, _st = read_regular(change.path)
+        else:
+            old, _st = tree.read(_absolute(change.path))
     except (EditRefused, OSError):
         old = None
     new = change.new_bytes if change.action == "write" else None
@@ -957,9 +962,8 @@ def _put_back(
     if old is None:
         raise EditRefused(f"the journal lost the old bytes of {path}", path)
     mode = item.mode if item.mode is not None else NEW_FILE_MODE
-    for directory in reversed(path.parents):
-        if tree.fd(directory) is None:
-            tree.mkdir(directory, NEW_DIR_MODE)
+    if tree.fd(path.parent) is None:
+        tree.mkdir(path.parent, NEW_DIR_MODE)
     tree.write_atomic(path, old, mode, _temp(record.id, index), item.mtime_ns)
 
 
