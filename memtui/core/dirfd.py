@@ -49,7 +49,11 @@ class EditRefused(Exception):
 
 def link_refusal(link: Path) -> EditRefused:
     """The refusal for a symlink on the way to a store, naming where the link really goes."""
-    return EditRefused(f"{link} is a symlink to {os.path.realpath(link)}: {NO_LINKS}", link)
+    try:
+        target = os.path.realpath(link)
+    except OSError:  # swapped again while being resolved
+        target = "a place that keeps changing"
+    return EditRefused(f"{link} is a symlink to {target}: {NO_LINKS}", link)
 
 
 def _lstat_at(name: str, dir_fd: int, path: Path) -> os.stat_result:
@@ -156,7 +160,10 @@ def store_target(root: Path) -> tuple[str, str | None]:
     try:
         opened = open_dir(path)
     except EditRefused as exc:
-        return os.path.realpath(path), exc.reason
+        try:
+            return os.path.realpath(path), exc.reason
+        except OSError:
+            return str(path), exc.reason
     except OSError as exc:
         return str(path), f"cannot open {path}: {exc.strerror or exc}"
     os.close(opened.fd)

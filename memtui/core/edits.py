@@ -689,11 +689,18 @@ def _apply(
     undoes: str | None = None,
 ) -> AppliedOp:
     with DirTree() as tree:
-        targets = _plan(tree, proposal)
-        _check_lock(proposal.lock_dir)
-        created = _dirs_to_create(tree, targets)
-        removed = _dirs_to_remove(tree, _absolute(proposal.root), proposal.remove_dirs)
-        lock, lock_old = _lock_plan(tree, proposal.lock_dir)
+        try:
+            targets = _plan(tree, proposal)
+            _check_lock(proposal.lock_dir)
+            created = _dirs_to_create(tree, targets)
+            removed = _dirs_to_remove(tree, _absolute(proposal.root), proposal.remove_dirs)
+            lock, lock_old = _lock_plan(tree, proposal.lock_dir)
+        except OSError as exc:
+            where = f" ({exc.filename})" if exc.filename else ""
+            raise EditRefused(
+                f"cannot check the files to change: {exc.strerror or exc}{where}; "
+                "nothing was written"
+            ) from exc
         try:
             record = _prepare(journal, proposal, targets, created, removed, lock, lock_old, undoes)
         except OSError as exc:
