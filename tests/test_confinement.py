@@ -340,10 +340,27 @@ def test_cli_undo_through_a_linked_root_is_refused(
     store.rename(real)
     os.symlink(real, store)
     before = tree_state(real)
+    code, out, _err = run(capsys, "--claude-home", str(tmp_path / "home"), "undo", op_id)
+    assert code == 1
+    assert f"  refused: {store} is a symlink to {real}: memtui writes only" in out
     code, _out, err = run(capsys, "--claude-home", str(tmp_path / "home"), "undo", op_id, "--yes")
     assert code == 1
     assert f"refused: {store} is a symlink to {real}: memtui writes only" in err
     assert tree_state(real) == before
+
+
+def test_undo_previews_name_the_real_target(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from memtui.tui.screens.undo import undo_body
+
+    store = small_store(tmp_path)
+    (tmp_path / "home").mkdir()
+    journal = Journal.default(home=tmp_path / "home")
+    op_id = edit_a(store, journal)
+    _code, out, _err = run(capsys, "--claude-home", str(tmp_path / "home"), "undo", op_id)
+    assert f"  writes into {store}\n" in out
+    assert f"writes into {store}\n" in undo_body(journal.get(op_id)).plain
 
 
 # --- the walk itself --------------------------------------------------------------------

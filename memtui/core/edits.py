@@ -79,6 +79,7 @@ __all__ = [
     "read_regular",
     "rollback_operation",
     "sha256_hex",
+    "target_text",
     "undo_operation",
 ]
 
@@ -169,10 +170,16 @@ class Proposal:
 
     def target_text(self) -> str:
         """One preview line: the real target directory, or the refusal."""
-        real, problem = self.target()
-        if problem is not None:
-            return f"refused: {problem}; nothing will be written"
-        return f"writes into {real}"
+        return target_text(self.root)
+
+
+def target_text(root: Path) -> str:
+    """One preview line for writes into ``root``: the real directory they land in, or why
+    memtui refuses to write there (a symlink on the way, with its real target)."""
+    real, problem = store_target(root)
+    if problem is not None:
+        return f"refused: {problem}; nothing will be written"
+    return f"writes into {real}"
 
 
 @dataclass
