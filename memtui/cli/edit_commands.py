@@ -54,10 +54,13 @@ def add_apply_flags(parser: argparse.ArgumentParser) -> None:
 
 
 def plan_json(proposal: Proposal, diffs: list[FileDiff]) -> dict[str, Any]:
+    target, refused = proposal.target()
     return {
         "kind": proposal.kind,
         "title": proposal.title,
         "root": str(proposal.root),
+        "target": target,
+        "refused": refused,
         "lock_dir": str(proposal.lock_dir) if proposal.lock_dir else None,
         "notes": proposal.notes,
         "files": [
@@ -70,7 +73,7 @@ def plan_json(proposal: Proposal, diffs: list[FileDiff]) -> dict[str, Any]:
 
 def print_plan(proposal: Proposal, diffs: list[FileDiff], ctx: Context) -> None:
     out = sys.stdout
-    out.write(f"{proposal.title}\n  in {ctx.show(proposal.root)}\n")
+    out.write(f"{proposal.title}\n  in {ctx.show(proposal.root)}\n  {proposal.target_text()}\n")
     for d in diffs:
         out.write(f"  {d.status:<9} {d.rel}{'  (binary)' if d.binary else ''}\n")
     for note in proposal.notes:
@@ -100,6 +103,10 @@ def confirm_and_apply(proposal: Proposal, args: argparse.Namespace, ctx: Context
         else:
             print_plan(proposal, diffs, ctx)
         sys.stdout.flush()
+        _target, refused = proposal.target()
+        if refused is not None:
+            print(f"memtui: refused: {refused}; nothing was written", file=sys.stderr)
+            return EXIT_PROBLEMS
         answer = ask_to_apply()
         if answer is None:
             print("memtui: nothing changed; re-run with --yes to apply", file=sys.stderr)

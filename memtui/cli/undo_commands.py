@@ -182,12 +182,16 @@ def show_and_ask(journal: Journal, record: OpRecord, as_json: bool) -> bool | No
 
 
 def undo_plan(journal: Journal, record: OpRecord) -> str:
+    from pathlib import Path
+
+    from memtui.core.edits import target_text
     from memtui.core.journal import undo_verb
 
     lines = [
         f"undo {record.kind}: {record.title}",
         f"  operation {record.id}, {op_time(record)} UTC, Claude Code "
         f"{home_words(journal, record)}",
+        f"  {target_text(Path(record.root))}",
     ]
     lines += [f"  {undo_verb(item):<8} {item.path}" for item in record.files]
     return "\n".join(lines)

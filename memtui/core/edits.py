@@ -3,21 +3,29 @@
 Every change memtui makes is a :class:`Proposal`: a list of :class:`FileChange`, each stating the
 sha256 of the bytes it was planned against. :func:`apply` then
 
-1. checks, before touching anything: every path stays inside the proposal's ``root`` (also after
-   resolving the real path of its deepest existing ancestor, so no symlink leads out), no file is
-   a symlink or a directory, every file still has the planned bytes, and no live Claude Code
-   ``.consolidate-lock`` (pid alive, under 60 minutes old) holds ``lock_dir``;
+1. checks, before touching anything: every path stays inside the proposal's ``root``, no
+   directory on the way to the root or to a file is a symlink (:mod:`memtui.core.dirfd`: each is
+   opened without following links, and every write is made relative to those descriptors), no
+   file is a symlink or a directory, every file still has the planned bytes, and no live Claude
+   Code ``.consolidate-lock`` (pid alive, under 60 minutes old) holds ``lock_dir``;
 2. journals the operation (:mod:`memtui.core.journal`): old and new bytes, modes, mtimes;
 3. takes ``.consolidate-lock`` (its own pid, written atomically), creates missing directories
    (0o700), writes each file atomically (temp file in the same directory, fsync, ``os.replace``,
-   fsync of the directory; existing files keep their mode, new ones get 0o600), deletes files;
+   fsync of the directory; existing files keep their mode, new ones get 0o600), deletes files.
+   Right before each replace or delete the file is read once more and must still hold the bytes
+   the journal holds; the replaced inode is kept open, and when the writing is done (at least
+   :data:`LATE_WRITE_GRACE` after the last replace) it must still hold them: a process that
+   appended to it meanwhile (Claude Code appends to ``MEMORY.md``) would lose its bytes, so the
+   operation is rolled back with those bytes put back (also saved in the journal) and refused;
 4. puts the lock back exactly as it was (bytes, mode and mtime, which Claude Code reads as the
    last consolidation time), or removes it when there was none, and marks the operation done.
 
 An operation that fails or is cancelled halfway is rolled back at once; one killed halfway is
 found by :meth:`Journal.incomplete` and rolled back (:func:`rollback_operation`) or finished
 (:func:`complete_operation`). :func:`undo_operation` restores a finished operation byte for byte
-as a new, itself undoable, operation.
+as a new, itself undoable, operation. Recovery and undo confine the journal's paths again (each
+file strictly inside the record's root, normalized; the root still free of symlinks) before
+they write anything.
 
 Test-only hook: when the environment variable ``MEMTUI_TEST_CRASH_AFTER`` holds a number ``k``,
 the process exits at once (``os._exit``, no cleanup) after the ``k``-th step of an apply, to
@@ -28,6 +36,7 @@ from __future__ import annotations
 
 import contextlib
 import difflib
+import errno
 import hashlib
 import os
 import re
@@ -38,6 +47,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from memtui.core.dirfd import DirTree, EditRefused, read_all, relative_parts, store_target
 from memtui.core.journal import (
     INCOMPLETE_STATES,
     RUNNING,
@@ -45,13 +55,12 @@ from memtui.core.journal import (
     Journal,
     LockRecord,
     OpRecord,
-    fsync_dir,
     pid_alive,
-    write_synced,
 )
 
 __all__ = [
     "CRASH_ENV",
+    "LATE_WRITE_GRACE",
     "LOCK_NAME",
     "LOCK_STALE_SECONDS",
     "NEW_DIR_MODE",
@@ -67,8 +76,10 @@ __all__ = [
     "complete_operation",
     "file_sha256",
     "live_lock",
+    "read_regular",
     "rollback_operation",
     "sha256_hex",
+    "target_text",
     "undo_operation",
 ]
 
@@ -85,15 +96,11 @@ CRASH_ENV = "MEMTUI_TEST_CRASH_AFTER"
 """Test-only: exit the process after this many apply steps (see the module docstring)."""
 CRASH_EXIT_CODE = 86
 BINARY_NOTE = "binary file: no text diff"
-
-
-class EditRefused(Exception):
-    """An edit memtui will not make; ``reason`` says why in words a user understands."""
-
-    def __init__(self, reason: str, path: Path | None = None) -> None:
-        super().__init__(reason)
-        self.reason = reason
-        self.path = path
+LATE_WRITE_GRACE = 0.005
+"""Seconds between the last replace or delete of an existing file and the check that nobody
+wrote to the replaced inode meanwhile (a writer that opened the file just before the replace)."""
+LATE_WRITE_ATTEMPTS = 5
+"""How often putting late bytes back is retried while the writer keeps writing."""
 
 
 class EditCancelled(EditRefused):
@@ -151,8 +158,28 @@ class Proposal:
     remove_dirs: list[Path] = field(default_factory=list)
 
     def diff(self) -> list[FileDiff]:
-        """Each change against the file as it is on disk now."""
-        return [file_diff(self.root, change) for change in self.changes]
+        """Each change against the file as it is on disk now (read without following a link:
+        a store behind a link previews nothing of what lies behind it)."""
+        with DirTree() as tree:
+            return [file_diff(self.root, change, tree) for change in self.changes]
+
+    def target(self) -> tuple[str, str | None]:
+        """The real directory the writes land in, and why memtui refuses to write there
+        (None: it does not; a symlink on the way is named with its real target)."""
+        return store_target(self.root)
+
+    def target_text(self) -> str:
+        """One preview line: the real target directory, or the refusal."""
+        return target_text(self.root)
+
+
+def target_text(root: Path) -> str:
+    """One preview line for writes into ``root``: the real directory they land in, or why
+    memtui refuses to write there (a symlink on the way, with its real target)."""
+    real, problem = store_target(root)
+    if problem is not None:
+        return f"refused: {problem}; nothing will be written"
+    return f"writes into {real}"
 
 
 @dataclass
@@ -182,12 +209,13 @@ def sha256_hex(data: bytes) -> str:
 
 def file_sha256(path: Path) -> str | None:
     """The sha256 of a regular file's bytes, or None when there is no such file."""
-    data, _st = _read_regular(path)
+    data, _st = read_regular(path)
     return None if data is None else sha256_hex(data)
 
 
-def _read_regular(path: Path) -> tuple[bytes | None, os.stat_result | None]:
-    """(bytes, stat) of a regular file, (None, None) when absent; EditRefused otherwise."""
+def read_regular(path: Path) -> tuple[bytes | None, os.stat_result | None]:
+    """(bytes, stat) of a regular file, (None, None) when absent; EditRefused otherwise (a
+    link, a FIFO: the open never blocks). For plans and previews; writes read by descriptor."""
     try:
         st = os.lstat(path)
     except FileNotFoundError:
@@ -198,20 +226,20 @@ def _read_regular(path: Path) -> tuple[bytes | None, os.stat_result | None]:
         raise EditRefused(f"{path} is a symbolic link; memtui does not write through links", path)
     if not stat.S_ISREG(st.st_mode):
         raise EditRefused(f"{path} is not a regular file", path)
-    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     try:
-        chunks = []
-        while chunk := os.read(fd, 1 << 20):
-            chunks.append(chunk)
-        return b"".join(chunks), os.fstat(fd)
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise EditRefused(f"{path} is not a regular file", path)
+        return read_all(fd), st
     finally:
         os.close(fd)
 
 
-def _current_hash(path: Path) -> tuple[str | None, os.stat_result | None, bool]:
+def _current_hash(tree: DirTree, path: Path) -> tuple[str | None, os.stat_result | None, bool]:
     """(hash, stat, readable as a plain file or absent) without raising."""
     try:
-        data, st = _read_regular(path)
+        data, st = tree.read(path)
     except (EditRefused, OSError):
         return None, None, False
     return (None if data is None else sha256_hex(data)), st, True
@@ -220,10 +248,13 @@ def _current_hash(path: Path) -> tuple[str | None, os.stat_result | None, bool]:
 # --- previews -----------------------------------------------------------------------------
 
 
-def file_diff(root: Path, change: FileChange) -> FileDiff:
+def file_diff(root: Path, change: FileChange, tree: DirTree | None = None) -> FileDiff:
     """Preview one change: status and a unified diff (no text for binary files)."""
     try:
-        old, _st = _read_regular(change.path)
+        if tree is None:
+            old, _st = read_regular(change.path)
+        else:
+            old, _st = tree.read(_absolute(change.path))
     except (EditRefused, OSError):
         old = None
     new = change.new_bytes if change.action == "write" else None
@@ -277,31 +308,65 @@ def _absolute(path: Path) -> Path:
     return Path(os.path.normpath(os.path.abspath(path)))
 
 
-def _real_path(path: Path) -> Path:
-    """The real path of the deepest existing ancestor, joined with the parts that don't exist."""
-    missing: list[str] = []
-    probe = path
-    while not os.path.lexists(probe) and probe.parent != probe:
-        missing.append(probe.name)
-        probe = probe.parent
-    return Path(os.path.realpath(probe)).joinpath(*reversed(missing))
-
-
 def _strictly_under(path: Path, root: Path) -> bool:
     return path != root and path.is_relative_to(root)
 
 
-def _confine(path: Path, root: Path, root_real: Path) -> Path:
-    """``path`` (relative paths are taken from ``root``) normalized; refused when it leaves."""
+def _on_the_way(path: Path, root: Path) -> bool:
+    """``path`` is ``root``, one of its ancestors, or inside it."""
+    return path.is_relative_to(root) or root.is_relative_to(path)
+
+
+def _confine(path: Path, root: Path) -> Path:
+    """``path`` (relative paths are taken from ``root``) normalized; refused when it leaves.
+    Links are no concern here: every directory is opened without following one."""
     candidate = _absolute(path if path.is_absolute() else root / path)
     if not _strictly_under(candidate, root):
         raise EditRefused(f"{path} is outside {root}; memtui only writes inside it", path)
-    if not _strictly_under(_real_path(candidate), root_real):
-        raise EditRefused(
-            f"{candidate} leads outside {root} through a symbolic link; nothing was written",
-            candidate,
-        )
+    relative_parts(candidate.relative_to(root).as_posix())
     return candidate
+
+
+def _record_path(record: OpRecord, raw: str) -> Path:
+    """A path from a journal record: absolute and already normalized, or refused."""
+    if not raw.startswith("/") or os.path.normpath(raw) != raw:
+        raise EditRefused(
+            f"the journal record of operation {record.id} names {raw!r}, which is not a plain "
+            "absolute path; nothing was written",
+            Path(raw),
+        )
+    return Path(raw)
+
+
+def _confine_record(record: OpRecord) -> Path:
+    """Check every path a journal record names before recovery or undo writes it: files
+    strictly inside the record's root, created/removed directories and the lock dir on the
+    way to it or inside it, the lock file in the lock dir. Returns the root."""
+    root = _record_path(record, record.root)
+
+    def outside(raw: str) -> EditRefused:
+        return EditRefused(
+            f"the journal record of operation {record.id} names {raw}, outside its store "
+            f"{root}; nothing was written",
+            Path(raw),
+        )
+
+    for item in record.files:
+        path = _record_path(record, item.path)
+        if not _strictly_under(path, root):
+            raise outside(item.path)
+        relative_parts(path.relative_to(root).as_posix())
+    dirs = [*record.created_dirs, *(d for d, _mode in record.removed_dirs)]
+    if record.lock_dir is not None:
+        dirs.append(record.lock_dir)
+    for raw in dirs:
+        if not _on_the_way(_record_path(record, raw), root):
+            raise outside(raw)
+    if record.lock is not None:
+        lock_dir = record.lock_dir or ""
+        if record.lock.path != os.path.join(lock_dir, LOCK_NAME):
+            raise outside(record.lock.path)
+    return root
 
 
 # --- the consolidation lock ---------------------------------------------------------------
@@ -313,10 +378,18 @@ def live_lock(lock_dir: Path, now: float | None = None) -> LockHolder | None:
     """
     path = lock_dir / LOCK_NAME
     try:
-        st = os.stat(path)
-        body = path.read_bytes()
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError:
         return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            return None
+        body = os.read(fd, 4096)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
     pid = _parse_pid(body)
     age = (time.time() if now is None else now) - st.st_mtime
     if pid is None or age >= LOCK_STALE_SECONDS or not pid_alive(pid):
@@ -347,12 +420,12 @@ def _check_lock(lock_dir: Path | None, allowed_pid: int | None = None) -> None:
         raise _lock_refusal(holder, lock_dir)
 
 
-def _lock_plan(lock_dir: Path | None) -> tuple[LockRecord | None, bytes | None]:
+def _lock_plan(tree: DirTree, lock_dir: Path | None) -> tuple[LockRecord | None, bytes | None]:
     """What the lock looks like now, to take it and put it back; None when the dir is missing."""
-    if lock_dir is None or not lock_dir.is_dir():
+    if lock_dir is None or tree.fd(_absolute(lock_dir)) is None:
         return None, None
     path = _absolute(lock_dir) / LOCK_NAME
-    data, st = _read_regular(path)
+    data, st = tree.read(path)
     record = LockRecord(
         path=str(path),
         existed=data is not None,
@@ -364,32 +437,30 @@ def _lock_plan(lock_dir: Path | None) -> tuple[LockRecord | None, bytes | None]:
     return record, data
 
 
-def _take_lock(lock: LockRecord, tmp: Path) -> None:
+def _take_lock(tree: DirTree, lock: LockRecord, op_id: str) -> None:
     path = Path(lock.path)
     body = str(lock.pid).encode()
-    _write_atomic(path, body, lock.mode if lock.mode is not None else NEW_FILE_MODE, tmp)
-    if path.read_bytes() != body:
+    mode = lock.mode if lock.mode is not None else NEW_FILE_MODE
+    tree.write_atomic(path, body, mode, _temp(op_id, "lock"))
+    if tree.read(path)[0] != body:
         raise EditRefused(f"another process took {path} at the same moment; nothing was written")
 
 
-def _restore_lock(journal: Journal, record: OpRecord) -> None:
+def _restore_lock(tree: DirTree, journal: Journal, record: OpRecord) -> None:
     """Put the lock back as it was, if it still holds the pid this operation wrote."""
     lock = record.lock
     if lock is None:
         return
     path = Path(lock.path)
-    try:
-        current = path.read_bytes()
-    except FileNotFoundError:
-        return
-    if current != str(lock.pid).encode():
+    current, _st = tree.read(path)
+    if current is None or current != str(lock.pid).encode():
         return
     old = journal.lock_old_bytes(record)
     if lock.existed and old is not None:
         mode = lock.mode if lock.mode is not None else NEW_FILE_MODE
-        _write_atomic(path, old, mode, _temp(path.parent, record.id, "lock"), lock.mtime_ns)
+        tree.write_atomic(path, old, mode, _temp(record.id, "lock"), lock.mtime_ns)
     else:
-        _unlink(path)
+        tree.unlink(path)
 
 
 # --- low-level writes ---------------------------------------------------------------------
@@ -413,46 +484,84 @@ def _no_steps() -> None:
     return None
 
 
-def _temp(directory: Path, op_id: str, tag: str | int) -> Path:
-    return directory / f".memtui-{op_id}-{tag}.tmp"
+def _temp(op_id: str, tag: str | int) -> str:
+    """The name of an operation's temp file, in the directory of the file it replaces."""
+    return f".memtui-{op_id}-{tag}.tmp"
 
 
-def _write_atomic(
-    path: Path,
-    data: bytes,
-    mode: int,
-    tmp: Path,
-    mtime_ns: int | None = None,
-    after_temp: Callable[[], None] = _no_steps,
-) -> None:
-    """Temp file beside ``path`` (mode set, fsynced, mtime set), ``os.replace``, fsync dir."""
-    with contextlib.suppress(FileNotFoundError):
-        os.unlink(tmp)
-    write_synced(tmp, data, mode, flags=os.O_NOFOLLOW)
-    if mtime_ns is not None:
-        os.utime(tmp, ns=(mtime_ns, mtime_ns))
-    after_temp()
-    os.replace(tmp, path)
-    fsync_dir(path.parent)
+@dataclass
+class _Held:
+    """The inode a write replaced or a delete removed, kept open until the operation is done:
+    it must still hold ``expected`` then, or another process wrote to it meanwhile."""
+
+    index: int
+    path: Path
+    fd: int
+    expected: bytes
 
 
-def _unlink(path: Path) -> None:
-    with contextlib.suppress(FileNotFoundError):
-        os.unlink(path)
-        fsync_dir(path.parent)
+class _LateWrite(EditRefused):
+    """Another process wrote to a file while memtui replaced or removed it; ``late`` holds the
+    bytes each such file (by index) had then, to be put back."""
+
+    def __init__(self, reason: str, path: Path, late: dict[int, bytes]) -> None:
+        super().__init__(reason, path)
+        self.late = late
 
 
-def _make_dir(path: Path, mode: int = NEW_DIR_MODE) -> None:
-    with contextlib.suppress(FileExistsError):
-        os.mkdir(path, mode)
-        os.chmod(path, mode)
-        fsync_dir(path.parent)
+def _hold(tree: DirTree, index: int, path: Path, old: bytes | None) -> _Held | None:
+    """Open the file about to be replaced or removed; it must hold ``old`` right now."""
+    fd = tree.open_file(path)
+    data = None if fd is None else read_all(fd)
+    if data != old:
+        if fd is not None:
+            os.close(fd)
+        found = None if data is None else sha256_hex(data)
+        expected = None if old is None else sha256_hex(old)
+        raise EditRefused(_changed_reason(path, expected, found), path)
+    return None if fd is None or old is None else _Held(index, path, fd, old)
 
 
-def _remove_dir_if_empty(path: Path) -> None:
-    with contextlib.suppress(OSError):
-        os.rmdir(path)
-        fsync_dir(path.parent)
+def _link_new(tree: DirTree, parent: int, tmp: str, path: Path) -> None:
+    """Put the temp file in place of a file that must not exist: a hard link, which fails
+    when another process created the file meanwhile (replace where links are unsupported)."""
+    try:
+        os.link(tmp, path.name, src_dir_fd=parent, dst_dir_fd=parent, follow_symlinks=False)
+    except FileExistsError as exc:
+        raise EditRefused(_changed_reason(path, None, "?"), path) from exc
+    except OSError as exc:
+        if exc.errno not in (errno.EPERM, errno.EOPNOTSUPP, errno.ENOTSUP, errno.EMLINK):
+            raise
+        tree.swap(parent, tmp, path.name)
+        return
+    os.unlink(tmp, dir_fd=parent)
+    os.fsync(parent)
+
+
+def _verify_held(held: list[_Held], last_change: float) -> None:
+    """Every replaced or removed inode still holds the bytes memtui saw (see
+    :data:`LATE_WRITE_GRACE`); _LateWrite naming what another process wrote meanwhile."""
+    if not held:
+        return
+    wait = LATE_WRITE_GRACE - (time.monotonic() - last_change)
+    if wait > 0:
+        time.sleep(wait)
+    late = {h.index: data for h in held if (data := read_all(h.fd)) != h.expected}
+    if late:
+        first = next(h.path for h in held if h.index in late)
+        raise _LateWrite(
+            f"{first} was written by another process while memtui changed it; its bytes were "
+            "kept and nothing was changed, try again",
+            first,
+            late,
+        )
+
+
+def _close_held(held: list[_Held]) -> None:
+    for item in held:
+        with contextlib.suppress(OSError):
+            os.close(item.fd)
+    held.clear()
 
 
 # --- planning an apply --------------------------------------------------------------------
@@ -489,13 +598,15 @@ def _mode_after(forced: int | None, existing: int | None) -> int:
     return existing if existing is not None else NEW_FILE_MODE
 
 
-def _check_target(change: FileChange, root: Path, root_real: Path, lock: Path | None) -> _Target:
-    path = _confine(change.path, root, root_real)
+def _check_target(
+    tree: DirTree, change: FileChange, root: Path, lock: Path | None
+) -> _Target:
+    path = _confine(change.path, root)
     if lock is not None and path == lock:
         raise EditRefused(
             f"{path} is Claude Code's consolidation lock; memtui never edits it", path
         )
-    old, st = _read_regular(path)
+    old, st = tree.read(path)
     found = None if old is None else sha256_hex(old)
     if found != change.expected:
         raise EditRefused(_changed_reason(path, change.expected, found), path)
@@ -514,39 +625,46 @@ def _changed_reason(path: Path, expected: str | None, found: str | None) -> str:
     )
 
 
-def _dirs_to_create(targets: Sequence[_Target]) -> list[Path]:
+def _dirs_to_create(tree: DirTree, targets: Sequence[_Target]) -> list[Path]:
     missing: set[Path] = set()
     for target in targets:
         if target.change.action != "write":
             continue
         probe = target.path.parent
-        while not os.path.lexists(probe):
+        while tree.fd(probe) is None:
             missing.add(probe)
             probe = probe.parent
-        if not probe.is_dir():
-            raise EditRefused(f"{probe} is not a directory", probe)
     return sorted(missing, key=lambda p: (len(p.parts), str(p)))
 
 
-def _dirs_to_remove(paths: Sequence[Path]) -> list[tuple[Path, int]]:
+def _dirs_to_remove(tree: DirTree, root: Path, paths: Sequence[Path]) -> list[tuple[Path, int]]:
     found: list[tuple[Path, int]] = []
-    for path in paths:
+    for raw in paths:
+        path = _absolute(raw)
+        if not _on_the_way(path, root):
+            raise EditRefused(f"{raw} is outside {root}; memtui only writes inside it", raw)
+        parent = tree.fd(path.parent)
+        if parent is None:
+            continue
         try:
-            st = os.lstat(path)
+            st = os.stat(path.name, dir_fd=parent, follow_symlinks=False)
         except OSError:
             continue
         if stat.S_ISDIR(st.st_mode):
-            found.append((_absolute(path), stat.S_IMODE(st.st_mode)))
+            found.append((path, stat.S_IMODE(st.st_mode)))
     return sorted(found, key=lambda item: len(item[0].parts), reverse=True)
 
 
-def _plan(proposal: Proposal) -> list[_Target]:
+def _plan(tree: DirTree, proposal: Proposal) -> list[_Target]:
     if not proposal.changes:
         raise EditRefused("nothing to change")
     root = _absolute(proposal.root)
-    root_real = _real_path(root)
-    lock_path = _absolute(proposal.lock_dir) / LOCK_NAME if proposal.lock_dir else None
-    targets = [_check_target(c, root, root_real, lock_path) for c in proposal.changes]
+    tree.fd(root)  # refused when a directory on the way is a symlink
+    lock_path = None
+    if proposal.lock_dir is not None:
+        lock_path = _absolute(proposal.lock_dir) / LOCK_NAME
+        tree.fd(lock_path.parent)
+    targets = [_check_target(tree, c, root, lock_path) for c in proposal.changes]
     seen: set[Path] = set()
     for target in targets:
         if target.path in seen:
@@ -577,23 +695,31 @@ def _apply(
     cancelled: Cancelled | None = None,
     undoes: str | None = None,
 ) -> AppliedOp:
-    targets = _plan(proposal)
-    _check_lock(proposal.lock_dir)
-    created = _dirs_to_create(targets)
-    removed = _dirs_to_remove(proposal.remove_dirs)
-    lock, lock_old = _lock_plan(proposal.lock_dir)
-    try:
-        record = _prepare(journal, proposal, targets, created, removed, lock, lock_old, undoes)
-    except OSError as exc:
-        raise EditRefused(
-            f"cannot write the undo journal in {journal.directory}: {exc.strerror or exc}; "
-            "nothing was written"
-        ) from exc
-    RUNNING.add(record.id)
-    try:
-        _run(journal, record, targets, progress, cancelled)
-    finally:
-        RUNNING.discard(record.id)
+    with DirTree() as tree:
+        try:
+            targets = _plan(tree, proposal)
+            _check_lock(proposal.lock_dir)
+            created = _dirs_to_create(tree, targets)
+            removed = _dirs_to_remove(tree, _absolute(proposal.root), proposal.remove_dirs)
+            lock, lock_old = _lock_plan(tree, proposal.lock_dir)
+        except OSError as exc:
+            where = f" ({exc.filename})" if exc.filename else ""
+            raise EditRefused(
+                f"cannot check the files to change: {exc.strerror or exc}{where}; "
+                "nothing was written"
+            ) from exc
+        try:
+            record = _prepare(journal, proposal, targets, created, removed, lock, lock_old, undoes)
+        except OSError as exc:
+            raise EditRefused(
+                f"cannot write the undo journal in {journal.directory}: {exc.strerror or exc}; "
+                "nothing was written"
+            ) from exc
+        RUNNING.add(record.id)
+        try:
+            _run(tree, journal, record, targets, progress, cancelled)
+        finally:
+            RUNNING.discard(record.id)
     return AppliedOp(record.id, record.kind, record.title, [t.path for t in targets], record)
 
 
@@ -625,6 +751,7 @@ def _prepare(
 
 
 def _run(
+    tree: DirTree,
     journal: Journal,
     record: OpRecord,
     targets: Sequence[_Target],
@@ -633,82 +760,117 @@ def _run(
 ) -> None:
     steps = _Steps()
     steps()
+    held: list[_Held] = []
     try:
         journal.set_state(record, "applying")
         steps()
         if record.lock is not None:
-            _take_lock(record.lock, _temp(Path(record.lock.path).parent, record.id, "lock"))
+            _take_lock(tree, record.lock, record.id)
             steps()
         for directory in record.created_dirs:
-            _make_dir(Path(directory))
+            tree.mkdir(Path(directory), NEW_DIR_MODE)
             steps()
         total = len(targets)
         if progress:
             progress(0, total)
+        last_change = time.monotonic()
         for index, target in enumerate(targets):
             if cancelled is not None and cancelled():
                 raise EditCancelled("cancelled; every file was put back as it was")
-            _recheck(target)
-            _carry_out(record, index, target.change.new_bytes, steps)
+            _recheck(tree, target)
+            _carry_out(tree, record, index, target.change.new_bytes, target.old, held, steps)
+            last_change = time.monotonic()
             journal.set_progress(record, index + 1)
             steps()
             if progress:
                 progress(index + 1, total)
-        _finish(journal, record, steps)
+        _verify_held(held, last_change)
+        _finish(tree, journal, record, steps)
+    except _LateWrite as exc:
+        failure = _after_failure(tree, journal, record, exc.reason, exc.path, EditRefused, exc.late)
+        raise failure from exc
     except EditRefused as exc:
-        raise _after_failure(journal, record, exc.reason, exc.path, type(exc)) from exc
+        raise _after_failure(tree, journal, record, exc.reason, exc.path, type(exc)) from exc
     except OSError as exc:
         reason = f"writing failed: {exc}"
         path = Path(exc.filename) if isinstance(exc.filename, str) else None
-        raise _after_failure(journal, record, reason, path, EditRefused) from exc
+        raise _after_failure(tree, journal, record, reason, path, EditRefused) from exc
     except BaseException:  # KeyboardInterrupt or a bug: put the files back, then let it go on
         with contextlib.suppress(Exception):
-            _after_failure(journal, record, "interrupted", None, EditRefused)
+            _after_failure(tree, journal, record, "interrupted", None, EditRefused)
         raise
+    finally:
+        _close_held(held)
 
 
-def _finish(journal: Journal, record: OpRecord, steps: Callable[[], None]) -> None:
-    _restore_lock(journal, record)
+def _finish(tree: DirTree, journal: Journal, record: OpRecord, steps: Callable[[], None]) -> None:
+    _restore_lock(tree, journal, record)
     steps()
     for directory, _mode in record.removed_dirs:
-        _remove_dir_if_empty(Path(directory))
+        tree.rmdir_if_empty(Path(directory))
         steps()
     journal.set_state(record, "done")
     steps()
 
 
-def _recheck(target: _Target) -> None:
+def _recheck(tree: DirTree, target: _Target) -> None:
     """The file must still hold the bytes checked before the journal was written."""
-    data, _st = _read_regular(target.path)
+    data, _st = tree.read(target.path)
     if data != target.old:
         found = None if data is None else sha256_hex(data)
         raise EditRefused(_changed_reason(target.path, target.change.expected, found), target.path)
 
 
-def _carry_out(record: OpRecord, index: int, data: bytes | None, steps: Callable[[], None]) -> None:
+def _carry_out(
+    tree: DirTree,
+    record: OpRecord,
+    index: int,
+    data: bytes | None,
+    old: bytes | None,
+    held: list[_Held],
+    steps: Callable[[], None],
+) -> None:
+    """Make file ``index`` what the record says, relative to its directory's descriptor. The
+    file must hold ``old`` right before; the inode replaced or removed goes to ``held``."""
     item = record.files[index]
     path = Path(item.path)
     if item.action == "delete":
-        _unlink(path)
+        if tree.fd(path.parent) is None:
+            return
+        kept = _hold(tree, index, path, old)
+        if kept is not None:
+            held.append(kept)
+        tree.unlink(path)
         return
     if data is None:
         raise EditRefused(f"no new bytes for {path}", path)
     mode = item.mode_after if item.mode_after is not None else NEW_FILE_MODE
-    tmp = _temp(path.parent, record.id, index)
-    _write_atomic(path, data, mode, tmp, item.restore_mtime_ns, after_temp=steps)
+    parent = tree.parent_fd(path)
+    tmp = _temp(record.id, index)
+    tree.write_temp(parent, tmp, data, mode, item.restore_mtime_ns)
+    steps()
+    kept = _hold(tree, index, path, old)
+    if old is None:
+        _link_new(tree, parent, tmp, path)
+    else:
+        if kept is not None:
+            held.append(kept)
+        tree.swap(parent, tmp, path.name)
     steps()
 
 
 def _after_failure(
+    tree: DirTree,
     journal: Journal,
     record: OpRecord,
     reason: str,
     path: Path | None,
     kind: type[EditRefused],
+    late: dict[int, bytes] | None = None,
 ) -> EditRefused:
     """Roll back what was done; the error to raise says whether that worked."""
     try:
-        _restore_before(journal, record, force=False, own=True)
+        _restore_before(tree, journal, record, force=False, own=True, late=late or {})
         journal.set_state(record, "rolled-back")
     except (EditRefused, OSError) as exc:
         return EditRefused(
@@ -716,7 +878,7 @@ def _after_failure(
             f"`memtui undo --rollback {record.id}` to finish",
             path,
         )
-    if kind is EditRefused and "nothing was written" not in reason:
+    if kind is EditRefused and "nothing was written" not in reason and not late:
         reason += "; every file was put back as it was"
     return kind(reason, path)
 
@@ -733,13 +895,13 @@ def _matches_before(item: FileRecord, digest: str | None, st: os.stat_result | N
     return same_mode and (item.mtime_ns is None or st.st_mtime_ns == item.mtime_ns)
 
 
-def _remove_temps(record: OpRecord) -> None:
-    for index, item in enumerate(record.files):
-        with contextlib.suppress(OSError):
-            os.unlink(_temp(Path(item.path).parent, record.id, index))
+def _remove_temps(tree: DirTree, record: OpRecord) -> None:
+    temps = [(Path(item.path).parent, _temp(record.id, i)) for i, item in enumerate(record.files)]
     if record.lock is not None:
-        with contextlib.suppress(OSError):
-            os.unlink(_temp(Path(record.lock.path).parent, record.id, "lock"))
+        temps.append((Path(record.lock.path).parent, _temp(record.id, "lock")))
+    for directory, name in temps:
+        with contextlib.suppress(EditRefused, OSError):
+            tree.unlink(directory / name)
 
 
 def _check_recovery_lock(record: OpRecord, own: bool) -> None:
@@ -750,12 +912,31 @@ def _check_recovery_lock(record: OpRecord, own: bool) -> None:
     _check_lock(Path(record.lock_dir), allowed)
 
 
-def _restore_before(journal: Journal, record: OpRecord, *, force: bool, own: bool) -> None:
+def _open_record_root(tree: DirTree, record: OpRecord) -> None:
+    """Confine the record's paths and open its root (and lock dir) without following links."""
+    root = _confine_record(record)
+    tree.fd(root)
+    if record.lock_dir is not None:
+        tree.fd(Path(record.lock_dir))
+
+
+def _restore_before(
+    tree: DirTree,
+    journal: Journal,
+    record: OpRecord,
+    *,
+    force: bool,
+    own: bool,
+    late: dict[int, bytes] | None = None,
+) -> None:
     """Every file as before the operation. A file holding neither its before nor its after
     bytes was written by someone else: an explicit rollback is refused unless ``force``; the
-    rollback of this process's own failed apply (``own``) leaves that file alone."""
+    rollback of this process's own failed apply (``own``) leaves that file alone. ``late``:
+    files another process wrote while this process changed them, put back with those bytes."""
+    late = late or {}
+    _open_record_root(tree, record)
     _check_recovery_lock(record, own)
-    states = [_current_hash(Path(item.path)) for item in record.files]
+    states = [_current_hash(tree, Path(item.path)) for item in record.files]
     conflicts = [
         item.path
         for item, (digest, _st, plain) in zip(record.files, states, strict=True)
@@ -768,30 +949,71 @@ def _restore_before(journal: Journal, record: OpRecord, *, force: bool, own: boo
             + "; nothing was restored (force to overwrite)",
             Path(conflicts[0]),
         )
-    _remove_temps(record)
+    _remove_temps(tree, record)
     for directory, mode in sorted(record.removed_dirs, key=lambda d: len(Path(d[0]).parts)):
-        _make_dir(Path(directory), mode)
+        tree.mkdir(Path(directory), mode)
     for index, item in enumerate(record.files):
+        if index in late:
+            _put_back_late(tree, journal, record, index, late[index])
+            continue
         digest, st, _plain = states[index]
         if _matches_before(item, digest, st) or (own and item.path in conflicts):
             continue
-        _put_back(journal, record, index, item)
+        _put_back(tree, journal, record, index, item)
     for directory in reversed(record.created_dirs):
-        _remove_dir_if_empty(Path(directory))
-    _restore_lock(journal, record)
+        tree.rmdir_if_empty(Path(directory))
+    _restore_lock(tree, journal, record)
 
 
-def _put_back(journal: Journal, record: OpRecord, index: int, item: FileRecord) -> None:
+def _put_back(
+    tree: DirTree, journal: Journal, record: OpRecord, index: int, item: FileRecord
+) -> None:
     path = Path(item.path)
     if not item.existed:
-        _unlink(path)
+        tree.unlink(path)
         return
     old = journal.old_bytes(record, index)
     if old is None:
         raise EditRefused(f"the journal lost the old bytes of {path}", path)
     mode = item.mode if item.mode is not None else NEW_FILE_MODE
-    _make_dir(path.parent)
-    _write_atomic(path, old, mode, _temp(path.parent, record.id, index), item.mtime_ns)
+    if tree.fd(path.parent) is None:
+        tree.mkdir(path.parent, NEW_DIR_MODE)
+    tree.write_atomic(path, old, mode, _temp(record.id, index), item.mtime_ns)
+
+
+def _put_back_late(
+    tree: DirTree, journal: Journal, record: OpRecord, index: int, late: bytes
+) -> None:
+    """Put file ``index`` back as the bytes it had when memtui replaced or removed it while
+    another process wrote to it (``late``, saved in the journal first), followed by whatever
+    that process appended to the file memtui put there; retried while it keeps writing."""
+    item = record.files[index]
+    path = Path(item.path)
+    journal.save_late(record, index, late)
+    mode = item.mode if item.mode is not None else NEW_FILE_MODE
+    prefix = journal.new_bytes(record, index) or b""
+    base = late
+    for _attempt in range(LATE_WRITE_ATTEMPTS):
+        fd = tree.open_file(path)
+        try:
+            current = b"" if fd is None else read_all(fd)
+            tail = current[len(prefix) :] if current.startswith(prefix) else current
+            content = base + tail
+            tree.write_atomic(path, content, mode, _temp(record.id, index))
+            time.sleep(LATE_WRITE_GRACE)
+            again = current if fd is None else read_all(fd)
+        finally:
+            if fd is not None:
+                os.close(fd)
+        if again == current:
+            return
+        prefix = content
+        base = content + (again[len(current) :] if again.startswith(current) else again)
+    raise EditRefused(
+        f"another process keeps writing {path}; the bytes it wrote are kept in the journal "
+        f"({journal.directory / record.id / f'{index}.late'})",
+        path,
+    )
 
 
 def _require_interrupted(record: OpRecord) -> None:
@@ -807,7 +1029,8 @@ def rollback_operation(journal: Journal, record: OpRecord, *, force: bool = Fals
     """Restore the tree an interrupted operation started from: old bytes, modes and mtimes,
     files it created removed, directories it created removed when empty, the lock as it was."""
     _require_interrupted(record)
-    _restore_before(journal, record, force=force, own=False)
+    with DirTree() as tree:
+        _restore_before(tree, journal, record, force=force, own=False)
     journal.set_state(record, "rolled-back")
     return record
 
@@ -815,8 +1038,15 @@ def rollback_operation(journal: Journal, record: OpRecord, *, force: bool = Fals
 def complete_operation(journal: Journal, record: OpRecord) -> OpRecord:
     """Finish an interrupted operation from its recorded new bytes."""
     _require_interrupted(record)
-    _check_recovery_lock(record, own=False)
-    states = [_current_hash(Path(item.path)) for item in record.files]
+    with DirTree() as tree:
+        _open_record_root(tree, record)
+        _check_recovery_lock(record, own=False)
+        _complete(tree, journal, record)
+    return record
+
+
+def _complete(tree: DirTree, journal: Journal, record: OpRecord) -> None:
+    states = [_current_hash(tree, Path(item.path)) for item in record.files]
     conflicts = [
         item.path
         for item, (digest, _st, plain) in zip(record.files, states, strict=True)
@@ -829,23 +1059,29 @@ def complete_operation(journal: Journal, record: OpRecord) -> OpRecord:
             + "; nothing was written",
             Path(conflicts[0]),
         )
-    _remove_temps(record)
+    _remove_temps(tree, record)
     if record.lock is not None:
         record.lock.pid = os.getpid()
         journal.save(record)
-        _take_lock(record.lock, _temp(Path(record.lock.path).parent, record.id, "lock"))
+        _take_lock(tree, record.lock, record.id)
     for directory in record.created_dirs:
-        _make_dir(Path(directory))
-    for index, item in enumerate(record.files):
-        digest, st, _plain = states[index]
-        if digest == item.sha256_after and _mode_is(st, item.mode_after):
-            continue
-        data = journal.new_bytes(record, index)
-        if item.action == "write" and data is None:
-            raise EditRefused(f"the journal lost the new bytes of {item.path}", Path(item.path))
-        _carry_out(record, index, data, _no_steps)
-    _finish(journal, record, _no_steps)
-    return record
+        tree.mkdir(Path(directory), NEW_DIR_MODE)
+    held: list[_Held] = []
+    try:
+        for index, item in enumerate(record.files):
+            digest, st, _plain = states[index]
+            if digest == item.sha256_after and _mode_is(st, item.mode_after):
+                continue
+            data = journal.new_bytes(record, index)
+            if item.action == "write" and data is None:
+                raise EditRefused(
+                    f"the journal lost the new bytes of {item.path}", Path(item.path)
+                )
+            current, _st = tree.read(Path(item.path))
+            _carry_out(tree, record, index, data, current, held, _no_steps)
+    finally:
+        _close_held(held)
+    _finish(tree, journal, record, _no_steps)
 
 
 def _mode_is(st: os.stat_result | None, mode: int | None) -> bool:
@@ -860,13 +1096,20 @@ def undo_operation(
     progress: Progress | None = None,
 ) -> AppliedOp:
     """Restore every file ``record`` touched, byte for byte with its mode and mtime, as a new
-    journaled operation. Refused when a file changed since (unless ``force``)."""
+    journaled operation. Refused when a file changed since (unless ``force``), when the record
+    names a path outside its store, or when a directory on the way to the store is a symlink."""
     if record.state != "done":
         raise EditRefused(
             f"operation {record.id} is {record.state}; only a finished operation can be undone "
             "(an interrupted one is rolled back)"
         )
-    changes = [_undo_change(journal, record, i, item, force) for i, item in enumerate(record.files)]
+    _confine_record(record)
+    with DirTree() as tree:
+        tree.fd(Path(record.root))
+        changes = [
+            _undo_change(tree, journal, record, i, item, force)
+            for i, item in enumerate(record.files)
+        ]
     proposal = Proposal(
         kind="undo",
         title=f"undo {record.kind}: {record.title}",
@@ -885,12 +1128,12 @@ def undo_operation(
 
 
 def _undo_change(
-    journal: Journal, record: OpRecord, index: int, item: FileRecord, force: bool
+    tree: DirTree, journal: Journal, record: OpRecord, index: int, item: FileRecord, force: bool
 ) -> FileChange | None:
     path = Path(item.path)
     expected = item.sha256_after
     if force:
-        digest, _st, _plain = _current_hash(path)
+        digest, _st, _plain = _current_hash(tree, path)
         expected = digest
     if not item.existed:
         if item.sha256_after is None and expected is None:

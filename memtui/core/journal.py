@@ -10,7 +10,9 @@ Lives in ``$XDG_STATE_HOME/memtui/journal/`` (default ``~/.local/state/memtui/jo
   mtime, the sha256 before and after (``null`` = no file);
 - ``<n>.old``: the bytes file ``n`` had before (only when it existed);
 - ``<n>.new``: the bytes the operation writes to file ``n`` (only for writes);
-- ``lock.old``: the bytes ``.consolidate-lock`` had before memtui took it.
+- ``lock.old``: the bytes ``.consolidate-lock`` had before memtui took it;
+- ``<n>.late``: the bytes another process wrote to file ``n`` while the operation changed it
+  (the operation was then rolled back with them put back, see :mod:`memtui.core.edits`).
 
 ``op.json`` is written last during preparation (atomically), so an operation directory without
 one holds no promise and nothing was touched; a preparation that fails (a full disk) removes
@@ -464,6 +466,11 @@ class Journal:
         self.save(record)
         if state in FINISHED_STATES:
             self._prune_quietly()
+
+    def save_late(self, record: OpRecord, index: int, data: bytes) -> None:
+        """Keep ``<index>.late``: the bytes another process wrote to file ``index`` while
+        the operation changed it (put back by the rollback; kept here in case that fails)."""
+        write_private(self.directory / record.id / f"{index}.late", data)
 
     def set_progress(self, record: OpRecord, progress: int) -> None:
         record.progress = progress

@@ -6,7 +6,14 @@ from pathlib import Path
 from urllib.parse import unquote
 
 from memtui.core.contents import IndexEntry, Memory, Store
-from memtui.core.edits import EditRefused, FileChange, Proposal, file_sha256, sha256_hex
+from memtui.core.edits import (
+    EditRefused,
+    FileChange,
+    Proposal,
+    file_sha256,
+    read_regular,
+    sha256_hex,
+)
 from memtui.core.index import is_external_target, parse_entries, resolve_target
 from memtui.core.model import StoreKind
 
@@ -77,8 +84,8 @@ def remove_lines(data: bytes, numbers: set[int]) -> bytes:
 
 def _index_change(index: Path, rel_path: str) -> tuple[FileChange | None, list[IndexEntry]]:
     try:
-        data = index.read_bytes() if index.is_file() and not index.is_symlink() else None
-    except OSError:
+        data, _st = read_regular(index)
+    except (EditRefused, OSError):
         data = None
     if data is None:
         return None, []

@@ -80,7 +80,7 @@ def proposal_summary(proposal: Proposal, diffs: Sequence[FileDiff], where: str) 
     """What confirming ``proposal`` does, naming every file it deletes or overwrites."""
     text = Text()
     text.append(f"{proposal.title}\n", style="bold")
-    text.append(f"in {where}\n\n", style="dim")
+    text.append(f"in {where}\n{proposal.target_text()}\n\n", style="dim")
     groups = (
         ("deleted", "Deletes", "bold red"),
         ("changed", "Overwrites", "yellow"),

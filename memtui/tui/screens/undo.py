@@ -5,6 +5,7 @@ the app's Claude Code home: those of other homes are counted and named, never of
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar, Literal
 
 from rich.text import Text
@@ -15,7 +16,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, DataTable, Static
 
-from memtui.core.edits import AppliedOp
+from memtui.core.edits import AppliedOp, target_text
 from memtui.core.journal import Journal, OpRecord, undo_verb
 from memtui.tui.screens.confirm import (
     Cancelled,
@@ -60,7 +61,8 @@ def undo_files_text(record: OpRecord) -> Text:
 def undo_body(record: OpRecord) -> Text:
     text = Text()
     text.append(f"{record.kind}: {record.title}\n", style="bold")
-    text.append(f"operation {record.id}, {op_time(record)} UTC\n\n", style="dim")
+    text.append(f"operation {record.id}, {op_time(record)} UTC\n", style="dim")
+    text.append(f"{target_text(Path(record.root))}\n\n", style="dim")
     text.append("Puts back, byte for byte, every file it touched:\n")
     text.append_text(undo_files_text(record))
     text.append(
