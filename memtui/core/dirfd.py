@@ -321,8 +321,12 @@ class DirTree:
             os.fsync(fd)
             if mtime_ns is not None:
                 os.utime(fd, ns=(mtime_ns, mtime_ns))
-        finally:
+        except BaseException:
             os.close(fd)
+            with contextlib.suppress(OSError):  # a full disk leaves no half-written temp file
+                os.unlink(name, dir_fd=parent)
+            raise
+        os.close(fd)
 
     @staticmethod
     def swap(parent: int, tmp_name: str, name: str) -> None:

@@ -786,16 +786,22 @@ def _run(
                 progress(index + 1, total)
         _verify_held(held, last_change)
         _finish(tree, journal, record, steps)
+    # Each rollback below first closes the held inodes: a removed file's blocks are freed
+    # only then, and a rollback on a full disk needs that space to put the old files back.
     except _LateWrite as exc:
+        _close_held(held)
         failure = _after_failure(tree, journal, record, exc.reason, exc.path, EditRefused, exc.late)
         raise failure from exc
     except EditRefused as exc:
+        _close_held(held)
         raise _after_failure(tree, journal, record, exc.reason, exc.path, type(exc)) from exc
     except OSError as exc:
-        reason = f"writing failed: {exc}"
+        _close_held(held)
+        reason = f"writing failed: {exc.strerror or exc}"
         path = Path(exc.filename) if isinstance(exc.filename, str) else None
         raise _after_failure(tree, journal, record, reason, path, EditRefused) from exc
     except BaseException:  # KeyboardInterrupt or a bug: put the files back, then let it go on
+        _close_held(held)
         with contextlib.suppress(Exception):
             _after_failure(tree, journal, record, "interrupted", None, EditRefused)
         raise
@@ -952,7 +958,8 @@ def _restore_before(
     _remove_temps(tree, record)
     for directory, mode in sorted(record.removed_dirs, key=lambda d: len(Path(d[0]).parts)):
         tree.mkdir(Path(directory), mode)
-    for index, item in enumerate(record.files):
+    for index in _space_freeing_order(record, states):
+        item = record.files[index]
         if index in late:
             _put_back_late(tree, journal, record, index, late[index])
             continue
@@ -963,6 +970,21 @@ def _restore_before(
     for directory in reversed(record.created_dirs):
         tree.rmdir_if_empty(Path(directory))
     _restore_lock(tree, journal, record)
+
+
+def _space_freeing_order(
+    record: OpRecord, states: Sequence[tuple[str | None, os.stat_result | None, bool]]
+) -> list[int]:
+    """The files of ``record`` in the order that frees disk space first, so that a rollback on
+    a full disk can finish: files the operation created are removed, then files it rewrote
+    are put back, and last the files it deleted are recreated."""
+
+    def rank(index: int) -> int:
+        if not record.files[index].existed:
+            return 0
+        return 1 if states[index][1] is not None else 2
+
+    return sorted(range(len(record.files)), key=rank)
 
 
 def _put_back(

@@ -1,0 +1,76 @@
+"""A snapshot replace on a really full filesystem (a small tmpfs) rolls back to the exact
+previous tree, leaves no temporary file, and says what happened."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from helpers import tree_state
+
+from memtui.core.edits import EditRefused, apply
+from memtui.core.journal import Journal
+from memtui.core.snapshot_ops import plan_snapshot
+
+pytestmark = pytest.mark.usefixtures("state_home")
+
+FILE = 48 * 1024
+MOUNT_SIZE = 180 * 1024
+
+
+def _mount(where: Path) -> str | None:
+    """Mount a small tmpfs at ``where``; None when done, else why it cannot be done here."""
+    if os.geteuid() != 0:
+        return "mounting a tmpfs needs root"
+    done = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", f"size={MOUNT_SIZE},mode=0755", "tmpfs", str(where)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return None if done.returncode == 0 else f"mount failed: {done.stderr.strip()}"
+
+
+@pytest.fixture
+def full_store(tmp_path: Path) -> Iterator[tuple[Path, Path]]:
+    """A project agent memory dir on its own small tmpfs holding 3 memories, and a snapshot
+    (on the ordinary disk) whose 4 files cannot all fit there."""
+    project = tmp_path / "project"
+    memory = project / ".claude" / "agent-memory"
+    memory.mkdir(parents=True)
+    why = _mount(memory)
+    if why is not None:
+        pytest.skip(f"no real full filesystem here ({why}); test_cli_undo injects ENOSPC")
+    try:
+        local = memory / "reviewer"
+        local.mkdir()
+        for n in range(3):
+            (local / f"mine-{n}.md").write_bytes(bytes([65 + n]) * FILE)
+        (local / "notes.txt").write_bytes(b"kept by replace\n")
+        snap = project / ".claude" / "agent-memory-snapshots" / "reviewer"
+        snap.mkdir(parents=True)
+        (snap / "snapshot.json").write_text('{"updatedAt": "2026-11-30T10:00:00Z"}')
+        for n in range(4):
+            (snap / f"shipped-{n}.md").write_bytes(bytes([97 + n]) * FILE)
+        yield snap, local
+    finally:
+        subprocess.run(["umount", "-l", str(memory)], check=False)
+
+
+def test_replace_on_a_full_tmpfs_rolls_back_to_the_exact_tree(
+    full_store: tuple[Path, Path],
+) -> None:
+    snap, local = full_store
+    before = tree_state(local.parent)
+    with pytest.raises(EditRefused) as refused:
+        apply(plan_snapshot(snap, local, "replace"), Journal.default())
+    assert "No space left on device" in refused.value.reason
+    assert "every file was put back as it was" in refused.value.reason
+    assert tree_state(local.parent) == before  # no mixed store, no temporary file
+    with contextlib.suppress(OSError):  # the space is free again: the tmpfs is as it was
+        st = os.statvfs(local)
+        assert st.f_bfree * st.f_bsize >= MOUNT_SIZE - 3 * FILE - 64 * 1024
