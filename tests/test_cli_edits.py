@@ -5,8 +5,10 @@ from __future__ import annotations
 import io
 import json
 import os
+import resource
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -201,6 +203,34 @@ def test_delete_memory_and_undo(demo: DemoHome, capsys: pytest.CaptureFixture[st
     assert tree_state(demo.root) == before
     code, _, err = run(capsys, *home_args(demo), "delete", str(store), "nope.md", "--yes")
     assert code == 2
+
+
+def test_a_huge_sparse_file_is_refused_before_it_is_read(
+    demo: DemoHome, capsys: pytest.CaptureFixture[str], state_home: Path
+) -> None:
+    """A 2 GB sparse file an agent left behind: delete and a snapshot replace that would remove
+    it refuse at once (it would be copied whole into the journal), and nothing changes."""
+    store = reviewer_dir(demo)
+    huge = store / "huge.md"
+    with huge.open("wb") as f:
+        f.truncate(2 * 1024**3)
+    before = (huge.stat().st_size, huge.stat().st_mtime_ns, (store / "MEMORY.md").read_bytes())
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    started = time.monotonic()
+    code, _, err = run(capsys, *home_args(demo), "delete", str(store), "huge.md", "--yes")
+    assert code == 1
+    assert f"{huge} is 2048.0 MB: memtui keeps the old bytes of every file it changes" in err
+    assert "changes no file over 64 MB; nothing was written" in err
+    code, _, err = run(capsys, *home_args(demo), "snapshot", "replace", "reviewer", "--yes")
+    assert code == 1
+    assert f"{huge} is 2048.0 MB" in err
+    assert time.monotonic() - started < 20
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - peak < 256 * 1024  # KB
+    after = (huge.stat().st_size, huge.stat().st_mtime_ns, (store / "MEMORY.md").read_bytes())
+    assert after == before
+    assert not (state_home / "memtui" / "journal").exists() or not any(
+        (state_home / "memtui" / "journal").iterdir()
+    )
 
 
 def test_a_killed_cli_run_is_reported_and_rolled_back(

@@ -294,7 +294,7 @@ class DirTree:
         if fd is None:
             return None, None
         try:
-            return read_all(fd), os.fstat(fd)
+            return read_capped(fd, path), os.fstat(fd)
         finally:
             os.close(fd)
 
@@ -341,6 +341,31 @@ class DirTree:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(path.name, dir_fd=parent)
             os.fsync(parent)
+
+
+MAX_FILE_BYTES = 64 * 1024 * 1024
+"""The largest file memtui changes: the journal keeps the old bytes of every file an operation
+changes (so undo can restore them), and a memory file is a few KB. A larger file (a 2 GB sparse
+file an agent left behind) is refused before a byte of it is read."""
+
+
+def too_large(path: Path, size: int) -> EditRefused:
+    mb = 1024 * 1024
+    return EditRefused(
+        f"{path} is {size / mb:.1f} MB: memtui keeps the old bytes of every file it changes so "
+        f"that undo can restore them, and changes no file over {MAX_FILE_BYTES // mb} MB; "
+        "nothing was written",
+        path,
+    )
+
+
+def read_capped(fd: int, path: Path) -> bytes:
+    """The whole regular file ``fd`` (``path`` names it in the refusal), refused without
+    reading when it is over :data:`MAX_FILE_BYTES` (its apparent size: a sparse file counts)."""
+    size = os.fstat(fd).st_size
+    if size > MAX_FILE_BYTES:
+        raise too_large(path, size)
+    return read_all(fd)
 
 
 def read_all(fd: int) -> bytes:

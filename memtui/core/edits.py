@@ -47,7 +47,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from memtui.core.dirfd import DirTree, EditRefused, read_all, relative_parts, store_target
+from memtui.core.dirfd import (
+    DirTree,
+    EditRefused,
+    read_all,
+    read_capped,
+    relative_parts,
+    store_target,
+)
 from memtui.core.journal import (
     INCOMPLETE_STATES,
     RUNNING,
@@ -231,7 +238,7 @@ def read_regular(path: Path) -> tuple[bytes | None, os.stat_result | None]:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
             raise EditRefused(f"{path} is not a regular file", path)
-        return read_all(fd), st
+        return read_capped(fd, path), st
     finally:
         os.close(fd)
 

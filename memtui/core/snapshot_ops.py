@@ -18,7 +18,7 @@ import os
 from pathlib import Path
 from typing import Literal
 
-from memtui.core.edits import EditRefused, FileChange, Proposal, file_sha256
+from memtui.core.edits import EditRefused, FileChange, Proposal, file_sha256, read_regular
 from memtui.core.snapshot import SYNCED_JSON, read_snapshot_meta, snapshot_files
 
 __all__ = ["SNAPSHOT_ACTIONS", "SnapshotAction", "plan_snapshot", "synced_bytes"]
@@ -75,11 +75,17 @@ def _snapshot_contents(snapshot_dir: Path) -> dict[str, bytes]:
     contents: dict[str, bytes] = {}
     for name in snapshot_files(snapshot_dir):
         try:
-            contents[name] = (snapshot_dir / name).read_bytes()
+            data, _st = read_regular(snapshot_dir / name)  # no link, no FIFO, size-capped
         except OSError as exc:
             raise EditRefused(
                 f"cannot read {snapshot_dir / name}: {exc.strerror or exc}", snapshot_dir / name
             ) from exc
+        if data is None:
+            raise EditRefused(
+                f"{snapshot_dir / name} disappeared while memtui read the snapshot",
+                snapshot_dir / name,
+            )
+        contents[name] = data
     return contents
 
 
