@@ -120,7 +120,7 @@ def build_hostile_home(tmp: Path) -> DemoHome:
         '"message":{"role":"user","content":"hi"}}\n',
     )
     theme_dir = home.root / ".config" / "memtui" / "themes"
-    write_file(theme_dir / f"bad{OSC_TITLE}[/nope].toml", "name = 3\n")
+    write_file(theme_dir / f"bad{OSC_TITLE}[b]x.toml", "name = 3\n")
     return home
 
 
