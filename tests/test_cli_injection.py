@@ -11,9 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from memtui.core.demo import DemoHome
-from tests.hostile import (
+from hostile import (
     AGENT,
     AGENT_SHOWN,
     BIDI_FILE,
@@ -35,6 +33,8 @@ from tests.hostile import (
     build_hostile_home,
     raw_controls,
 )
+
+from memtui.core.demo import DemoHome
 
 OTHER_PROJECT_SHOWN = "/nowhere/proj\\x1b]2;pwned\\x07[/x]"
 

@@ -31,20 +31,14 @@ def context_from(args: argparse.Namespace) -> Context:
 
 
 def print_json(data: Any) -> None:
-    """One compact JSON document (C encoder, one write: large homes print fast), with no raw
-    control character (:func:`write_json`)."""
+    """One compact JSON document (C encoder, one write: large homes print fast). ``json.dumps``
+    escapes C0 controls; the C1 controls, DEL and bidi controls it leaves raw are written as
+    ``\\uXXXX`` escapes too (:func:`memtui.core.plaintext.json_safe`: the same JSON value)."""
     from memtui.core.cache import gc_paused
 
     with gc_paused():
-        text = json.dumps(data, ensure_ascii=False)
-    write_json(text)
-
-
-def write_json(text: str) -> None:
-    """Print JSON text: ``json.dumps`` escapes C0 controls; the C1 controls, DEL and bidi
-    controls it leaves raw are written as ``\\uXXXX`` too (the same JSON value)."""
-    sys.stdout.write(json_safe(text))
-    sys.stdout.write("\n")
+        text = json_safe(json.dumps(data, ensure_ascii=False))
+    sys.stdout.write(text + "\n")
 
 
 def shown(value: object) -> str:

@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
-from memtui.cli.common import EXIT_OK, EXIT_USAGE, context_from, print_json, say, shown, write_json
+from memtui.cli.common import EXIT_OK, EXIT_USAGE, context_from, print_json, say, shown
 from memtui.core.age import age_text
 from memtui.core.locations import Context
 from memtui.core.model import StoreKind, StoreLocation
+from memtui.core.plaintext import has_controls
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (slow) at run time
 if TYPE_CHECKING:
-    from memtui.core.contents import LoadReport, ScanResult, Store
+    from memtui.core.contents import LoadReport, Memory, ScanResult, Store
 
 
 def store_heading(store: Store, ctx: Context) -> str:
@@ -46,8 +48,22 @@ def index_summary(report: LoadReport) -> list[str]:
     return lines
 
 
+def memory_row(memory: Memory) -> str:
+    """One memory's line of ``scan``: type, path, age, description and problems. A value with
+    a control character (an ESC, a newline in a file name) is shown escaped; one check of all
+    of them keeps the common case, thousands of plain rows, cheap."""
+    values = [memory.type or "-", memory.rel_path, memory.description or "",
+              "; ".join(memory.problems)]
+    if has_controls("".join(values)):
+        values = [shown(value) for value in values]
+    kind, rel, description, problems = values
+    flagged = f"  ! {problems}" if memory.problems else ""
+    return f"  {kind:<9} {rel:<40} {age_text(memory.mtime):>14}  {description}{flagged}\n"
+
+
 def print_scan(result: ScanResult, ctx: Context) -> None:
     """The scan as text; every value from disk through ``shown`` (controls escaped)."""
+    out = sys.stdout
     branch = f" (git: {shown(result.git_branch)})" if result.git_branch else ""
     say(f"project {shown(ctx.show(result.project))}{branch}")
     say(f"claude home {shown(ctx.show(result.claude_home))} ({shown(ctx.claude_home_rule)})")
@@ -76,12 +92,7 @@ def print_scan(result: ScanResult, ctx: Context) -> None:
             for line in index_summary(store.index):
                 say(f"  {line}")
         for memory in store.memories:
-            kind = shown(memory.type or "-")
-            problems = f"  ! {shown('; '.join(memory.problems))}" if memory.problems else ""
-            say(
-                f"  {kind:<9} {shown(memory.rel_path):<40} {age_text(memory.mtime):>14}"
-                f"  {shown(memory.description or '')}{problems}"
-            )
+            out.write(memory_row(memory))
     if result.projects:
         say("\nprojects under the CC home:")
         for ref in result.projects:
@@ -93,7 +104,8 @@ def cmd_scan(args: argparse.Namespace) -> int:
     if args.json:
         from memtui.core.scan_text import scan_json_text
 
-        write_json(scan_json_text(ctx).text)
+        sys.stdout.write(scan_json_text(ctx).text)  # JSON-safe as it is rendered
+        sys.stdout.write("\n")
         return EXIT_OK
     from memtui.core.scan import cache_for, scan
 

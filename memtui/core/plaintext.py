@@ -74,6 +74,6 @@ def json_safe(text: str) -> str:
     JSON leaves raw written as ``\\uXXXX`` escapes: the same JSON value, and no raw control
     character for a terminal to act on. Such characters only occur inside strings, where the
     escape means the same character."""
-    if _JSON_RAW.search(text) is None:
+    if text.isascii() or _JSON_RAW.search(text) is None:
         return text
     return _JSON_RAW.sub(_json_escape, text)

@@ -10,16 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from textual.pilot import Pilot
-
-from memtui.core.demo import DemoHome
-from memtui.tui.app import MemtuiApp
-from memtui.tui.screens.main import MainScreen
-from memtui.tui.testing import settle
-from memtui.tui.widgets.detail import DetailPane
-from memtui.tui.widgets.store_tree import StoreTree
-from tests.helpers import demo_app
-from tests.hostile import (
+from helpers import demo_app
+from hostile import (
     AGENT_SHOWN,
     BIDI_FILE_SHOWN,
     C1_FILE,
@@ -41,6 +33,14 @@ from tests.hostile import (
     build_hostile_home,
     raw_controls,
 )
+from textual.pilot import Pilot
+
+from memtui.core.demo import DemoHome
+from memtui.tui.app import MemtuiApp
+from memtui.tui.screens.main import MainScreen
+from memtui.tui.testing import settle
+from memtui.tui.widgets.detail import DetailPane
+from memtui.tui.widgets.store_tree import StoreTree
 
 SIZE = (200, 70)
 BODY_SHOWN = "osc \\x1b]2;pwned\\x07 clear \\x1b[2J c1 \\x9b31m bidi \\u202egnp.exe"
