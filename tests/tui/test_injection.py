@@ -37,6 +37,7 @@ from textual.pilot import Pilot
 
 from memtui.core.demo import DemoHome
 from memtui.tui.app import MemtuiApp
+from memtui.tui.plain import styled
 from memtui.tui.screens.main import MainScreen
 from memtui.tui.testing import settle
 from memtui.tui.widgets.detail import DetailPane
@@ -309,3 +310,10 @@ async def test_clicking_markup_from_disk_does_nothing_and_links_are_not_opened(
         assert app.is_running and opened == []
         assert "app.quit" in on_screen(app)  # the notification names the target, unopened
     assert OSC_TITLE not in "".join(opened)
+
+
+def test_styled_moves_each_span_along_the_escapes() -> None:
+    out = styled("a\x1b]2;x\x07 pwned\nz", [(8, 13, "bold")])  # "pwned" in the raw text
+    assert out.plain == "a\\x1b]2;x\\x07 pwned\\nz"
+    (span,) = out.spans
+    assert out.plain[span.start : span.end] == "pwned" and span.style == "bold"
