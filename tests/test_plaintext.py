@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from memtui.core.plaintext import escape_controls, has_controls
+import json
+
+from memtui.core.plaintext import escape_controls, escape_diff, has_controls, json_safe
 
 
 def test_plain_text_is_unchanged() -> None:
@@ -31,3 +33,21 @@ def test_bodies_keep_newlines_and_tabs_but_not_carriage_returns() -> None:
 def test_bidi_overrides_are_escaped() -> None:
     assert escape_controls("safe\u202eexe.md") == "safe\\u202eexe.md"
     assert escape_controls("x\u2066y\u2069\u2028", keep_newlines=True) == "x\\u2066y\\u2069\\u2028"
+
+
+def test_json_safe_escapes_what_json_dumps_leaves_raw() -> None:
+    value = {"d": "a\x9bb\x7fc\u202ed\x1be — 배포", "n": 1}
+    text = json.dumps(value, ensure_ascii=False)
+    assert "\x9b" in text and "\u202e" in text  # json.dumps leaves these raw
+    safe = json_safe(text)
+    assert safe == '{"d": "a\\u009bb\\u007fc\\u202ed\\u001be — 배포", "n": 1}'
+    assert json.loads(safe) == value
+    assert json_safe('{"plain": "— 배포"}') == '{"plain": "— 배포"}'
+
+
+def test_escape_diff_keeps_a_file_name_with_a_newline_on_its_header_line() -> None:
+    rel = "new\nline\x1b.md"
+    unified = f"--- a/{rel}\n+++ /dev/null\n@@ -1 +0,0 @@\n-body \x1b[2J\n"
+    assert escape_diff(unified, rel).split("\n") == [
+        "--- a/new\\nline\\x1b.md", "+++ /dev/null", "@@ -1 +0,0 @@", "-body \\x1b[2J", "",
+    ]

@@ -14,10 +14,12 @@ from pathlib import Path
 
 import pytest
 from helpers import demo_context
+from hostile import HOSTILE, OSC_FILE, build_hostile_home, raw_controls
 
 from memtui.core.cache import RACY_SECONDS, ScanCache
 from memtui.core.demo import DemoHome, build_demo_home, write_memory
 from memtui.core.locations import Context
+from memtui.core.plaintext import json_safe
 from memtui.core.scan import scan
 from memtui.core.scan_text import ScanText, scan_json_text
 from memtui.core.serialize import scan_json
@@ -43,9 +45,10 @@ def context(home: DemoHome, **env: str) -> Context:
 
 
 def checked(ctx: Context) -> ScanText:
-    """``scan_json_text``, asserted equal to rendering a full scan with ``json.dumps``."""
+    """``scan_json_text``, asserted equal to rendering a full scan with ``json.dumps`` (and
+    ``json_safe``: no raw control character left)."""
     fast = scan_json_text(ctx)
-    assert fast.text == json.dumps(scan_json(scan(ctx)), ensure_ascii=False)
+    assert fast.text == json_safe(json.dumps(scan_json(scan(ctx)), ensure_ascii=False))
     return fast
 
 
@@ -56,6 +59,16 @@ def test_cold_then_warm_equals_a_full_scan(home: DemoHome) -> None:
     assert cold.rescanned == existing > 10
     warm = checked(ctx)
     assert warm.rescanned == 0 and warm.stores == cold.stores
+
+
+def test_hostile_names_cold_and_warm_hold_no_raw_control(tmp_path: Path) -> None:
+    home = build_hostile_home(tmp_path / "hostile")
+    ctx = context(home)
+    for _ in range(2):  # rendered, then from the stored fragments
+        text = checked(ctx).text
+        assert raw_controls(text) == []
+        auto = json.loads(text)["stores"][0]
+        assert {m["path"]: m["description"] for m in auto["memories"]}[OSC_FILE] == HOSTILE
 
 
 def test_without_the_cache_every_store_is_read(home: DemoHome) -> None:

@@ -8,6 +8,7 @@ import os
 import sys
 
 from memtui.core.locations import Context
+from memtui.core.plaintext import escape_controls, json_safe
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (slow) at run time
 if TYPE_CHECKING:
@@ -30,9 +31,25 @@ def context_from(args: argparse.Namespace) -> Context:
 
 
 def print_json(data: Any) -> None:
-    """One compact JSON document (C encoder, one write: large homes print fast)."""
+    """One compact JSON document (C encoder, one write: large homes print fast). ``json.dumps``
+    escapes C0 controls; the C1 controls, DEL and bidi controls it leaves raw are written as
+    ``\\uXXXX`` escapes too (:func:`memtui.core.plaintext.json_safe`: the same JSON value)."""
     from memtui.core.cache import gc_paused
 
     with gc_paused():
-        text = json.dumps(data, ensure_ascii=False)
+        text = json_safe(json.dumps(data, ensure_ascii=False))
     sys.stdout.write(text + "\n")
+
+
+def shown(value: object) -> str:
+    """A value from disk (a name, path, title, description, rule, problem) for a line of
+    output: control characters escaped, newlines too, so it stays on its line and nothing in
+    it reaches the terminal as a control sequence."""
+    return escape_controls(str(value))
+
+
+def say(text: str = "", *, err: bool = False) -> None:
+    """Print a line memtui composed (its values passed through :func:`shown`). Any control
+    character still in it is escaped as well; only the newlines memtui writes stay."""
+    stream = sys.stderr if err else sys.stdout
+    stream.write(escape_controls(text, keep_newlines=True) + "\n")

@@ -8,7 +8,15 @@ import os
 import sys
 from pathlib import Path
 
-from memtui.cli.common import EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, context_from, print_json
+from memtui.cli.common import (
+    EXIT_OK,
+    EXIT_PROBLEMS,
+    EXIT_USAGE,
+    context_from,
+    print_json,
+    say,
+    shown,
+)
 from memtui.cli.undo_commands import add_undo_parser, journal_of
 from memtui.core.locations import Context
 from memtui.core.model import StoreKind, StoreLocation
@@ -72,15 +80,20 @@ def plan_json(proposal: Proposal, diffs: list[FileDiff]) -> dict[str, Any]:
 
 
 def print_plan(proposal: Proposal, diffs: list[FileDiff], ctx: Context) -> None:
-    out = sys.stdout
-    out.write(f"{proposal.title}\n  in {ctx.show(proposal.root)}\n  {proposal.target_text()}\n")
+    """The plan as text: names, notes and diffs with their control characters escaped."""
+    from memtui.core.plaintext import escape_diff
+
+    say(
+        f"{shown(proposal.title)}\n  in {shown(ctx.show(proposal.root))}\n"
+        f"  {shown(proposal.target_text())}"
+    )
     for d in diffs:
-        out.write(f"  {d.status:<9} {d.rel}{'  (binary)' if d.binary else ''}\n")
+        say(f"  {d.status:<9} {shown(d.rel)}{'  (binary)' if d.binary else ''}")
     for note in proposal.notes:
-        out.write(f"  * {note}\n")
+        say(f"  * {shown(note)}")
     for d in diffs:
         if d.status in ("changed", "deleted") and d.rel.endswith(".md") and d.unified:
-            out.write("\n" + d.unified)
+            sys.stdout.write("\n" + escape_diff(d.unified, d.rel))
 
 
 def ask_to_apply(question: str = "Apply?") -> bool | None:
@@ -117,12 +130,13 @@ def confirm_and_apply(proposal: Proposal, args: argparse.Namespace, ctx: Context
     try:
         done = apply(proposal, journal_of(ctx))
     except EditRefused as exc:
-        print(f"memtui: refused: {exc.reason}", file=sys.stderr)
+        say(f"memtui: refused: {shown(exc.reason)}", err=True)
         return EXIT_PROBLEMS
     if args.json:
         print_json(done.record.to_json())
     else:
-        print(f"done: {done.title} ({len(done.files)} files); undo with: memtui undo {done.op_id}")
+        say(f"done: {shown(done.title)} ({len(done.files)} files); "
+            f"undo with: memtui undo {done.op_id}")
     return EXIT_OK
 
 
@@ -138,8 +152,8 @@ def cmd_snapshot_action(args: argparse.Namespace) -> int:
     found = [loc for loc in locations.snapshots if (loc.agent or loc.path.name) == args.agent]
     if not found:
         names = ", ".join(sorted(loc.agent or loc.path.name for loc in locations.snapshots))
-        print(f"memtui snapshot: no snapshot for agent {args.agent!r} "
-              f"(snapshots: {names or 'none'})", file=sys.stderr)
+        say(f"memtui snapshot: no snapshot for agent {shown(repr(args.agent))} "
+            f"(snapshots: {shown(names) or 'none'})", err=True)
         return EXIT_USAGE
     snapshot = scan_snapshot(found[0], locations).snapshot
     assert snapshot is not None
@@ -149,7 +163,7 @@ def cmd_snapshot_action(args: argparse.Namespace) -> int:
         action = SNAPSHOT_ACTION_NAMES[args.snapshot_command]
         proposal = plan_snapshot(snapshot.snapshot_dir, local, action)
     except EditRefused as exc:
-        print(f"memtui: refused: {exc.reason}", file=sys.stderr)
+        say(f"memtui: refused: {shown(exc.reason)}", err=True)
         return EXIT_PROBLEMS
     proposal.title += f" ({scope.value} scope)"
     return confirm_and_apply(proposal, args, ctx)
@@ -168,11 +182,12 @@ def cmd_delete(args: argparse.Namespace) -> int:
         StoreLocation(kind=StoreKind.AUTO, path=args.store, rule="given on the command line"))
     memory = next((m for m in store.memories if m.rel_path == args.rel_path), None)
     if memory is None:
-        print(f"memtui delete: no memory {args.rel_path!r} in {args.store}", file=sys.stderr)
+        say(f"memtui delete: no memory {shown(repr(args.rel_path))} in {shown(args.store)}",
+            err=True)
         return EXIT_USAGE
     try:
         proposal = plan_delete_memory(store, memory)
     except EditRefused as exc:
-        print(f"memtui: refused: {exc.reason}", file=sys.stderr)
+        say(f"memtui: refused: {shown(exc.reason)}", err=True)
         return EXIT_PROBLEMS
     return confirm_and_apply(proposal, args, ctx)

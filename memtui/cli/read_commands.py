@@ -6,14 +6,15 @@ import argparse
 import sys
 from pathlib import Path
 
-from memtui.cli.common import EXIT_OK, EXIT_USAGE, context_from, print_json
+from memtui.cli.common import EXIT_OK, EXIT_USAGE, context_from, print_json, say, shown
 from memtui.core.age import age_text
 from memtui.core.locations import Context
 from memtui.core.model import StoreKind, StoreLocation
+from memtui.core.plaintext import has_controls
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (slow) at run time
 if TYPE_CHECKING:
-    from memtui.core.contents import LoadReport, ScanResult, Store
+    from memtui.core.contents import LoadReport, Memory, ScanResult, Store
 
 
 def store_heading(store: Store, ctx: Context) -> str:
@@ -22,7 +23,7 @@ def store_heading(store: Store, ctx: Context) -> str:
     if not loc.enabled:
         state.append("disabled")
     suffix = f"  [{', '.join(state)}]" if state else ""
-    return f"{store.title}  {ctx.show(loc.path)}{suffix}"
+    return f"{shown(store.title)}  {shown(ctx.show(loc.path))}{suffix}"
 
 
 def index_summary(report: LoadReport) -> list[str]:
@@ -37,54 +38,65 @@ def index_summary(report: LoadReport) -> list[str]:
         )
     health = report.health
     for entry in health.dangling:
-        lines.append(f"dangling: line {entry.line} → {entry.target} (no such file)")
+        lines.append(f"dangling: line {entry.line} → {shown(entry.target)} (no such file)")
     for orphan in health.orphans:
-        lines.append(f"orphan: {orphan} (no index entry points to it)")
+        lines.append(f"orphan: {shown(orphan)} (no index entry points to it)")
     for long in health.long_entries:
         lines.append(f"long entry: line {long.line} is {long.length} chars (over {long.limit})")
     for broken in health.broken_wikilinks:
-        lines.append(f"broken link: [[{broken.link}]] in {broken.source}")
+        lines.append(f"broken link: [[{shown(broken.link)}]] in {shown(broken.source)}")
     return lines
 
 
+def memory_row(memory: Memory) -> str:
+    """One memory's line of ``scan``: type, path, age, description and problems. A value with
+    a control character (an ESC, a newline in a file name) is shown escaped; one check of all
+    of them keeps the common case, thousands of plain rows, cheap."""
+    values = [memory.type or "-", memory.rel_path, memory.description or "",
+              "; ".join(memory.problems)]
+    if has_controls("".join(values)):
+        values = [shown(value) for value in values]
+    kind, rel, description, problems = values
+    flagged = f"  ! {problems}" if memory.problems else ""
+    return f"  {kind:<9} {rel:<40} {age_text(memory.mtime):>14}  {description}{flagged}\n"
+
+
 def print_scan(result: ScanResult, ctx: Context) -> None:
+    """The scan as text; every value from disk through ``shown`` (controls escaped)."""
     out = sys.stdout
-    branch = f" (git: {result.git_branch})" if result.git_branch else ""
-    out.write(f"project {ctx.show(result.project)}{branch}\n")
-    out.write(f"claude home {ctx.show(result.claude_home)} ({ctx.claude_home_rule})\n")
+    branch = f" (git: {shown(result.git_branch)})" if result.git_branch else ""
+    say(f"project {shown(ctx.show(result.project))}{branch}")
+    say(f"claude home {shown(ctx.show(result.claude_home))} ({shown(ctx.claude_home_rule)})")
     for store in result.stores:
-        out.write("\n" + store_heading(store, ctx) + "\n")
-        out.write(f"  rule: {store.location.rule}\n")
+        say("\n" + store_heading(store, ctx))
+        say(f"  rule: {shown(store.location.rule)}")
         if store.location.enabled_rule:
-            out.write(f"  {store.location.enabled_rule}\n")
+            say(f"  {shown(store.location.enabled_rule)}")
         for problem in store.problems:
-            out.write(f"  ! {problem}\n")
+            say(f"  ! {shown(problem)}")
         if store.snapshot:
             snap = store.snapshot
             primary = snap.primary
-            out.write(
+            say(
                 f"  snapshot: {primary.status} for {snap.acted_scope.value} scope "
-                f"(updatedAt {snap.updated_at or '-'}, syncedFrom {primary.synced_from or '-'})"
-                f"{'  ! ' + snap.problem if snap.problem else ''}\n"
+                f"(updatedAt {shown(snap.updated_at or '-')}, "
+                f"syncedFrom {shown(primary.synced_from or '-')})"
+                f"{'  ! ' + shown(snap.problem) if snap.problem else ''}"
             )
         if store.session_info:
             info = store.session_info
             title = "(empty: still the template)" if info.empty else (info.title or "untitled")
-            out.write(f"  session {info.started or '?'} cwd {info.cwd or '?'}: {title}\n")
+            say(f"  session {shown(info.started or '?')} cwd {shown(info.cwd or '?')}: "
+                f"{shown(title)}")
         if store.index:
             for line in index_summary(store.index):
-                out.write(f"  {line}\n")
+                say(f"  {line}")
         for memory in store.memories:
-            kind = memory.type or "-"
-            problems = f"  ! {'; '.join(memory.problems)}" if memory.problems else ""
-            out.write(
-                f"  {kind:<9} {memory.rel_path:<40} {age_text(memory.mtime):>14}"
-                f"  {memory.description or ''}{problems}\n"
-            )
+            out.write(memory_row(memory))
     if result.projects:
-        out.write("\nprojects under the CC home:\n")
+        say("\nprojects under the CC home:")
         for ref in result.projects:
-            out.write(f"  {Path(ref.dir).name}  →  {ref.path or '(path unknown)'}\n")
+            say(f"  {shown(Path(ref.dir).name)}  →  {shown(ref.path or '(path unknown)')}")
 
 
 def cmd_scan(args: argparse.Namespace) -> int:
@@ -92,7 +104,7 @@ def cmd_scan(args: argparse.Namespace) -> int:
     if args.json:
         from memtui.core.scan_text import scan_json_text
 
-        sys.stdout.write(scan_json_text(ctx).text)
+        sys.stdout.write(scan_json_text(ctx).text)  # JSON-safe as it is rendered
         sys.stdout.write("\n")
         return EXIT_OK
     from memtui.core.scan import cache_for, scan
@@ -109,27 +121,27 @@ def cmd_index(args: argparse.Namespace) -> int:
     if path.is_dir():
         path = path / "MEMORY.md"
     if not path.is_file():
-        print(f"memtui index: {path} is not a file", file=sys.stderr)
+        say(f"memtui index: {shown(path)} is not a file", err=True)
         return EXIT_USAGE
     kind = StoreKind.AGENT if args.agent else StoreKind.AUTO
     store = scan_store(StoreLocation(kind=kind, path=path.parent, rule="given on the command line"))
     report = store.index
     if report is None:
-        print(f"memtui index: cannot read {path}", file=sys.stderr)
+        say(f"memtui index: cannot read {shown(path)}", err=True)
         return EXIT_USAGE
     if args.json:
         print_json(load_report_json(report))
         return EXIT_OK
     for line in index_summary(report):
-        print(line)
+        say(line)
     if report.dropped:
-        print("entries past the cut (never loaded):")
+        say("entries past the cut (never loaded):")
         for dropped in report.dropped:
-            print(f"  line {dropped.line}: {dropped.title} ({dropped.target})")
+            say(f"  line {dropped.line}: {shown(dropped.title)} ({shown(dropped.target)})")
     if report.warning:
-        print(f"Claude Code shows:\n{report.warning}")
+        say(f"Claude Code shows:\n{report.warning}")
     for problem in report.problems:
-        print(f"! {problem}")
+        say(f"! {shown(problem)}")
     return EXIT_OK
 
 
@@ -146,16 +158,16 @@ def cmd_snapshot_status(args: argparse.Namespace) -> int:
         )
         return EXIT_OK
     if not snaps:
-        print("no agent memory snapshots in this project")
+        say("no agent memory snapshots in this project")
     for store in snaps:
         snap = store.snapshot
         assert snap is not None
-        print(f"{snap.agent}: snapshot updatedAt {snap.updated_at or '-'}"
-              f"{'  ! ' + snap.problem if snap.problem else ''}")
+        say(f"{shown(snap.agent)}: snapshot updatedAt {shown(snap.updated_at or '-')}"
+            f"{'  ! ' + shown(snap.problem) if snap.problem else ''}")
         for item in snap.scopes:
             acts = "  ← Claude Code acts on this" if item.cc_acts else ""
-            print(f"  {item.scope.value:<8} {item.status:<14} {ctx.show(item.local)}  "
-                  f"{item.reason}{acts}")
+            say(f"  {item.scope.value:<8} {item.status:<14} {shown(ctx.show(item.local))}  "
+                f"{shown(item.reason)}{acts}")
     return EXIT_OK
 
 

@@ -7,7 +7,15 @@ from __future__ import annotations
 import argparse
 import sys
 
-from memtui.cli.common import EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, context_from, print_json
+from memtui.cli.common import (
+    EXIT_OK,
+    EXIT_PROBLEMS,
+    EXIT_USAGE,
+    context_from,
+    print_json,
+    say,
+    shown,
+)
 from memtui.core.locations import Context
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (slow) at run time
@@ -50,7 +58,7 @@ def recovery_hint(journal: Journal, record: OpRecord) -> str:
 
     prefix = "memtui"
     if not journal.of_home(record) and record.home is not None:
-        prefix += f" --claude-home {shlex.quote(record.home)}"
+        prefix += f" --claude-home {shlex.quote(shown(record.home))}"
     return (f"Roll it back with `{prefix} undo --rollback {record.id}` or finish it with "
             f"`{prefix} undo --complete {record.id}`.")
 
@@ -59,8 +67,8 @@ def home_words(journal: Journal, record: OpRecord) -> str:
     if record.home is None:
         return "home unknown (recorded before memtui noted homes)"
     if journal.of_home(record):
-        return f"{record.home} (this home)"
-    return f"{record.home} (another home)"
+        return f"{shown(record.home)} (this home)"
+    return f"{shown(record.home)} (another home)"
 
 
 def warn_incomplete_operations(ctx: Context) -> None:
@@ -68,14 +76,16 @@ def warn_incomplete_operations(ctx: Context) -> None:
     they were made), each with the commands that recover it."""
     journal = journal_of(ctx)
     for record in journal.incomplete():
-        print(f"memtui: operation {record.id} ({record.kind}: {record.title}) was interrupted "
-              f"({record.state}, {record.progress}/{len(record.files)} files). "
-              + recovery_hint(journal, record), file=sys.stderr)
+        what = f"{shown(record.kind)}: {shown(record.title)}"
+        say(f"memtui: operation {record.id} ({what}) was interrupted "
+            f"({record.state}, {record.progress}/{len(record.files)} files). "
+            + recovery_hint(journal, record), err=True)
     for record in journal.incomplete_elsewhere():
-        print(f"memtui: operation {record.id} ({record.kind}: {record.title}) in Claude Code "
-              f"{home_words(journal, record)} was interrupted ({record.state}, "
-              f"{record.progress}/{len(record.files)} files, in {record.root}); it is left as "
-              "it is. " + recovery_hint(journal, record), file=sys.stderr)
+        what = f"{shown(record.kind)}: {shown(record.title)}"
+        say(f"memtui: operation {record.id} ({what}) in Claude Code "
+            f"{home_words(journal, record)} was interrupted ({record.state}, "
+            f"{record.progress}/{len(record.files)} files, in {shown(record.root)}); it is left "
+            "as it is. " + recovery_hint(journal, record), err=True)
 
 
 def cmd_undo(args: argparse.Namespace) -> int:
@@ -84,24 +94,24 @@ def cmd_undo(args: argparse.Namespace) -> int:
     chosen = [x for x in (args.op_id, args.rollback, args.complete) if x] + (
         ["--list"] if args.list else []) + (["--gc"] if args.gc else [])
     if len(chosen) > 1:
-        print("memtui undo: give one of OP_ID, --list, --rollback, --complete, --gc",
-              file=sys.stderr)
+        say("memtui undo: give one of OP_ID, --list, --rollback, --complete, --gc",
+            err=True)
         return EXIT_USAGE
     ctx = context_from(args)
     journal = journal_of(ctx)
     try:
         return run_undo_action(args, journal)
     except KeyError as exc:
-        print(f"memtui undo: no operation {exc.args[0]!r} in {journal.directory}",
-              file=sys.stderr)
+        say(f"memtui undo: no operation {shown(repr(exc.args[0]))} in {shown(journal.directory)}",
+            err=True)
         return EXIT_USAGE
     except EditRefused as exc:
-        print(f"memtui: refused: {exc.reason}", file=sys.stderr)
+        say(f"memtui: refused: {shown(exc.reason)}", err=True)
         return EXIT_PROBLEMS
     except OSError as exc:
-        print(f"memtui undo: stopped by an I/O error: {io_words(exc)}. The journal in "
-              f"{journal.directory} keeps every operation; `memtui undo --list` shows where "
-              "each stands", file=sys.stderr)
+        say(f"memtui undo: stopped by an I/O error: {shown(io_words(exc))}. The journal in "
+            f"{shown(journal.directory)} keeps every operation; `memtui undo --list` shows where "
+            "each stands", err=True)
         return EXIT_PROBLEMS
 
 
@@ -117,11 +127,11 @@ def run_undo_action(args: argparse.Namespace, journal: Journal) -> int:
         return collect_garbage(journal, args.json)
     if args.rollback:
         record = journal.rollback(args.rollback, force=args.force)
-        print(f"rolled back {record.id} ({record.kind}: {record.title})")
+        say(f"rolled back {record.id} ({shown(record.kind)}: {shown(record.title)})")
         return EXIT_OK
     if args.complete:
         record = journal.complete(args.complete)
-        print(f"completed {record.id} ({record.kind}: {record.title})")
+        say(f"completed {record.id} ({shown(record.kind)}: {shown(record.title)})")
         return EXIT_OK
     return undo_one(args, journal)
 
@@ -132,8 +142,8 @@ def undo_one(args: argparse.Namespace, journal: Journal) -> int:
     warn_interrupted(journal)
     target = journal.get(args.op_id) if args.op_id else journal.latest_undoable()
     if target is None:
-        print(f"memtui undo: nothing to undo in Claude Code home {journal.home}"
-              + others_hint(journal), file=sys.stderr)
+        say(f"memtui undo: nothing to undo in Claude Code home {shown(journal.home)}"
+            + others_hint(journal), err=True)
         return EXIT_PROBLEMS
     problem = journal.home_problem(target)
     if problem is not None:
@@ -141,23 +151,24 @@ def undo_one(args: argparse.Namespace, journal: Journal) -> int:
     if not args.yes:
         answer = show_and_ask(journal, target, args.json)
         if answer is not True:
-            print("memtui: nothing changed" + ("; re-run with --yes to undo" if answer is None
-                                                else ""), file=sys.stderr)
+            say("memtui: nothing changed" + ("; re-run with --yes to undo" if answer is None
+                                              else ""), err=True)
             return EXIT_PROBLEMS
     done = journal.undo(target.id, force=args.force)
     if args.json:
         print_json(done.record.to_json())
     else:
-        print(f"undid {target.id} ({target.title}) as operation {done.op_id}; "
-              f"`memtui undo {done.op_id}` redoes it")
+        say(f"undid {target.id} ({shown(target.title)}) as operation {done.op_id}; "
+            f"`memtui undo {done.op_id}` redoes it")
     return EXIT_OK
 
 
 def warn_interrupted(journal: Journal) -> None:
     for record in journal.incomplete() + journal.incomplete_elsewhere():
-        print(f"memtui: operation {record.id} ({record.kind}: {record.title}) in Claude Code "
-              f"{home_words(journal, record)} was interrupted and is left as it is. "
-              + recovery_hint(journal, record), file=sys.stderr)
+        what = f"{shown(record.kind)}: {shown(record.title)}"
+        say(f"memtui: operation {record.id} ({what}) in Claude Code "
+            f"{home_words(journal, record)} was interrupted and is left as it is. "
+            + recovery_hint(journal, record), err=True)
 
 
 def others_hint(journal: Journal) -> str:
@@ -176,7 +187,7 @@ def show_and_ask(journal: Journal, record: OpRecord, as_json: bool) -> bool | No
     if as_json:
         print_json(record.to_json())
     else:
-        print(undo_plan(journal, record))
+        say(undo_plan(journal, record))
     sys.stdout.flush()
     return ask_to_apply("Undo?")
 
@@ -188,12 +199,12 @@ def undo_plan(journal: Journal, record: OpRecord) -> str:
     from memtui.core.journal import undo_verb
 
     lines = [
-        f"undo {record.kind}: {record.title}",
+        f"undo {shown(record.kind)}: {shown(record.title)}",
         f"  operation {record.id}, {op_time(record)} UTC, Claude Code "
         f"{home_words(journal, record)}",
         f"  {target_text(Path(record.root))}",
     ]
-    lines += [f"  {undo_verb(item):<8} {item.path}" for item in record.files]
+    lines += [f"  {undo_verb(item):<8} {shown(item.path)}" for item in record.files]
     return "\n".join(lines)
 
 
@@ -205,7 +216,8 @@ def op_line(record: OpRecord, undone: bool) -> str:
     state = "undone" if undone else record.state
     if record.incomplete:
         state += " (interrupted)"
-    return f"{record.id}  {op_time(record)} UTC  {state:<10} {record.kind:<20} {record.title}"
+    kind, title = shown(record.kind), shown(record.title)
+    return f"{record.id}  {op_time(record)} UTC  {state:<10} {kind:<20} {title}"
 
 
 def list_operations(journal: Journal, as_json: bool) -> int:
@@ -216,15 +228,15 @@ def list_operations(journal: Journal, as_json: bool) -> int:
                      "this_home": journal.of_home(r)} for r in records])
         return EXIT_OK
     if not records:
-        print(f"no operations in {journal.directory}")
+        say(f"no operations in {shown(journal.directory)}")
         return EXIT_OK
-    print(f"operations in {journal.directory}, newest first; this Claude Code home is "
-          f"{journal.home}")
+    say(f"operations in {shown(journal.directory)}, newest first; this Claude Code home is "
+        f"{shown(journal.home)}")
     for record in records:
-        print(op_line(record, journal.is_undone(record)))
-        print(f"    home   {home_words(journal, record)}")
+        say(op_line(record, journal.is_undone(record)))
+        say(f"    home   {home_words(journal, record)}")
         for item in record.files:
-            print(f"    {item.action:<6} {item.path}")
+            say(f"    {item.action:<6} {shown(item.path)}")
     return EXIT_OK
 
 
@@ -232,13 +244,13 @@ def collect_garbage(journal: Journal, as_json: bool) -> int:
     """``--gc``: prune by the limits, say what went and how much space it freed."""
     report = journal.prune()
     for problem in report.limits.problems:
-        print(f"memtui: {problem}", file=sys.stderr)
+        say(f"memtui: {shown(problem)}", err=True)
     if as_json:
         print_json(report_json(report))
     else:
         print_report(journal, report)
     for failure in report.failures:
-        print(f"memtui undo --gc: {failure}", file=sys.stderr)
+        say(f"memtui undo --gc: {shown(failure)}", err=True)
     return EXIT_PROBLEMS if report.failures else EXIT_OK
 
 
@@ -247,20 +259,20 @@ def print_report(journal: Journal, report: PruneReport) -> None:
 
     limits = report.limits.describe()
     if not report.removed:
-        print(f"nothing to remove (limits: {limits})")
+        say(f"nothing to remove (limits: {limits})")
     else:
-        print(f"removed {len(report.removed)} journal entries, freed "
-              f"{human_size(report.freed)} (limits: {limits}):")
+        say(f"removed {len(report.removed)} journal entries, freed "
+            f"{human_size(report.freed)} (limits: {limits}):")
     for item in report.removed:
         record = item.record
         what = item.name if record is None else (
-            f"{record.id}  {op_time(record)} UTC  {record.kind}: {record.title}")
-        print(f"  {what}  ({human_size(item.size)}, {item.reason})")
-    print(f"kept {report.kept} operation(s), {human_size(report.kept_bytes)}, in "
-          f"{journal.directory}")
+            f"{record.id}  {op_time(record)} UTC  {shown(record.kind)}: {shown(record.title)}")
+        say(f"  {shown(what)}  ({human_size(item.size)}, {item.reason})")
+    say(f"kept {report.kept} operation(s), {human_size(report.kept_bytes)}, in "
+        f"{shown(journal.directory)}")
     if report.protected:
-        print(f"kept whatever the limits (an interrupted operation and its undo chain): "
-              f"{', '.join(report.protected)}")
+        say(f"kept whatever the limits (an interrupted operation and its undo chain): "
+            f"{', '.join(report.protected)}")
 
 
 def report_json(report: PruneReport) -> dict[str, Any]:

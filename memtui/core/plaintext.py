@@ -45,3 +45,35 @@ def escape_controls(text: str, *, keep_newlines: bool = False) -> str:
 def has_controls(text: str) -> bool:
     """Whether :func:`escape_controls` would change ``text`` (newlines included)."""
     return _SINGLE_LINE.search(text) is not None
+
+
+def escape_diff(unified: str, rel: str) -> str:
+    """A unified diff of the file ``rel`` made safe to show: contents escaped as a body, and the
+    file name in the ``---`` / ``+++`` header lines escaped whole, so a newline in the name
+    cannot split a header into a line that reads as content."""
+    shown = escape_controls(unified, keep_newlines=True)
+    if not has_controls(rel):
+        return shown
+    kept, escaped = escape_controls(rel, keep_newlines=True), escape_controls(rel)
+    for header in ("--- a/", "+++ b/"):
+        shown = shown.replace(header + kept, header + escaped, 1)
+    return shown
+
+
+# What json.dumps(..., ensure_ascii=False) leaves raw: DEL, C1 controls, bidi controls and the
+# line/paragraph separators (it escapes only C0, quote and backslash).
+_JSON_RAW = re.compile(f"[{_OTHER}]")
+
+
+def _json_escape(match: re.Match[str]) -> str:
+    return f"\\u{ord(match.group()):04x}"
+
+
+def json_safe(text: str) -> str:
+    """JSON text (from ``json.dumps(..., ensure_ascii=False)``) with the control characters
+    JSON leaves raw written as ``\\uXXXX`` escapes: the same JSON value, and no raw control
+    character for a terminal to act on. Such characters only occur inside strings, where the
+    escape means the same character."""
+    if text.isascii() or _JSON_RAW.search(text) is None:
+        return text
+    return _JSON_RAW.sub(_json_escape, text)

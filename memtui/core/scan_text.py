@@ -14,8 +14,10 @@ is stored (a second write in the same clock tick could leave a stat equal: git's
 rule). What depends on other places (the store's location, rule, problems and snapshot status,
 the transcript beside a session) is worked out on every run.
 
-The text is byte for byte ``json.dumps(scan_json(scan(ctx)), ensure_ascii=False)`` (a test pins
-it on the demo home and after every kind of change).
+The text is byte for byte ``json_safe(json.dumps(scan_json(scan(ctx)), ensure_ascii=False))``
+(a test pins it on the demo home, after every kind of change and on a home of hostile names):
+every piece is made JSON-safe as it is rendered (no raw C1 / DEL / bidi control, see
+:func:`memtui.core.plaintext.json_safe`), so the stored pieces are safe already.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from memtui.core.cache import ScanCache, cache_enabled, gc_paused
 from memtui.core.gitroot import current_branch
 from memtui.core.locations import Context, Locations, locate
 from memtui.core.model import StoreKind, StoreLocation
+from memtui.core.plaintext import json_safe
 from memtui.core.projects import discover_projects
 from memtui.core.serialize import load_report_json, memory_json, project_json, snapshot_json
 from memtui.core.sessions import (
@@ -49,7 +52,7 @@ if TYPE_CHECKING:
     Fingerprint: TypeAlias = tuple[Any, ...]
 
 FRAGMENT_KIND = "store-json"
-FRAGMENT_VERSION = 3
+FRAGMENT_VERSION = 4
 
 Fragment = tuple[str, str, tuple[str | None, bool] | None]
 """A store's rendered ``index`` and ``memories`` JSON, and a session summary's (title, empty)."""
@@ -57,7 +60,7 @@ EMPTY: Fragment = ("null", "[]", None)
 
 
 def dumps(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False)
+    return json_safe(json.dumps(value, ensure_ascii=False))
 
 
 def target_key(path: str) -> tuple[int, int, int, int, int] | None:
@@ -234,7 +237,7 @@ class StoreRenderer:
 
 
 def string(value: str | None) -> str:
-    return "null" if value is None else encode_basestring(value)
+    return "null" if value is None else json_safe(encode_basestring(value))
 
 
 def flag(value: bool) -> str:

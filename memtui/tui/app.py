@@ -9,6 +9,7 @@ from textual.binding import Binding, BindingType
 
 from memtui.core.locations import Context
 from memtui.tui.palette import MemoryCommands
+from memtui.tui.plain import line
 from memtui.tui.screens.main import MainScreen
 from memtui.tui.themes import install_themes
 
@@ -31,7 +32,7 @@ class MemtuiApp(App[None]):
 
     def on_mount(self) -> None:
         for problem in self.theme_problems:
-            self.notify(problem, title="Theme", severity="warning", timeout=15, markup=False)
+            self.notify(line(problem), title="Theme", severity="warning", timeout=15, markup=False)
         self.push_screen(MainScreen(self.context))
 
 

@@ -17,6 +17,7 @@ from textual.app import App, SuspendNotSupported
 
 from memtui.core.fileread import check_file, read_header
 from memtui.tui.nodes import NodeRef
+from memtui.tui.plain import line
 
 FALLBACK_EDITOR = "vi"
 EDITOR_VARIABLES = ("VISUAL", "EDITOR")
@@ -72,20 +73,22 @@ def edit_in_editor(app: App[Any], ref: NodeRef | None) -> Path | None:
     notification saying why) when nothing was opened."""
     reason = edit_refusal(ref)
     if reason is not None or ref is None or ref.memory is None:
-        app.notify(reason or "Nothing to edit.", title="Edit", severity="warning")
+        app.notify(line(reason or "Nothing to edit."), title="Edit", severity="warning",
+                   markup=False)
         return None
     path = ref.memory.path
     try:
         command = [*editor_command(os.environ), str(path)]
     except ValueError as err:
-        app.notify(str(err), title="Edit", severity="error")
+        app.notify(line(err), title="Edit", severity="error", markup=False)
         return None
     try:
         status = run_editor(app, command)
     except OSError as err:
-        app.notify(f"cannot start {command[0]}: {err.strerror or err}", title="Edit",
-                   severity="error")
+        app.notify(line(f"cannot start {command[0]}: {err.strerror or err}"), title="Edit",
+                   severity="error", markup=False)
         return None
     if status != 0:
-        app.notify(f"{command[0]} exited with status {status}", title="Edit", severity="warning")
+        app.notify(line(f"{command[0]} exited with status {status}"), title="Edit",
+                   severity="warning", markup=False)
     return path

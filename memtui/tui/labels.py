@@ -7,6 +7,7 @@ from collections.abc import Callable
 from rich.text import Text
 
 from memtui.core.contents import Store
+from memtui.tui.plain import line
 
 SNAPSHOT_BADGES = {
     "prompt-update": ("● update", "bold yellow"),
@@ -27,7 +28,7 @@ def snapshot_badge(store: Store) -> Text:
 
 def agent_label(store: Store) -> Text:
     loc = store.location
-    label = Text(loc.agent or "?", style="bold")
+    label = Text(line(loc.agent or "?"), style="bold")
     label.append(f" ({loc.scope.value if loc.scope else '?'})", style="dim")
     if not store.exists:
         label.append(" empty", style="dim italic")
@@ -58,7 +59,7 @@ def agent_labeler(stores: list[Store]) -> Callable[[Store], Text]:
 
 
 def snapshot_label(store: Store) -> Text:
-    label = Text(store.location.agent or "?", style="bold")
+    label = Text(line(store.location.agent or "?"), style="bold")
     label.append("  ")
     label.append_text(snapshot_badge(store))
     return label
@@ -66,15 +67,15 @@ def snapshot_label(store: Store) -> Text:
 
 def session_label(store: Store) -> Text:
     info = store.session_info
-    sid = (store.location.session or "")[:8]
+    sid = line((store.location.session or "")[:8])
     if info is None:
         return Text(sid)
-    date = (info.started or "")[:10] or "????-??-??"
+    date = line((info.started or "")[:10]) or "????-??-??"
     label = Text(f"{date} {sid}", style="bold")
     if info.empty:
         label.append(" (empty)", style="dim italic")
     elif info.title:
-        label.append(f" {info.title}")
+        label.append(f" {line(info.title)}")
     return label
 
 

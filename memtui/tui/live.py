@@ -21,6 +21,7 @@ from textual.worker import get_current_worker
 from memtui.core.contents import ScanResult
 from memtui.core.refresh import refresh, watch_targets
 from memtui.core.watch import StoreWatcher
+from memtui.tui.plain import line
 
 if TYPE_CHECKING:
     from memtui.tui.screens.main import MainScreen
@@ -130,7 +131,9 @@ class LiveUpdates:
         self._busy = False
         self.pending.difference_update(changed)
         if error is not None:
-            self.screen.app.notify(f"live refresh failed: {error}", severity="error")
+            self.screen.app.notify(
+                f"live refresh failed: {line(error)}", severity="error", markup=False
+            )
         elif fresh is not None and fresh is not base:
             if self.screen.result is base:
                 self.refreshes += 1

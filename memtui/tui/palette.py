@@ -17,6 +17,7 @@ from textual.screen import Screen
 from textual.style import Style
 
 from memtui.core.contents import ScanResult
+from memtui.tui.plain import line
 from memtui.tui.screens.main import MainScreen
 
 MAX_HITS = 60
@@ -52,23 +53,23 @@ def action_candidates(screen: MainScreen) -> list[Candidate]:
 
 
 def jump_candidates(screen: MainScreen, result: ScanResult) -> list[Candidate]:
-    """``agent reviewer (user)`` for each store, ``auto: deploy-freeze.md`` for each memory."""
+    """``agent reviewer (user)`` for each store, ``auto: deploy-freeze.md`` for each memory
+    (names, paths and descriptions with their control characters escaped)."""
     out: list[Candidate] = []
     for store in result.stores:
-        where = screen.context.show(store.path)
+        where = line(screen.context.show(store.path))
+        title = line(store.title)
         out.append(
-            Candidate(
-                store.title, store.title.lower(), partial(screen.select_path, store, None), where, 1
-            )
+            Candidate(title, title.lower(), partial(screen.select_path, store, None), where, 1)
         )
         for memory in store.memories:
-            text = f"{store.title}: {memory.rel_path}"
+            text = f"{title}: {line(memory.rel_path)}"
             out.append(
                 Candidate(
                     text,
                     text.lower(),
                     partial(screen.select_path, store, memory.rel_path),
-                    memory.description or where,
+                    line(memory.description) if memory.description else where,
                     2,
                 )
             )

@@ -23,6 +23,8 @@ from textual.worker import Worker, get_current_worker
 
 from memtui.core.edits import AppliedOp, EditRefused, FileDiff, Proposal
 from memtui.core.journal import Journal
+from memtui.core.plaintext import escape_diff
+from memtui.tui.plain import content, line
 
 if TYPE_CHECKING:
     from memtui.tui.screens.main import MainScreen
@@ -49,26 +51,27 @@ def status_line(diff: FileDiff) -> Text:
     """``A file.md`` / ``M`` / ``D`` / ``=`` (unchanged), colored."""
     text = Text()
     text.append(STATUS_LETTER[diff.status], style=STATUS_STYLE[diff.status])
-    text.append(f" {diff.rel}", style="dim" if diff.status == "unchanged" else "")
+    text.append(f" {line(diff.rel)}", style="dim" if diff.status == "unchanged" else "")
     if diff.binary:
         text.append("  (binary)", style="dim")
     return text
 
 
-def colored_diff(unified: str) -> Text:
-    """A unified diff with ``+`` lines green, ``-`` lines red and hunk headers cyan."""
+def colored_diff(unified: str, rel: str) -> Text:
+    """The unified diff of ``rel`` with ``+`` lines green, ``-`` lines red and hunk headers cyan
+    (control characters escaped, in the contents and in the file name of the headers)."""
     text = Text()
-    for line in unified.splitlines(keepends=True):
-        if line.startswith(("+++", "---")):
-            text.append(line, style="bold")
-        elif line.startswith("@@"):
-            text.append(line, style="cyan")
-        elif line.startswith("+"):
-            text.append(line, style="green")
-        elif line.startswith("-"):
-            text.append(line, style="red")
+    for diff_line in escape_diff(unified, rel).splitlines(keepends=True):
+        if diff_line.startswith(("+++", "---")):
+            text.append(diff_line, style="bold")
+        elif diff_line.startswith("@@"):
+            text.append(diff_line, style="cyan")
+        elif diff_line.startswith("+"):
+            text.append(diff_line, style="green")
+        elif diff_line.startswith("-"):
+            text.append(diff_line, style="red")
         else:
-            text.append(line)
+            text.append(diff_line)
     return text
 
 
@@ -79,8 +82,8 @@ def names_with(diffs: Sequence[FileDiff], status: str) -> list[str]:
 def proposal_summary(proposal: Proposal, diffs: Sequence[FileDiff], where: str) -> Text:
     """What confirming ``proposal`` does, naming every file it deletes or overwrites."""
     text = Text()
-    text.append(f"{proposal.title}\n", style="bold")
-    text.append(f"in {where}\n{proposal.target_text()}\n\n", style="dim")
+    text.append(f"{line(proposal.title)}\n", style="bold")
+    text.append(f"in {line(where)}\n{line(proposal.target_text())}\n\n", style="dim")
     groups = (
         ("deleted", "Deletes", "bold red"),
         ("changed", "Overwrites", "yellow"),
@@ -90,11 +93,11 @@ def proposal_summary(proposal: Proposal, diffs: Sequence[FileDiff], where: str) 
         names = names_with(diffs, status)
         if names:
             text.append(f"{verb}: ", style=style)
-            text.append(", ".join(names) + "\n")
+            text.append(", ".join(line(name) for name in names) + "\n")
     if not any(d.status != "unchanged" for d in diffs):
         text.append("No file changes (every file already has these bytes).\n", style="dim")
     for note in proposal.notes:
-        text.append(f"• {note}\n", style="dim")
+        text.append(f"• {line(note)}\n", style="dim")
     text.append(f"\n{UNDO_HINT}", style="italic")
     return text
 
@@ -123,7 +126,7 @@ class ConfirmScreen(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="confirm-box") as box:
-            box.border_title = self.title_text
+            box.border_title = content(self.title_text)
             box.border_subtitle = "y confirm · n/esc cancel"
             with VerticalScroll(id="confirm-scroll"):
                 yield Static(self.body, id="confirm-body")
@@ -152,7 +155,7 @@ def diff_group(diffs: Sequence[FileDiff]) -> Group:
         if diff.status == "unchanged":
             continue
         parts.append(status_line(diff))
-        parts.append(colored_diff(diff.unified or "\n"))
+        parts.append(colored_diff(diff.unified or "\n", diff.rel))
     return Group(*parts)
 
 
@@ -211,9 +214,11 @@ def start_edit(main: MainScreen, job: EditJob) -> Worker[None]:
     def finish(op: AppliedOp | None, error: str | None) -> None:
         main.set_jobs("")
         if error is not None:
-            main.notify(error, title="Nothing changed", severity="error", timeout=12, markup=False)
+            main.notify(
+                line(error), title="Nothing changed", severity="error", timeout=12, markup=False
+            )
         elif op is not None:
-            main.notify(job.message(op), title="Done", markup=False)
+            main.notify(line(job.message(op)), title="Done", markup=False)
             main.run_scan()
         if job.finished is not None:
             job.finished(op)

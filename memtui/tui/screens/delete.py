@@ -11,6 +11,7 @@ from memtui.core.edits import AppliedOp, FileDiff, Proposal, apply
 from memtui.core.memory_ops import INDEX_NAME, plan_delete_memory
 from memtui.core.model import StoreKind
 from memtui.tui.nodes import NodeRef
+from memtui.tui.plain import line
 from memtui.tui.screens.confirm import (
     Cancelled,
     ConfirmScreen,
@@ -56,7 +57,7 @@ def delete_selected(main: MainScreen) -> None:
         confirm_delete(main, *result)
 
     def failed(reason: str) -> None:
-        main.notify(reason, title="Cannot delete", severity="error", markup=False)
+        main.notify(line(reason), title="Cannot delete", severity="error", markup=False)
 
     run_in_thread(main, "delete", plan, planned, failed)
 
@@ -82,7 +83,7 @@ def start_delete(main: MainScreen, proposal: Proposal) -> None:
     def run(progress: Progress, cancelled: Cancelled) -> AppliedOp:
         return apply(proposal, journal, progress=progress, cancelled=cancelled)
 
-    name = proposal.changes[0].path.name
+    name = line(proposal.changes[0].path.name)
     job = EditJob(
         label=f"delete {name}",
         run=run,

@@ -25,6 +25,7 @@ from memtui.tui.labels import agent_labeler
 from memtui.tui.live import LiveUpdates
 from memtui.tui.nodes import NodeRef
 from memtui.tui.panes import PANES, PaneSpec, pane_subtitle, pane_visible, stores_for
+from memtui.tui.plain import line
 from memtui.tui.screens.delete import delete_selected
 from memtui.tui.screens.projects import ProjectsScreen
 from memtui.tui.screens.search import SearchIndexCache, SearchScreen
@@ -96,12 +97,12 @@ class MainScreen(Screen[None]):
         ctx = self.context
         text = Text()
         text.append(" memtui ", style="bold reverse")
-        text.append(f" {ctx.show(ctx.project)}", style="bold")
+        text.append(f" {line(ctx.show(ctx.project))}", style="bold")
         if self.result is not None and self.result.git_branch:
-            text.append(f" (git: {self.result.git_branch})", style="dim")
-        text.append(f"  · CC home {ctx.show(ctx.claude_home)}", style="dim")
+            text.append(f" (git: {line(self.result.git_branch)})", style="dim")
+        text.append(f"  · CC home {line(ctx.show(ctx.claude_home))}", style="dim")
         if jobs:
-            text.append(f"   jobs: {jobs}", style="bold yellow")
+            text.append(f"   jobs: {line(jobs)}", style="bold yellow")
         return text
 
     def set_jobs(self, jobs: str) -> None:
@@ -191,12 +192,12 @@ class MainScreen(Screen[None]):
         text.append(f" {spec.title}: ", style="bold")
         if spec.single and stores:
             store = stores[0]
-            text.append(self.context.show(store.path))
-            text.append(f"  ·  {store.location.rule}", style="dim")
+            text.append(line(self.context.show(store.path)))
+            text.append(f"  ·  {line(store.location.rule)}", style="dim")
             if not store.location.enabled:
-                text.append(f"  ·  {store.location.enabled_rule}", style="yellow")
+                text.append(f"  ·  {line(store.location.enabled_rule)}", style="yellow")
         elif stores:
-            roots = sorted({self.context.show(s.path.parent) for s in stores})
+            roots = sorted({line(self.context.show(s.path.parent)) for s in stores})
             text.append(", ".join(roots))
             text.append(f"  ·  {len(stores)} stores", style="dim")
         else:

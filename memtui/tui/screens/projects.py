@@ -18,6 +18,7 @@ from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
 from memtui.core.model import ProjectRef
+from memtui.tui.plain import line
 
 PathState = Literal["unknown", "checking", "exists", "missing"]
 
@@ -32,7 +33,12 @@ class ProjectRow:
 
     @property
     def name(self) -> str:
-        return Path(self.ref.dir).name
+        """The project directory's name, control characters escaped (shown, never parsed)."""
+        return line(Path(self.ref.dir).name)
+
+    @property
+    def shown_path(self) -> str:
+        return line(self.ref.path or "")
 
 
 def initial_rows(projects: list[ProjectRef], current: Path) -> list[ProjectRow]:
@@ -69,7 +75,7 @@ def row_prompt(row: ProjectRow) -> Text:
     note, style = STATE_TEXT[row.state]
     prompt.append("\n  ")
     if row.ref.path is not None:
-        prompt.append(row.ref.path, style="dim" if row.state == "missing" else "cyan")
+        prompt.append(row.shown_path, style="dim" if row.state == "missing" else "cyan")
     prompt.append(note, style=style)
     return prompt
 
@@ -82,9 +88,9 @@ def refusal(row: ProjectRow) -> str | None:
             "directory), so memtui cannot open it."
         )
     if row.state == "missing":
-        return f"{row.name}: {row.ref.path} does not exist on this machine."
+        return f"{row.name}: {row.shown_path} does not exist on this machine."
     if row.state == "checking":
-        return f"{row.name}: still checking whether {row.ref.path} exists, try again."
+        return f"{row.name}: still checking whether {row.shown_path} exists, try again."
     return None
 
 
@@ -149,7 +155,7 @@ class ProjectsScreen(ModalScreen[Path | None]):
         row = self.rows[event.option_index]
         why = refusal(row)
         if why is not None:
-            self.notify(why, title="Cannot open project", severity="warning")
+            self.notify(why, title="Cannot open project", severity="warning", markup=False)
             return
         assert row.ref.path is not None
         self.dismiss(Path(row.ref.path))

@@ -24,6 +24,7 @@ from memtui.core.search import (
     match_spans,
     query_terms,
 )
+from memtui.tui.plain import line, styled
 
 MATCH_STYLE = "bold reverse"
 PROGRESS_INTERVAL = 0.1
@@ -51,10 +52,8 @@ class SearchIndexCache:
 
 
 def highlighted(text: str, spans: list[tuple[int, int]], style: str = "") -> Text:
-    out = Text(text, style=style)
-    for start, end in spans:
-        out.stylize(MATCH_STYLE, start, end)
-    return out
+    """``text`` (from disk) with the matches styled, its control characters then escaped."""
+    return styled(text, [(start, end, MATCH_STYLE) for start, end in spans], style)
 
 
 def hit_prompt(hit: SearchHit, terms: tuple[str, ...]) -> Text:
@@ -62,7 +61,7 @@ def hit_prompt(hit: SearchHit, terms: tuple[str, ...]) -> Text:
     the description), every match styled."""
     path = hit.memory.rel_path if hit.memory else ""
     prompt = Text()
-    prompt.append(hit.store.title, style="bold")
+    prompt.append(line(hit.store.title), style="bold")
     prompt.append("  ")
     prompt.append_text(highlighted(path, match_spans(fold(path), terms), style="cyan"))
     if hit.field != "path":
@@ -70,9 +69,9 @@ def hit_prompt(hit: SearchHit, terms: tuple[str, ...]) -> Text:
         prompt.append_text(highlighted(hit.snippet, hit.spans))
     description = hit.memory.description if hit.memory else None
     if hit.field in ("name", "path") and description:
-        line = " ".join(description.split())[:DESCRIPTION_CHARS]
+        short = " ".join(description.split())[:DESCRIPTION_CHARS]
         prompt.append("\n  " if hit.field == "path" else " · ", style="dim")
-        prompt.append_text(highlighted(line, match_spans(fold(line), terms), style="dim"))
+        prompt.append_text(highlighted(short, match_spans(fold(short), terms), style="dim"))
     return prompt
 
 
@@ -148,7 +147,8 @@ class SearchScreen(ModalScreen[SearchHit | None]):
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker.group == "search-index" and event.state == WorkerState.ERROR:
-            self.show_status(Text(f"indexing failed: {event.worker.error}", style="bold red"))
+            error = line(event.worker.error)
+            self.show_status(Text(f"indexing failed: {error}", style="bold red"))
 
     # querying ---------------------------------------------------------------------------
 

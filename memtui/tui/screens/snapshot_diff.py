@@ -20,6 +20,7 @@ from memtui.core.contents import Store
 from memtui.core.edits import AppliedOp, EditRefused, FileDiff, Proposal, apply
 from memtui.core.model import Scope, SnapshotInfo, StoreKind
 from memtui.core.snapshot_ops import SNAPSHOT_ACTIONS, SnapshotAction, plan_snapshot
+from memtui.tui.plain import line
 from memtui.tui.screens.confirm import (
     Cancelled,
     ConfirmScreen,
@@ -117,7 +118,7 @@ def scope_text(snapshot: SnapshotInfo, selected: Scope) -> Text:
         style = {"initialize": "yellow", "prompt-update": "bold magenta"}.get(item.status, "dim")
         text.append(f"{item.status:<14}", style=style)
         text.append("CC acts on this scope  " if item.cc_acts else " " * 23, style="green")
-        text.append(item.reason, style="dim")
+        text.append(line(item.reason), style="dim")
         text.append("\n")
     return text
 
@@ -126,13 +127,13 @@ def diff_view(diff: FileDiff, action: SnapshotAction) -> RenderableType:
     """The highlighted file: its colored diff; a deleted file's full contents."""
     head = status_line(diff)
     if diff.binary:
-        return Group(head, Text(diff.unified, style="dim"))
+        return Group(head, Text(line(diff.unified), style="dim"))
     if diff.status == "unchanged":
         return Group(head, Text("unchanged: the local file already has these bytes", style="dim"))
     if diff.status == "deleted":
         note = Text(f"{action} deletes this local file; its full contents:", style="bold red")
-        return Group(head, note, colored_diff(diff.unified))
-    return Group(head, colored_diff(diff.unified))
+        return Group(head, note, colored_diff(diff.unified, diff.rel))
+    return Group(head, colored_diff(diff.unified, diff.rel))
 
 
 class SnapshotDiffScreen(Screen[None]):
@@ -166,9 +167,9 @@ class SnapshotDiffScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         snap = self.snapshot
         head = Text()
-        head.append(f" snapshot: {snap.agent} ", style="bold reverse")
-        head.append(f"  updatedAt {snap.updated_at or '-'}", style="bold")
-        head.append(f"  · {self.main.context.show(snap.snapshot_dir)}", style="dim")
+        head.append(f" snapshot: {line(snap.agent)} ", style="bold reverse")
+        head.append(f"  updatedAt {line(snap.updated_at or '-')}", style="bold")
+        head.append(f"  · {line(self.main.context.show(snap.snapshot_dir))}", style="dim")
         yield Static(head, id="snap-head")
         yield Static(scope_text(snap, self.scope), id="snap-scopes")
         with Horizontal(id="snap-controls"):
@@ -205,7 +206,8 @@ class SnapshotDiffScreen(Screen[None]):
         self.replan()
 
     def show_message(self, message: str, style: str = "") -> None:
-        self.query_one("#snap-message", Static).update(Text(message, style=style))
+        """A one-line message (it may name files and paths: shown escaped, never parsed)."""
+        self.query_one("#snap-message", Static).update(Text(line(message), style=style))
 
     # planning ---------------------------------------------------------------------------
 
@@ -218,7 +220,7 @@ class SnapshotDiffScreen(Screen[None]):
         )
 
     def local_shown(self) -> str:
-        return self.main.context.show(self.snapshot.for_scope(self.scope).local)
+        return line(self.main.context.show(self.snapshot.for_scope(self.scope).local))
 
     def show_plans(self, plans: dict[SnapshotAction, Plan]) -> None:
         self.plans = plans
@@ -238,9 +240,9 @@ class SnapshotDiffScreen(Screen[None]):
             self.show_message(plan.refused, "bold red")
             return
         assert plan.proposal is not None
-        note = Text(f"{plan.proposal.title} · in {self.local_shown()}", style="bold")
-        for line in plan.proposal.notes:
-            note.append(f"\n• {line}", style="dim")
+        note = Text(f"{line(plan.proposal.title)} · in {self.local_shown()}", style="bold")
+        for note_line in plan.proposal.notes:
+            note.append(f"\n• {line(note_line)}", style="dim")
         self.query_one("#snap-message", Static).update(note)
         files.add_options([status_line(d) for d in plan.diffs])
         if plan.diffs:
@@ -282,7 +284,7 @@ class SnapshotDiffScreen(Screen[None]):
     def action_act(self, action: SnapshotAction) -> None:
         why = self.why_not(action)
         if why is not None:
-            self.notify(why, title="Cannot " + action, severity="error", markup=False)
+            self.notify(line(why), title="Cannot " + action, severity="error", markup=False)
             return
         assert self.plans is not None
         plan = self.plans[action]
@@ -308,7 +310,8 @@ class SnapshotDiffScreen(Screen[None]):
         if not yes:
             return
         journal = journal_for(self.main)
-        label = f"{ACTION_DONE[action]} {self.snapshot.agent} ({self.scope.value})"
+        agent = line(self.snapshot.agent)
+        label = f"{ACTION_DONE[action]} {agent} ({self.scope.value})"
 
         def run(progress: Progress, cancelled: Cancelled) -> AppliedOp:
             return apply(proposal, journal, progress=progress, cancelled=cancelled)
@@ -317,7 +320,7 @@ class SnapshotDiffScreen(Screen[None]):
         bar.display = True
         bar.update(total=max(1, len(proposal.changes)), progress=0)
         job = EditJob(
-            label=f"{action} {self.snapshot.agent}",
+            label=f"{action} {agent}",
             run=run,
             message=lambda _op: f"{label} · u to undo",
             progress=lambda done, total: bar.update(total=total, progress=done),

@@ -18,6 +18,7 @@ from textual.widgets import Button, DataTable, Static
 
 from memtui.core.edits import AppliedOp, target_text
 from memtui.core.journal import Journal, OpRecord, undo_verb
+from memtui.tui.plain import line
 from memtui.tui.screens.confirm import (
     Cancelled,
     ConfirmScreen,
@@ -43,7 +44,7 @@ def files_text(record: OpRecord) -> Text:
     for item in record.files:
         style = "red" if item.action == "delete" else "yellow"
         text.append(f"  {item.action:<6} ", style=style)
-        text.append(f"{item.path}\n")
+        text.append(f"{line(item.path)}\n")
     return text
 
 
@@ -54,15 +55,15 @@ def undo_files_text(record: OpRecord) -> Text:
         verb = undo_verb(item)
         style = {"remove": "red", "restore": "green"}.get(verb, "yellow")
         text.append(f"  {verb:<7} ", style=style)
-        text.append(f"{item.path}\n")
+        text.append(f"{line(item.path)}\n")
     return text
 
 
 def undo_body(record: OpRecord) -> Text:
     text = Text()
-    text.append(f"{record.kind}: {record.title}\n", style="bold")
-    text.append(f"operation {record.id}, {op_time(record)} UTC\n", style="dim")
-    text.append(f"{target_text(Path(record.root))}\n\n", style="dim")
+    text.append(f"{line(record.kind)}: {line(record.title)}\n", style="bold")
+    text.append(f"operation {line(record.id)}, {op_time(record)} UTC\n", style="dim")
+    text.append(f"{line(target_text(Path(record.root)))}\n\n", style="dim")
     text.append("Puts back, byte for byte, every file it touched:\n")
     text.append_text(undo_files_text(record))
     text.append(
@@ -85,7 +86,7 @@ def undo_latest(main: MainScreen) -> None:
         confirm_undo(main, journal, record)
 
     def failed(reason: str) -> None:
-        main.notify(reason, title="Undo", severity="error", markup=False)
+        main.notify(line(reason), title="Undo", severity="error", markup=False)
 
     run_in_thread(main, "journal", journal.latest_undoable, found, failed)
 
@@ -103,9 +104,10 @@ def start_undo(main: MainScreen, journal: Journal, record: OpRecord) -> None:
         return journal.undo(record.id, progress=progress)
 
     job = EditJob(
-        label=f"undo {record.kind}",
+        label=f"undo {line(record.kind)}",
         run=run,
-        message=lambda op: f"undid {record.title} · U lists operations (undo {op.op_id} redoes)",
+        message=lambda op: f"undid {line(record.title)} · U lists operations "
+        f"(undo {op.op_id} redoes)",
     )
     start_edit(main, job)
 
@@ -133,7 +135,8 @@ class UndoHistoryScreen(ModalScreen[OpRecord | None]):
         with Vertical(id="undo-box") as box:
             box.border_title = "Operations"
             box.border_subtitle = "⏎ undo · esc close"
-            yield Static(Text(f"journal: {self.journal.directory}", style="dim"), id="undo-where")
+            where = Text(f"journal: {line(self.journal.directory)}", style="dim")
+            yield Static(where, id="undo-where")
             yield DataTable(id="undo-table", cursor_type="row", zebra_stripes=True)
 
     def on_mount(self) -> None:
@@ -151,7 +154,8 @@ class UndoHistoryScreen(ModalScreen[OpRecord | None]):
             self.query_one("#undo-where", Static).update(self.where_text())
 
     def where_text(self) -> Text:
-        text = Text(f"journal: {self.journal.directory} · home {self.journal.home}", style="dim")
+        journal = self.journal
+        text = Text(f"journal: {line(journal.directory)} · home {line(journal.home)}", style="dim")
         text.append(
             f"\n{self.elsewhere} operation(s) of other Claude Code homes not shown "
             "(memtui undo --list names them)",
@@ -166,19 +170,19 @@ class UndoHistoryScreen(ModalScreen[OpRecord | None]):
             style = "dim" if state != "done" else ""
             table.add_row(
                 Text(op_time(record), style=style),
-                Text(record.kind, style=style),
-                Text(record.title, style=style),
+                Text(line(record.kind), style=style),
+                Text(line(record.title), style=style),
                 Text(str(len(record.files)), style=style),
                 Text(state, style="yellow" if state == "undone" else style),
                 key=record.id,
             )
         if not rows and not self.elsewhere:
             self.query_one("#undo-where", Static).update(
-                Text(f"No operations yet in {self.journal.directory}", style="dim")
+                Text(f"No operations yet in {line(self.journal.directory)}", style="dim")
             )
 
     def failed(self, reason: str) -> None:
-        self.notify(reason, severity="error", markup=False)
+        self.notify(line(reason), severity="error", markup=False)
 
     @on(DataTable.RowSelected, "#undo-table")
     def row_selected(self, event: DataTable.RowSelected) -> None:
@@ -239,7 +243,7 @@ class InterruptedScreen(ModalScreen[Recovery]):
     def compose(self) -> ComposeResult:
         record = self.record
         body = Text()
-        body.append(f"{record.kind}: {record.title}\n", style="bold")
+        body.append(f"{line(record.kind)}: {line(record.title)}\n", style="bold")
         body.append(
             f"started {op_time(record)} UTC (operation {record.id}) and was interrupted "
             f"({record.state}, {record.progress} of {len(record.files)} files done). "
@@ -298,10 +302,11 @@ def elsewhere_text(records: list[OpRecord]) -> str:
     lines = [f"{len(records)} interrupted operation(s) of other Claude Code homes, left as they "
              "are:"]
     for record in records:
-        home = record.home or "an unknown home"
-        lines.append(f"• {record.kind}: {record.title} in {home} ({record.root})")
-        option = f" --claude-home {record.home}" if record.home else ""
-        lines.append(f"  memtui{option} undo --rollback {record.id}")
+        home = line(record.home) if record.home else "an unknown home"
+        what = f"{line(record.kind)}: {line(record.title)}"
+        lines.append(f"• {what} in {home} ({line(record.root)})")
+        option = f" --claude-home {line(record.home)}" if record.home else ""
+        lines.append(f"  memtui{option} undo --rollback {line(record.id)}")
     return "\n".join(lines)
 
 
@@ -343,9 +348,9 @@ def recover(
         then()
 
     job = EditJob(
-        label=f"{how} {record.kind}",
+        label=f"{how} {line(record.kind)}",
         run=run,
-        message=lambda _op: f"{verb} {record.title}",
+        message=lambda _op: f"{verb} {line(record.title)}",
         finished=finished,
     )
     start_edit(main, job)

@@ -23,6 +23,7 @@ from memtui.core.scan import INDEX_NAME, load_full_text
 from memtui.tui import clock
 from memtui.tui.labels import snapshot_badge
 from memtui.tui.nodes import NodeRef, normalize
+from memtui.tui.plain import body, content, line, text
 from memtui.tui.widgets.index_view import index_body, index_pinned
 
 
@@ -46,9 +47,9 @@ def frontmatter_table(fm: Frontmatter) -> RenderableType:
     for key, value in fm.data.items():
         if isinstance(value, dict):
             for sub_key, sub_value in value.items():
-                table.add_row(f"{key}.{sub_key}", format_value(sub_value))
+                table.add_row(text(f"{key}.{sub_key}"), text(format_value(sub_value)))
         else:
-            table.add_row(key, format_value(value))
+            table.add_row(text(key), text(format_value(value)))
     if fm.layout == "metadata":
         table.add_row(Text("layout", style="dim"), Text("metadata: (newer CC)", style="dim"))
     return table
@@ -64,7 +65,7 @@ def entries_pointing_to(store: Store, memory: Memory) -> list[str]:
     if store.index is None:
         return []
     return [
-        f"line {e.line}: {e.raw.strip()}"
+        f"line {e.line}: {line(e.raw.strip())}"
         for e in store.index.entries
         if normalize(e.target) == memory.rel_path
     ]
@@ -74,14 +75,14 @@ def memory_meta(ref: NodeRef, loaded: LoadedMemory) -> RenderableType:
     memory = ref.memory
     assert memory is not None
     meta = Text()
-    meta.append(tilde(memory.path), style="bold")
+    meta.append(line(tilde(memory.path)), style="bold")
     meta.append(f"\n{memory.size:,} bytes · {age_text(memory.mtime, clock.now())}", style="dim")
     if memory.type:
-        meta.append(f" · type {memory.type}", style="dim")
+        meta.append(f" · type {line(memory.type)}", style="dim")
     parts: list[RenderableType] = [meta]
     problems = list(dict.fromkeys([*memory.problems, *loaded.problems]))
     for problem in problems:
-        parts.append(Text(f"⚠ {problem}", style="bold red"))
+        parts.append(Text(f"⚠ {line(problem)}", style="bold red"))
     pointers = entries_pointing_to(ref.store, memory)
     if pointers:
         parts.append(Text("Index entries pointing here:", style="bold"))
@@ -94,26 +95,26 @@ def memory_meta(ref: NodeRef, loaded: LoadedMemory) -> RenderableType:
 
 def store_summary(store: Store) -> RenderableType:
     loc = store.location
-    text = Text()
-    text.append(f"{store.title}\n", style="bold")
-    text.append(f"{tilde(loc.path)}\n")
-    text.append(f"rule: {loc.rule}\n", style="dim")
+    summary = Text()
+    summary.append(f"{line(store.title)}\n", style="bold")
+    summary.append(f"{line(tilde(loc.path))}\n")
+    summary.append(f"rule: {line(loc.rule)}\n", style="dim")
     if loc.enabled_rule:
-        text.append(f"{loc.enabled_rule}\n", style="dim" if loc.enabled else "yellow")
+        summary.append(f"{line(loc.enabled_rule)}\n", style="dim" if loc.enabled else "yellow")
     if not store.exists and not store.problems:  # a problem says why better than this
-        text.append("The directory does not exist yet.\n", style="italic")
-    text.append(f"{len(store.memories)} files\n")
+        summary.append("The directory does not exist yet.\n", style="italic")
+    summary.append(f"{len(store.memories)} files\n")
     for problem in store.problems:
-        text.append(f"⚠ {problem}\n", style="red")
-    parts: list[RenderableType] = [text]
+        summary.append(f"⚠ {line(problem)}\n", style="red")
+    parts: list[RenderableType] = [summary]
     if store.session_info:
         info = store.session_info
         session = Text()
-        session.append(f"session {info.session_id}\n", style="bold")
-        session.append(f"cwd {info.cwd or '?'} · started {info.started or '?'}")
-        session.append(f" · branch {info.git_branch or '?'}\n")
+        session.append(f"session {line(info.session_id)}\n", style="bold")
+        session.append(f"cwd {line(info.cwd or '?')} · started {line(info.started or '?')}")
+        session.append(f" · branch {line(info.git_branch or '?')}\n")
         session.append(
-            "empty: still the template\n" if info.empty else f"title: {info.title or '-'}\n"
+            "empty: still the template\n" if info.empty else f"title: {line(info.title or '-')}\n"
         )
         parts.append(session)
     if store.snapshot:
@@ -132,20 +133,23 @@ def snapshot_summary(store: Store) -> RenderableType:
     table.add_column("")
     for item in snap.scopes:
         table.add_row(
-            item.scope.value,
-            item.status,
-            item.synced_from or "-",
-            tilde(item.local),
-            "← Claude Code acts here" if item.cc_acts else "",
+            Text(item.scope.value),
+            Text(item.status),
+            text(item.synced_from or "-"),
+            text(tilde(item.local)),
+            Text("← Claude Code acts here" if item.cc_acts else ""),
         )
     head = Text()
-    head.append(f"snapshot of {snap.agent}  ", style="bold")
+    head.append(f"snapshot of {line(snap.agent)}  ", style="bold")
     head.append_text(snapshot_badge(store))
-    head.append(f"\nupdatedAt {snap.updated_at or '-'} · files: {', '.join(snap.files) or '-'}")
+    files = line(", ".join(snap.files)) or "-"
+    head.append(f"\nupdatedAt {line(snap.updated_at or '-')} · files: {files}")
     head.append(f"\nCC acts on the {snap.acted_scope.value} scope", style="dim")
     if snap.problem:
-        head.append(f"\n⚠ {snap.problem}", style="bold red")
-    reasons = Text("\n".join(f"{s.scope.value}: {s.reason}" for s in snap.scopes), style="dim")
+        head.append(f"\n⚠ {line(snap.problem)}", style="bold red")
+    reasons = Text(
+        "\n".join(f"{s.scope.value}: {line(s.reason)}" for s in snap.scopes), style="dim"
+    )
     return Group(head, table, reasons)
 
 
@@ -163,7 +167,7 @@ class DetailPane(VerticalScroll):
     def compose(self) -> ComposeResult:
         yield Static("", id="detail-pinned")
         yield Static(Text("Select a memory to read it.", style="dim"), id="detail-head")
-        yield Markdown("", id="detail-body")
+        yield Markdown("", id="detail-body", open_links=False)
         yield Static("", id="detail-raw")
 
     def show(self, ref: NodeRef | None) -> None:
@@ -179,19 +183,19 @@ class DetailPane(VerticalScroll):
             return
         if ref.memory is None:
             head.update(store_summary(ref.store))
-            self.border_title = ref.store.title
+            self.border_title = content(ref.store.title)
             return
-        self.border_title = ref.memory.rel_path
-        head.update(Text(f"reading {ref.memory.rel_path} …", style="dim"))
+        self.border_title = content(ref.memory.rel_path)
+        head.update(Text(f"reading {line(ref.memory.rel_path)} …", style="dim"))
         self.load(ref)
 
     @work(thread=True, exclusive=True, group="detail", exit_on_error=False)
     def load(self, ref: NodeRef) -> None:
         memory = ref.memory
         assert memory is not None
-        text, problems = load_full_text(memory, ref.store.path)
-        fm = parse_frontmatter(text.lstrip("\ufeff").replace("\r", ""))
-        loaded = LoadedMemory(ref, text, fm, body_of(text, fm), problems)
+        raw, problems = load_full_text(memory, ref.store.path)
+        fm = parse_frontmatter(raw.lstrip("\ufeff").replace("\r", ""))
+        loaded = LoadedMemory(ref, raw, fm, body_of(raw, fm), problems)
         self.app.call_from_thread(self._render_loaded, loaded)
 
     def _render_loaded(self, loaded: LoadedMemory) -> None:
@@ -201,17 +205,17 @@ class DetailPane(VerticalScroll):
         memory = loaded.ref.memory
         assert memory is not None
         head = self.query_one("#detail-head", Static)
-        body = self.query_one("#detail-body", Markdown)
+        markdown = self.query_one("#detail-body", Markdown)
         raw = self.query_one("#detail-raw", Static)
         store = loaded.ref.store
         is_main_index = memory.is_index and memory.rel_path == INDEX_NAME
         if is_main_index and store.index is not None:
             self.set_pinned(index_pinned(store.index))
-            body.display = False
+            markdown.display = False
             raw.display = self.raw_mode
             if self.raw_mode:
                 head.update(Text("raw file (r: back to the numbered view)", style="dim"))
-                raw.update(Text(loaded.text))
+                raw.update(Text(body(loaded.text)))
             else:
                 head.update(index_body(store.index, loaded.text))
             return
@@ -220,18 +224,24 @@ class DetailPane(VerticalScroll):
         show_raw = self.raw_mode or unreadable or (store.kind == StoreKind.SNAPSHOT and not (
             memory.rel_path.endswith(".md")
         ))
-        body.display = not show_raw
+        markdown.display = not show_raw
         raw.display = show_raw
         if show_raw:
-            raw.update(Text(loaded.text if not unreadable else "(contents not shown)"))
+            raw.update(Text(body(loaded.text) if not unreadable else "(contents not shown)"))
         else:
-            body.update(loaded.body)
+            markdown.update(body(loaded.body))
 
-    def set_pinned(self, content: RenderableType | None) -> None:
+    def set_pinned(self, pinned_content: RenderableType | None) -> None:
         """Content that stays at the top while the rest scrolls (the MEMORY.md meter)."""
         pinned = self.query_one("#detail-pinned", Static)
-        pinned.update(content or "")
-        pinned.display = content is not None
+        pinned.update(pinned_content or "")
+        pinned.display = pinned_content is not None
+
+    def on_markdown_link_clicked(self, event: Markdown.LinkClicked) -> None:
+        """A link in a memory is never followed (its target comes from the file: a URL, a
+        ``file:`` path, a scheme some program handles): its target is only shown."""
+        event.stop()
+        self.notify(line(event.href), title="Link (not opened)", markup=False)
 
     def toggle_raw(self) -> None:
         self.raw_mode = not self.raw_mode

@@ -8,6 +8,7 @@ from rich.text import Text
 from memtui.core.contents import LoadReport
 from memtui.core.index import MAX_LINES as LINE_LIMIT
 from memtui.core.index import MAX_UNITS as UNIT_LIMIT
+from memtui.tui import plain
 
 METER_WIDTH = 24
 
@@ -74,7 +75,7 @@ def numbered_lines(raw: str, report: LoadReport) -> Text:
         past = report.cut_line is not None and number > report.cut_line
         out.append(f"{number:>{width}} ", style="dim")
         style = "dim strike" if number in dropped_lines else ("dim" if past else "")
-        out.append(line, style=style)
+        out.append(plain.line(line), style=style)
         out.append("\n")
         if report.cut_line == number:
             out.append_text(cut_banner(report))
@@ -92,9 +93,9 @@ def dropped_list(report: LoadReport) -> Text:
     out.append(f"Entries past the cut ({len(report.dropped)}), never loaded:\n", style="bold")
     for entry in report.dropped[:MAX_DROPPED_SHOWN]:
         out.append(f"  line {entry.line}: ", style="dim")
-        out.append(entry.title)
+        out.append(plain.line(entry.title))
         if entry.target:
-            out.append(f" → {entry.target}", style="dim")
+            out.append(f" → {plain.line(entry.target)}", style="dim")
         out.append("\n")
     if len(report.dropped) > MAX_DROPPED_SHOWN:
         more = len(report.dropped) - MAX_DROPPED_SHOWN
@@ -110,16 +111,18 @@ def health_text(report: LoadReport) -> Text:
         return out
     out.append("Index health\n", style="bold")
     for entry in health.dangling:
-        out.append(f"  ✕ line {entry.line}: {entry.target} does not exist\n", style="red")
+        target = plain.line(entry.target)
+        out.append(f"  ✕ line {entry.line}: {target} does not exist\n", style="red")
     for orphan in health.orphans:
-        out.append(f"  ◌ {orphan}: no index entry points to it\n", style="yellow")
+        out.append(f"  ◌ {plain.line(orphan)}: no index entry points to it\n", style="yellow")
     for long in health.long_entries:
         out.append(
             f"  ↔ line {long.line}: {long.length} chars (keep under {long.limit})\n",
             style="yellow",
         )
     for broken in health.broken_wikilinks:
-        out.append(f"  ✕ [[{broken.link}]] in {broken.source} matches no memory\n", style="red")
+        link, source = plain.line(broken.link), plain.line(broken.source)
+        out.append(f"  ✕ [[{link}]] in {source} matches no memory\n", style="red")
     return out
 
 
@@ -127,7 +130,8 @@ def index_pinned(report: LoadReport) -> RenderableType:
     """What stays on screen while the file scrolls: the meter and Claude Code's warning."""
     parts: list[RenderableType] = [meter(report)]
     if report.warning:
-        parts.append(Text.assemble(("Claude Code shows: ", "bold"), (report.warning, "yellow")))
+        warning = plain.body(report.warning)
+        parts.append(Text.assemble(("Claude Code shows: ", "bold"), (warning, "yellow")))
     return Group(*parts)
 
 
@@ -136,5 +140,5 @@ def index_body(report: LoadReport, raw: str) -> RenderableType:
     parts: list[RenderableType] = [health_text(report), dropped_list(report)]
     parts.append(numbered_lines(raw, report))
     for problem in report.problems:
-        parts.append(Text(f"⚠ {problem}", style="red"))
+        parts.append(Text(f"⚠ {plain.line(problem)}", style="red"))
     return Group(*parts)

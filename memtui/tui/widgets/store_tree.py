@@ -12,6 +12,7 @@ from memtui.core.age import age_text
 from memtui.core.contents import Memory, Store
 from memtui.tui import clock
 from memtui.tui.nodes import MemoryMarks, NodeRef, marks_for_store
+from memtui.tui.plain import line, text
 
 StoreLabeler = Callable[[Store], Text]
 
@@ -31,9 +32,9 @@ TYPE_STYLE = {
 
 def memory_label(memory: Memory, marks: MemoryMarks) -> Text:
     name = memory.rel_path.rsplit("/", 1)[-1]
-    label = Text(name, style="bold" if memory.is_index else "")
+    label = text(name, style="bold" if memory.is_index else "")
     if memory.type:
-        label.append(f" {memory.type[0]}", style=TYPE_STYLE.get(memory.type, ""))
+        label.append(f" {line(memory.type[0])}", style=TYPE_STYLE.get(memory.type, ""))
     glyphs = marks.glyphs()
     if glyphs:
         label.append(f" {glyphs}", style="red" if marks.problems else "yellow")
@@ -181,7 +182,7 @@ class StoreTree(Tree[NodeRef]):
 
     def _add_store_node(self, store: Store, expanded: set[str]) -> None:
         ref = NodeRef(store)
-        label = self._labeler(store) if self._labeler else Text(store.title)
+        label = self._labeler(store) if self._labeler else text(store.title)
         node = self.root.add(label, data=ref)
         self._add_store_items(node, store, expanded)
         if ref.key in expanded:
@@ -192,7 +193,7 @@ class StoreTree(Tree[NodeRef]):
     ) -> None:
         if not store.location.enabled:
             parent.add_leaf(
-                Text(f"disabled: {store.location.enabled_rule}", style="dim italic"),
+                Text(f"disabled: {line(store.location.enabled_rule)}", style="dim italic"),
                 data=NodeRef(store),
             )
         if not store.exists:
@@ -226,7 +227,7 @@ class StoreTree(Tree[NodeRef]):
         head, _, tail = folder.rpartition("/")
         parent = self._folder_node(folders, store, head, expanded)
         ref = NodeRef(store, folder=folder)
-        node = parent.add(Text(f"{tail}/", style="bold blue"), data=ref)
+        node = parent.add(Text(f"{line(tail)}/", style="bold blue"), data=ref)
         if ref.key in expanded:
             node.expand()
         folders[folder] = node
@@ -270,4 +271,4 @@ def sort_key(memory: Memory) -> tuple[int, int, str]:
 
 
 def memory_tooltip(memory: Memory) -> str:
-    return f"{memory.rel_path} · {age_text(memory.mtime, clock.now())} · {memory.size} bytes"
+    return f"{line(memory.rel_path)} · {age_text(memory.mtime, clock.now())} · {memory.size} bytes"
