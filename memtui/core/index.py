@@ -17,7 +17,7 @@ from __future__ import annotations
 import posixpath
 import re
 from bisect import bisect_left
-from collections.abc import Callable, Iterable, Set
+from collections.abc import Callable, Iterable, Sequence, Set
 from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import chain
@@ -300,6 +300,18 @@ def _list_item_re(bullet: str) -> re.Pattern[str]:
     return _js_re(f"^( {{0,3}}{bullet})((?:[\\t ][^\\n]*)?(?:\\n|$))")
 
 
+@lru_cache(maxsize=64)
+def _one_line_items_re(bullet: str) -> re.Pattern[str]:
+    """A run of one-line items, each followed by another: ``- x`` at column 0, then a space and
+    a printable ASCII character that is no ``-*_`` (so no line of it is a thematic break).
+
+    For such a line marked's item loop ends the item at the next line (that line starts a
+    sibling item: the ``next_bullet`` breaker matches it), so the whole run is skipped at once.
+    The last line of the run is left to the item loop, which sees what follows it."""
+    line = f"{bullet} (?![-*_])[!-~][^\\n]*\\n"
+    return re.compile(f"(?:{line})+(?={bullet} (?![-*_])[!-~])")
+
+
 @dataclass(frozen=True)
 class _ItemBreakers:
     """The regexes that end a list item, for one indentation."""
@@ -353,7 +365,14 @@ class _Token:
 
 
 class _BlockLexer:
-    """Port of marked's ``Lexer.blockTokens`` for the options CC uses (gfm off, top level)."""
+    """Port of marked's ``Lexer.blockTokens`` for the options CC uses (gfm off, top level).
+
+    ``fast``: skip runs of one-line list items with one regex (same tokens; the item loop
+    costs a Python loop per line, seconds for a 50,000-line index). False only in tests, to
+    check the two agree."""
+
+    def __init__(self, *, fast: bool = True) -> None:
+        self.fast = fast
 
     def lex(self, src: str) -> list[_Token]:
         tokens: list[_Token] = []
@@ -474,9 +493,14 @@ class _BlockLexer:
         bull = js_trim(cap.group(1))
         bullet = ("\\d{1,9}\\" + bull[-1]) if len(bull) > 1 else "\\" + bull
         item_re = _list_item_re(bullet)
+        run_re = _one_line_items_re(bullet) if self.fast else None
         p = pos
         items = 0
         while p < len(src):
+            run = run_re.match(src, p) if run_re is not None else None
+            if run is not None:
+                items += run.group(0).count("\n")
+                p = run.end()
             item = item_re.match(src, p)
             if not item or _HR.match(src, p):
                 break
@@ -552,7 +576,7 @@ def _ends_lazy_continuation(previous: str, breakers: _ItemBreakers) -> bool:
 @dataclass
 class _Stripped:
     text: str
-    line_map: list[int]
+    line_map: Sequence[int]  # a range when the text is one slice of the raw file
     problems: list[str] = field(default_factory=list)
 
 
@@ -568,17 +592,37 @@ class _RawLines:
 
 
 def _line_map(
-    pieces: list[tuple[str, int | None]], line_of: Callable[[int], int], first_line: int
+    pieces: list[tuple[str, int | None]],
+    line_of: Callable[[int], int],
+    first_line: int,
+    *,
+    linear: bool = False,
 ) -> list[int]:
     """For each line of ``''.join(text for text, _ in pieces)``, the raw line it starts on.
 
     A line that starts at the very end (after a final newline, or in an empty text) is given the
-    raw line just after that newline.
+    raw line just after that newline. ``linear``: every newline of a piece with an origin is a
+    newline of the raw file (no CR was normalized), so its lines are consecutive raw lines and
+    ``line_of`` is needed once per piece instead of once per line.
     """
     line_map: list[int] = []
     pending_line: int | None = first_line  # where the next line starts, if one is pending
     last_line = first_line
     for text, origin in pieces:
+        if linear and origin is not None and text:
+            first = line_of(origin)
+            newlines = text.count("\n")
+            if pending_line is not None:
+                line_map.append(first)
+            line_map.extend(range(first + 1, first + newlines))
+            pending_line = None
+            last_line = first + newlines
+            if newlines and text.endswith("\n"):
+                pending_line = first + newlines
+                last_line -= 1
+            elif newlines:
+                line_map.append(first + newlines)
+            continue
         start = 0
         while start < len(text):
             line = line_of(origin + start) if origin is not None else last_line
@@ -656,19 +700,20 @@ def _strip_tokens(tokens: list[_Token]) -> tuple[list[tuple[str, int | None]], l
     return pieces, unclosed
 
 
-def _unchanged(content: str, start: int, raw_lines: _RawLines, problems: list[str]) -> _Stripped:
-    line_map = _line_map([(content, start)], raw_lines.line_of, raw_lines.line_of(start))
-    return _Stripped(content, line_map, problems)
+def _unchanged(raw: str, start: int, problems: list[str]) -> _Stripped:
+    """``raw[start:]`` as it is: its lines are the raw lines from the one ``start`` is on."""
+    first = raw.count("\n", 0, start) + 1
+    return _Stripped(raw[start:], range(first, first + raw.count("\n", start) + 1), problems)
 
 
 def _strip(raw: str) -> _Stripped:
     """CC's main-session preprocessing of MEMORY.md, with the raw line of every output line."""
-    raw_lines = _RawLines(raw)
     front = FRONTMATTER.match(raw)
     body_start = front.end() if front else 0
     content = raw[body_start:]
     if "<!--" not in content:
-        return _unchanged(content, body_start, raw_lines, [])
+        return _unchanged(raw, body_start, [])
+    raw_lines = _RawLines(raw)
     normalized, collapsed = _normalize_newlines(content)
 
     def line_of(offset: int) -> int:
@@ -677,7 +722,7 @@ def _strip(raw: str) -> _Stripped:
     try:
         tokens = _BlockLexer().lex(normalized)
     except RecursionError:  # thousands of nested quotes: leave the text as it is
-        return _unchanged(content, body_start, raw_lines, ["too deeply nested to strip comments"])
+        return _unchanged(raw, body_start, ["too deeply nested to strip comments"])
     pieces, unclosed = _strip_tokens(tokens)
     text = "".join(part for part, _ in pieces)
     problems = [
@@ -685,12 +730,14 @@ def _strip(raw: str) -> _Stripped:
         "after it as text"
         for offset in unclosed
     ]
-    return _Stripped(text, _line_map(pieces, line_of, raw_lines.line_of(body_start)), problems)
+    first_line = raw_lines.line_of(body_start)
+    line_map = _line_map(pieces, line_of, first_line, linear="\r" not in content)
+    return _Stripped(text, line_map, problems)
 
 
 def _unstripped(raw: str) -> _Stripped:
     """Agent memory: the raw file, line ``i`` on raw line ``i + 1``."""
-    return _Stripped(raw, list(range(1, raw.count("\n") + 2)))
+    return _Stripped(raw, range(1, raw.count("\n") + 2))
 
 
 def strip_for_main_session(raw: str) -> tuple[str, list[int]]:
@@ -702,19 +749,23 @@ def strip_for_main_session(raw: str) -> tuple[str, list[int]]:
     comment's last line is kept; an unclosed ``<!--`` is kept verbatim.
     """
     stripped = _strip(raw)
-    return stripped.text, stripped.line_map
+    return stripped.text, list(stripped.line_map)
 
 
 # ---------------------------------------------------------------------------------------------
 # Index entries
 # ---------------------------------------------------------------------------------------------
 
+# Searched through "\n" + the file: the literal newline lets the regex engine jump from line
+# start to line start (nothing else in it matches a newline, and ``rest`` stops before one).
 _ENTRY = _lazy_re(
-    r"^[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+"
-    r"\[(?P<title>(?:[^\[\]\\\n]|\\.|\[[^\[\]\n]*\])*)\]"
-    r"\((?P<dest><[^<>\n]*>|(?:[^\s()\\]|\\.|\([^\s()]*\))*)"
+    r"\n(?P<line>[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+"
+    # possessive loops: each alternative starts with a different character, so no match needs
+    # to give characters back, and runs of plain characters are taken at once
+    r"\[(?P<title>(?:[^\[\]\\\n]++|\\.|\[[^\[\]\n]*+\])*+)\]"
+    r"\((?P<dest><[^<>\n]*>|(?:[^\s()\\]++|\\.|\([^\s()]*+\))*+)"
     r"""(?:[ \t]+(?:"[^"\n]*"|'[^'\n]*'|\([^()\n]*\)))?[ \t]*\)"""
-    r"(?P<rest>.*)$"
+    r"(?P<rest>[^\n]*))"
 )
 _HOOK_SEPARATOR = _lazy_re(r"^\s*(?:[—–:]|-(?=\s|$))\s*")
 _SCHEME = _lazy_re(r"^[A-Za-z][A-Za-z0-9+.-]*:")
@@ -728,15 +779,18 @@ def parse_entries(raw: str) -> list[IndexEntry]:
     brackets removed), ``None`` when empty. Lines are 1-based raw lines.
     """
     entries: list[IndexEntry] = []
-    for number, line in enumerate(raw.split("\n"), start=1):
-        line = line.removesuffix("\r")
-        match = _ENTRY.match(line)
-        if not match:
-            continue
+    text = "\n" + raw
+    number, counted = 0, 0  # the number of newlines of ``text`` before ``counted``
+    for match in _ENTRY.finditer(text):
+        number += text.count("\n", counted, match.start() + 1)
+        counted = match.start() + 1
+        line = match.group("line").removesuffix("\r")
         dest = match.group("dest")
         if dest.startswith("<") and dest.endswith(">"):
             dest = dest[1:-1]
-        hook = _HOOK_SEPARATOR.sub("", match.group("rest"), count=1).strip()
+        rest = match.group("rest")
+        separator = _HOOK_SEPARATOR.match(rest)
+        hook = (rest[separator.end() :] if separator else rest).strip()
         entries.append(
             IndexEntry(
                 line=number, title=match.group("title"), target=dest or None, hook=hook, raw=line
@@ -790,8 +844,8 @@ def _utf8_length(text: str) -> int:
     return len(text.encode("utf-8", "surrogatepass"))
 
 
-def _hidden_entry_problems(entries: list[IndexEntry], line_map: list[int]) -> list[str]:
-    present = set(line_map)
+def _hidden_entry_problems(entries: list[IndexEntry], line_map: Sequence[int]) -> list[str]:
+    present = line_map if isinstance(line_map, range) else set(line_map)
     return [
         f"line {entry.line}: entry [{entry.title}] is inside frontmatter or an HTML comment; "
         "Claude Code never sees it"
@@ -870,7 +924,13 @@ def resolve_target(target: str, index_dir: str = "") -> str:
     return posixpath.normpath(posixpath.join(index_dir, path)) if path else ""
 
 
+_PLAIN_NAME = _lazy_re(r"[\w\-][\w\- .]*")
+
+
 def _target_in_store(target: str, index_dir: str, store_files: Set[str]) -> str | None:
+    if not index_dir and _PLAIN_NAME.fullmatch(target) and not target.endswith("."):
+        # a bare file name: resolve_target and unquote leave it as it is
+        return target if target in store_files else None
     for candidate in (target, unquote(target)):
         resolved = resolve_target(candidate, index_dir)
         if resolved in store_files:

@@ -63,10 +63,12 @@ def format_value(value: Any) -> str:
 def entries_pointing_to(store: Store, memory: Memory) -> list[str]:
     if store.index is None:
         return []
+    name = memory.rel_path.rsplit("/", 1)[-1]
+    # the name test first: normalize() on each of 50,000 entries costs a second per selection
     return [
         f"line {e.line}: {e.raw.strip()}"
         for e in store.index.entries
-        if normalize(e.target) == memory.rel_path
+        if e.target and name in e.target and normalize(e.target) == memory.rel_path
     ]
 
 
@@ -185,7 +187,9 @@ class DetailPane(VerticalScroll):
         head.update(Text(f"reading {ref.memory.rel_path} …", style="dim"))
         self.load(ref)
 
-    @work(thread=True, exclusive=True, group="detail", exit_on_error=False)
+    # a description of its own: Textual would otherwise repr() the NodeRef, i.e. the whole store
+    # and its index report (50,000 entries of a huge MEMORY.md: seconds, on every selection)
+    @work(thread=True, exclusive=True, group="detail", exit_on_error=False, description="detail")
     def load(self, ref: NodeRef) -> None:
         memory = ref.memory
         assert memory is not None
