@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -158,3 +159,30 @@ def test_watch_targets_cover_every_store_and_container(ctx: Context, home: DemoH
     assert home.claude_home / "agent-memory" in targets.roots
     assert home.project / ".claude" / "agent-memory-snapshots" in targets.roots
     assert targets.sessions_root.parent == home.claude_home / "projects"
+
+
+def test_a_burst_is_planned_with_one_realpath_per_folder_and_store(
+    ctx: Context, home: DemoHome, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """200 files written at once: each store root and each folder is resolved once, not twice
+    per file and store (that took seconds with a few dozen stores)."""
+    result = scan(ctx)
+    targets = watch_targets(ctx, result)
+    auto = store_of(result, StoreKind.AUTO)
+    team = store_of(result, StoreKind.TEAM)  # inside the auto store's root: the deeper wins
+    changed = {auto.path / f"burst_{i:03}.md" for i in range(150)}
+    changed |= {auto.path / "logs" / f"log_{i:02}.md" for i in range(25)}
+    changed |= {team.path / f"team_{i:02}.md" for i in range(25)}
+    calls: list[str] = []
+    real = os.path.realpath
+
+    def counting(path: os.PathLike[str] | str, *, strict: bool = False) -> str:
+        calls.append(os.fspath(path))
+        return real(path, strict=strict)
+
+    monkeypatch.setattr(os.path, "realpath", counting)
+    plan = plan_refresh(result, targets, changed)
+    monkeypatch.undo()
+    assert plan.stores == {auto.path, team.path} and not plan.structural
+    assert len(result.stores) > 10
+    assert len(calls) <= len(result.stores) + 3, len(calls)
