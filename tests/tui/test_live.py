@@ -219,7 +219,6 @@ async def test_a_burst_of_200_files_all_shows_up(home: DemoHome) -> None:
         seconds = await wait_until(
             pilot, lambda: set(names) <= set(tree_memories(screen, "auto")), 3.0
         )
-        print(f"burst visible after {seconds:.2f} s")
         assert seconds < 3.0
         memories = tree_memories(screen, "auto")
         assert all(memories[name].description == name for name in names)
