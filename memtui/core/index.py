@@ -779,23 +779,21 @@ def parse_entries(raw: str) -> list[IndexEntry]:
     brackets removed), ``None`` when empty. Lines are 1-based raw lines.
     """
     entries: list[IndexEntry] = []
+    append = entries.append
     text = "\n" + raw
+    count = text.count
+    separator = _HOOK_SEPARATOR.match
     number, counted = 0, 0  # the number of newlines of ``text`` before ``counted``
-    for match in _ENTRY.finditer(text):
-        number += text.count("\n", counted, match.start() + 1)
-        counted = match.start() + 1
-        line = match.group("line").removesuffix("\r")
-        dest = match.group("dest")
+    for match in _ENTRY.finditer(text):  # one pass, no Python work for the other lines
+        start = match.start() + 1
+        number += count("\n", counted, start)
+        counted = start
+        line, title, dest, rest = match.group(1, 2, 3, 4)  # line, title, dest, rest
         if dest.startswith("<") and dest.endswith(">"):
             dest = dest[1:-1]
-        rest = match.group("rest")
-        separator = _HOOK_SEPARATOR.match(rest)
-        hook = (rest[separator.end() :] if separator else rest).strip()
-        entries.append(
-            IndexEntry(
-                line=number, title=match.group("title"), target=dest or None, hook=hook, raw=line
-            )
-        )
+        hook = separator(rest)
+        hook_text = (rest[hook.end() :] if hook else rest).strip()
+        append(IndexEntry(number, title, dest or None, hook_text, line.removesuffix("\r")))
     return entries
 
 
@@ -924,13 +922,10 @@ def resolve_target(target: str, index_dir: str = "") -> str:
     return posixpath.normpath(posixpath.join(index_dir, path)) if path else ""
 
 
-_PLAIN_NAME = _lazy_re(r"[\w\-][\w\- .]*")
+_PLAIN_NAME = _lazy_re(r"[\w\-][\w\- .]*")  # no ``:/\\~#?%``: never external, never rewritten
 
 
 def _target_in_store(target: str, index_dir: str, store_files: Set[str]) -> str | None:
-    if not index_dir and _PLAIN_NAME.fullmatch(target) and not target.endswith("."):
-        # a bare file name: resolve_target and unquote leave it as it is
-        return target if target in store_files else None
     for candidate in (target, unquote(target)):
         resolved = resolve_target(candidate, index_dir)
         if resolved in store_files:
@@ -1030,9 +1025,16 @@ def index_health(
     dangling: list[IndexEntry] = []
     pointed: set[str] = set()
     for entry in report.entries:
-        if entry.target is None or is_external_target(entry.target):
+        target = entry.target
+        if target is None:
             continue
-        found = _target_in_store(entry.target, index_dir, store_files)
+        if not index_dir and _PLAIN_NAME.fullmatch(target):
+            # a bare file name: no URL, and resolve_target and unquote leave it as it is
+            found = target if target in store_files else None
+        elif is_external_target(target):
+            continue
+        else:
+            found = _target_in_store(target, index_dir, store_files)
         if found is None:
             dangling.append(entry)
         else:
