@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import posixpath
 import re
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Sequence, Set
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -898,11 +898,10 @@ def load_report(path: str, raw: str, *, agent: bool) -> LoadReport:
     report.warning = warning.removeprefix("\n\n")
     report.cut_line = stripped.line_map[first_line_index + cut.last_line]
     report.cut_partial = cut.partial
-    report.dropped = [
-        DroppedEntry(line=entry.line, title=entry.title, target=entry.target)
-        for entry in entries
-        if entry.line > report.cut_line or (cut.partial and entry.line == report.cut_line)
-    ]
+    # entries are in line order: the dropped ones are the tail from the first one past the cut
+    last_kept = report.cut_line - 1 if cut.partial else report.cut_line
+    first = bisect_right([entry.line for entry in entries], last_kept)
+    report.dropped = [DroppedEntry(e.line, e.title, e.target) for e in entries[first:]]
     return report
 
 

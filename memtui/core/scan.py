@@ -159,7 +159,8 @@ def compute_store_index(
     path = store.path / name
     result = read_full(path, store.path)
     raw = result.data.decode("utf-8", errors="replace") if result.readable else ""
-    report = load_report(str(path), raw, agent=store.kind == StoreKind.AGENT)
+    with gc_paused():  # a runaway index makes 100,000 objects: no collection walks them all
+        report = load_report(str(path), raw, agent=store.kind == StoreKind.AGENT)
     report.problems = list(result.problems) + report.problems
     others = [m for m in store.memories if not m.is_index and m.rel_path != name]
     files = {m.rel_path for m in others if m.rel_path.endswith(".md")}

@@ -12,14 +12,14 @@ from memtui.core.plaintext import escape_controls
 
 METER_WIDTH = 24
 
-LINES_PAST_CUT = 60
+LINES_PAST_CUT = 20
 """Lines shown after the cut; a huge index is not rendered whole (press r for the raw file)."""
 
 MAX_LINES_SHOWN = 600
 MAX_LINE_CHARS = 500
 """Characters of one line shown; the rest is counted ("… (N more chars)")."""
 MAX_TITLE_CHARS = 200
-MAX_LIST_SHOWN = 50
+MAX_LIST_SHOWN = 25
 """Items shown of each list (entries past the cut, each health list, problems)."""
 
 
