@@ -19,7 +19,7 @@ from memtui.core.demo import DemoHome, build_demo_home, huge_index_lines, write_
 from memtui.tui.screens.main import MainScreen
 from memtui.tui.testing import settle
 from memtui.tui.widgets.detail import DetailPane
-from memtui.tui.widgets.index_view import MAX_LINE_CHARS, MAX_LIST_SHOWN
+from memtui.tui.widgets.index_view import MAX_LINE_CHARS, MAX_LIST_SHOWN, MAX_RAW_LINES
 from memtui.tui.widgets.store_tree import StoreTree
 
 SIZE = (160, 45)
@@ -94,6 +94,16 @@ async def test_a_50000_line_index_paints_capped_and_reselects_quickly(home: Demo
         assert "more lines (r shows the raw file)" in text
         assert sum("does not exist" in row for row in rows) == MAX_LIST_SHOWN
         assert await reselect_seconds(pilot, detail, tree, key, home) < RESELECTS_WITHIN
+        # r: the raw file, also capped
+        start = time.monotonic()
+        await pilot.press("r")
+        await settle(pilot)
+        assert detail.raw_mode and time.monotonic() - start < RESELECTS_WITHIN
+        raw = detail.query_one("#detail-raw", Static)
+        assert 0 < raw.size.height <= MAX_RAW_LINES + 50  # every 100th line wraps once
+        raw_rows = rendered(raw.content, raw.size.width)
+        assert raw_rows[0] == "# Memory index"
+        assert f"… {HUGE_LINES + 3 - MAX_RAW_LINES:,} more lines not shown" in raw_rows
 
 
 async def test_a_5_mb_line_is_cut_in_the_index_view(home: DemoHome) -> None:

@@ -23,7 +23,7 @@ from memtui.core.scan import INDEX_NAME, load_full_text
 from memtui.tui import clock
 from memtui.tui.labels import snapshot_badge
 from memtui.tui.nodes import NodeRef, normalize
-from memtui.tui.widgets.index_view import index_body, index_pinned
+from memtui.tui.widgets.index_view import index_body, index_pinned, raw_lines
 
 
 @dataclass
@@ -215,7 +215,7 @@ class DetailPane(VerticalScroll):
             raw.display = self.raw_mode
             if self.raw_mode:
                 head.update(Text("raw file (r: back to the numbered view)", style="dim"))
-                raw.update(Text(loaded.text))
+                raw.update(raw_lines(loaded.text))
             else:
                 head.update(index_body(store.index, loaded.text))
             return

@@ -16,6 +16,7 @@ LINES_PAST_CUT = 20
 """Lines shown after the cut; a huge index is not rendered whole (press r for the raw file)."""
 
 MAX_LINES_SHOWN = 600
+MAX_RAW_LINES = 1_000
 MAX_LINE_CHARS = 500
 """Characters of one line shown; the rest is counted ("… (N more chars)")."""
 MAX_TITLE_CHARS = 200
@@ -118,6 +119,19 @@ def numbered_lines(raw: str, report: LoadReport) -> Text:
     if total > limit:
         more = total - limit
         out.append(f"… {more:,} more lines (r shows the raw file)\n", style="dim italic")
+    return out
+
+
+def raw_lines(raw: str) -> Text:
+    """The file as it is (``r``), as plain text: its first ``MAX_RAW_LINES`` lines, each cut to
+    ``MAX_LINE_CHARS`` characters (a 50,000-line index would freeze the pane)."""
+    out = Text()
+    for line in first_lines(raw, MAX_RAW_LINES):
+        out.append_text(plain(line.removesuffix("\r")))
+        out.append("\n")
+    total = line_count(raw)
+    if total > MAX_RAW_LINES:
+        out.append(f"… {total - MAX_RAW_LINES:,} more lines not shown\n", style="dim italic")
     return out
 
 
