@@ -596,20 +596,22 @@ def _line_map(
     line_of: Callable[[int], int],
     first_line: int,
     *,
-    linear: bool = False,
+    source: str | None = None,
 ) -> list[int]:
     """For each line of ``''.join(text for text, _ in pieces)``, the raw line it starts on.
 
     A line that starts at the very end (after a final newline, or in an empty text) is given the
-    raw line just after that newline. ``linear``: every newline of a piece with an origin is a
-    newline of the raw file (no CR was normalized), so its lines are consecutive raw lines and
-    ``line_of`` is needed once per piece instead of once per line.
+    raw line just after that newline. ``source``: the text the origins point into, when each of
+    its newlines is a newline of the raw file (no CR was normalized): a piece that is the slice
+    of ``source`` at its origin then spans consecutive raw lines, and ``line_of`` is needed once
+    per piece instead of once per line. (Not every piece is such a slice: marked adds a newline
+    for a blank line of spaces.)
     """
     line_map: list[int] = []
     pending_line: int | None = first_line  # where the next line starts, if one is pending
     last_line = first_line
     for text, origin in pieces:
-        if linear and origin is not None and text:
+        if source is not None and origin is not None and text and source.startswith(text, origin):
             first = line_of(origin)
             newlines = text.count("\n")
             if pending_line is not None:
@@ -731,7 +733,8 @@ def _strip(raw: str) -> _Stripped:
         for offset in unclosed
     ]
     first_line = raw_lines.line_of(body_start)
-    line_map = _line_map(pieces, line_of, first_line, linear="\r" not in content)
+    source = None if "\r" in content else normalized  # its newlines are the raw file's
+    line_map = _line_map(pieces, line_of, first_line, source=source)
     return _Stripped(text, line_map, problems)
 
 
