@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from memtui.cli import main
-from memtui.core.demo import DemoHome, build_demo_home, write_index
+from memtui.core.demo import DemoHome, build_demo_home, write_index, write_memory
 
 STORE_KEYS = {
     "kind", "scope", "agent", "session", "path", "exists", "enabled", "rule", "index",
@@ -163,3 +163,25 @@ def test_python_dash_m_and_env_vars(demo: DemoHome, tmp_path: Path) -> None:
     assert data["project"] == str(demo.project)
     agentmemory = next(s for s in data["stores"] if s["kind"] == "agentmemory")
     assert agentmemory["path"] == str(demo.agent_memory_home) and agentmemory["exists"]
+
+
+@pytest.mark.parametrize("beside", [True, False])
+def test_index_of_another_file_reports_that_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], beside: bool
+) -> None:
+    """``memtui index DIR/other.md`` measures other.md, with or without a MEMORY.md beside it."""
+    if beside:
+        write_index(tmp_path, ["- [Real](real.md) — the real index"])
+    write_memory(tmp_path, "real.md", description="a memory")
+    other = tmp_path / "other.md"
+    other.write_text("".join(f"- [T{i}](t{i}.md) — hook\n" for i in range(250)), encoding="utf-8")
+    code, out, err = run(capsys, "index", str(other), "--json")
+    assert code == 0, err
+    report = json.loads(out)
+    assert report["path"] == str(other)
+    assert report["lines"] == 250 and report["cut_line"] == 200 and report["entries"] == 250
+    assert len(report["health"]["dangling"]) == 250
+    assert report["health"]["orphans"] == ["real.md"]  # other.md is no orphan of itself
+    code, out, _ = run(capsys, "index", str(other))
+    assert code == 0
+    assert out.startswith("other.md: 250 lines / 200") and "line 201: T200" in out

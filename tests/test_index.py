@@ -6,12 +6,15 @@ Expected values were checked against Claude Code v2.1.88's own code (``truncateE
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from unittest.mock import patch
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from memtui.core import index as index_module
 from memtui.core.contents import DroppedEntry, IndexHealth, LoadReport
 from memtui.core.index import (
     EMPTY_AGENT_INDEX,
@@ -417,6 +420,67 @@ def test_line_map_covers_every_stripped_line(raw: str) -> None:
     assert len(line_map) == text.count("\n") + 1
     assert line_map == sorted(line_map)
     assert all(1 <= line <= raw.count("\n") + 1 for line in line_map)
+
+
+LIST_LINES = [
+    "- [a](b.md) — h", "- x", "-  two", "- - -", "- * *", "- _x", "* [a](b)", "* x", "* * *",
+    "+ x", "1. [a](b)", "2. x", "3) x", "-\tx", "  - nested", " - one", "- ", "-", "    - deep",
+    "- ~~~", "- `x`", "- <b>", "- #", "- ]", "1.  x", "10. x", "- ä", "text", "",
+]  # fmt: skip
+listish = st.lists(
+    st.sampled_from(LIST_LINES) | st.sampled_from(FRAGMENTS), min_size=2, max_size=60
+).map("\n".join)
+
+
+@settings(max_examples=500, deadline=None)
+@given(raw=listish | markdownish)
+@example(raw="- x\n- - -\n- y\n")  # a thematic break ends the list
+@example(raw="* x\n* * *\n* y")
+@example(raw="- a\n- b\n  more\n- c\n\n- d\n1. e\n2. f\n- g")
+@example(raw="- a\n- b\n<!-- c -->\n- d\n# h\n- e\n```\n- f\n```")
+def test_skipping_one_line_list_items_gives_marked_s_tokens(raw: str) -> None:
+    """The regex that skips runs of one-line items agrees with marked's item loop."""
+    src = raw.replace("\r\n", "\n").replace("\r", "\n")
+    fast = index_module._BlockLexer(fast=True).lex(src)
+    slow = index_module._BlockLexer(fast=False).lex(src)
+    assert [(t.type, t.raw, t.parts) for t in fast] == [(t.type, t.raw, t.parts) for t in slow]
+
+
+@settings(max_examples=300, deadline=None)
+@given(raw=listish | markdownish, comment=st.booleans())
+@example(raw="- [a](b.md) — h\n- ", comment=True)  # marked's "\n" for the trailing " "
+def test_line_maps_per_piece_equal_the_per_line_ones(raw: str, comment: bool) -> None:
+    """Without CRs (a slice of the raw file), a piece's lines are consecutive raw lines."""
+    raw = ("<!-- c -->\n" if comment else "") + raw.replace("\r", "")
+    original = index_module._line_map
+    seen: list[bool] = []
+
+    def both(
+        pieces: list[tuple[str, int | None]], line_of: Callable[[int], int], first_line: int,
+        *, source: str | None = None,
+    ) -> list[int]:
+        seen.append(source is not None)
+        result = original(pieces, line_of, first_line, source=source)
+        assert result == original(pieces, line_of, first_line)
+        return result
+
+    with patch.object(index_module, "_line_map", both):
+        _text, line_map = strip_for_main_session(raw)
+    front = index_module.FRONTMATTER.match(raw)
+    start = front.end() if front else 0
+    assert seen == ([True] if "<!--" in raw[start:] else [])
+    if "<!--" not in raw[start:]:  # the file as it is: lines from the one the body starts on
+        lines = index_module._RawLines(raw)
+        assert line_map == original([(raw[start:], start)], lines.line_of, lines.line_of(start))
+
+
+@given(name=st.from_regex(r"[\w\-][\w\- .]*", fullmatch=True), present=st.booleans())
+def test_a_plain_file_name_is_its_own_store_path(name: str, present: bool) -> None:
+    """The health check's shortcut for bare names agrees with the general resolution."""
+    files = {name} if present else set()
+    assert index_module._PLAIN_NAME.fullmatch(name)
+    assert not is_external_target(name)
+    assert index_module._target_in_store(name, "", files) == (name if present else None)
 
 
 def test_load_report_survives_deep_nesting() -> None:

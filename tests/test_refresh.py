@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+import os
+import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from memtui.core import scan as scan_module
+from memtui.core.cache import RACY_SECONDS, ScanCache
 from memtui.core.contents import ScanResult, Store
 from memtui.core.demo import DemoHome, build_demo_home, write_memory, write_synced
 from memtui.core.locations import Context
 from memtui.core.model import StoreKind
 from memtui.core.refresh import plan_refresh, refresh, watch_targets
-from memtui.core.scan import scan
+from memtui.core.scan import cache_for, scan
 
 
 @pytest.fixture
@@ -158,3 +163,55 @@ def test_watch_targets_cover_every_store_and_container(ctx: Context, home: DemoH
     assert home.claude_home / "agent-memory" in targets.roots
     assert home.project / ".claude" / "agent-memory-snapshots" in targets.roots
     assert targets.sessions_root.parent == home.claude_home / "projects"
+
+
+def test_a_burst_is_planned_with_one_realpath_per_folder_and_store(
+    ctx: Context, home: DemoHome, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """200 files written at once: each store root and each folder is resolved once, not twice
+    per file and store (that took seconds with a few dozen stores)."""
+    result = scan(ctx)
+    targets = watch_targets(ctx, result)
+    auto = store_of(result, StoreKind.AUTO)
+    team = store_of(result, StoreKind.TEAM)  # inside the auto store's root: the deeper wins
+    changed = {auto.path / f"burst_{i:03}.md" for i in range(150)}
+    changed |= {auto.path / "logs" / f"log_{i:02}.md" for i in range(25)}
+    changed |= {team.path / f"team_{i:02}.md" for i in range(25)}
+    calls: list[str] = []
+    real = os.path.realpath
+
+    def counting(path: os.PathLike[str] | str, *, strict: bool = False) -> str:
+        calls.append(os.fspath(path))
+        return real(path, strict=strict)
+
+    monkeypatch.setattr(os.path, "realpath", counting)
+    plan = plan_refresh(result, targets, changed)
+    monkeypatch.undo()
+    assert plan.stores == {auto.path, team.path} and not plan.structural
+    assert len(result.stores) > 10
+    assert len(calls) <= len(result.stores) + 3, len(calls)
+
+
+def test_a_refresh_with_the_scan_cache_reads_only_the_changed_headers(
+    ctx: Context, home: DemoHome, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One new file in a store of ~250: its header is read, the others come from the cache
+    (each rescan parsed the whole store: a quarter of a second per refresh in the demo)."""
+    monkeypatch.setattr(ScanCache, "clock", staticmethod(lambda: time.time() + RACY_SECONDS + 5))
+    result = scan(ctx, cache=cache_for(ctx))  # saves the cache, the files "long" unchanged
+    auto = store_of(result, StoreKind.AUTO)
+    assert len(auto.memories) > 100
+    new = write_memory(auto.path, "fresh_one.md", description="just written")
+    read: list[str] = []
+    original = scan_module.read_header
+
+    def counting(path: Path, *args: Any, **kwargs: Any) -> Any:
+        read.append(str(path))
+        return original(path, *args, **kwargs)
+
+    monkeypatch.setattr(scan_module, "read_header", counting)
+    after = refresh(ctx, result, {new}, cache=cache_for(ctx))
+    assert descriptions(store_of(after, StoreKind.AUTO))["fresh_one.md"] == "just written"
+    assert descriptions(store_of(after, StoreKind.AUTO)) == {
+        **descriptions(auto), "fresh_one.md": "just written"}
+    assert str(new) in read and len(read) <= 5, read

@@ -28,7 +28,8 @@ def store_heading(store: Store, ctx: Context) -> str:
 
 def index_summary(report: LoadReport) -> list[str]:
     lines = [
-        f"MEMORY.md: {report.lines} lines / 200, {report.units:,} units / 25,000, "
+        f"{Path(report.path).name}: {report.lines} lines / 200, "
+        f"{report.units:,} units / 25,000, "
         f"binds: {report.binds}"
     ]
     if report.cut_line is not None:
@@ -114,18 +115,22 @@ def cmd_scan(args: argparse.Namespace) -> int:
 
 
 def cmd_index(args: argparse.Namespace) -> int:
-    from memtui.core.scan import scan_store
+    from memtui.core.scan import INDEX_NAME, compute_store_index, own_index_dirs, scan_store
     from memtui.core.serialize import load_report_json
 
     path: Path = args.path
     if path.is_dir():
-        path = path / "MEMORY.md"
+        path = path / INDEX_NAME
     if not path.is_file():
         say(f"memtui index: {shown(path)} is not a file", err=True)
         return EXIT_USAGE
     kind = StoreKind.AGENT if args.agent else StoreKind.AUTO
-    store = scan_store(StoreLocation(kind=kind, path=path.parent, rule="given on the command line"))
-    report = store.index
+    location = StoreLocation(kind=kind, path=path.parent, rule="given on the command line")
+    if path.name == INDEX_NAME:
+        report = scan_store(location).index
+    else:  # any other file is measured as if it were the index of its folder
+        store = scan_store(location, index=False)
+        report = compute_store_index(store, own_index_dirs(store), path.name)
     if report is None:
         say(f"memtui index: cannot read {shown(path)}", err=True)
         return EXIT_USAGE

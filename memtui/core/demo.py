@@ -236,6 +236,17 @@ def index_entry(title: str, target: str, hook: str) -> str:
     return f"- [{title}]({target}) — {hook}"
 
 
+def huge_index_lines(count: int = 50_000) -> list[str]:
+    """A runaway MEMORY.md (benchmarks and tests): a comment (so comments are stripped the
+    way CC strips them), then ``count`` entries to files that do not exist, every 100th one
+    longer than 200 characters."""
+    lines = ["# Memory index", "<!-- written by a runaway agent -->", ""]
+    for i in range(count):
+        hook = f"note {i} about the checkout flow" + (" and more" * 25 if i % 100 == 0 else "")
+        lines.append(index_entry(f"Note {i}", f"note-{i}.md", hook))
+    return lines
+
+
 # --------------------------------------------------------------------------- sessions
 
 

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import posixpath
 import re
-from bisect import bisect_left
-from collections.abc import Callable, Iterable, Set
+from bisect import bisect_left, bisect_right
+from collections.abc import Callable, Iterable, Sequence, Set
 from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import chain
@@ -300,6 +300,18 @@ def _list_item_re(bullet: str) -> re.Pattern[str]:
     return _js_re(f"^( {{0,3}}{bullet})((?:[\\t ][^\\n]*)?(?:\\n|$))")
 
 
+@lru_cache(maxsize=64)
+def _one_line_items_re(bullet: str) -> re.Pattern[str]:
+    """A run of one-line items, each followed by another: ``- x`` at column 0, then a space and
+    a printable ASCII character that is no ``-*_`` (so no line of it is a thematic break).
+
+    For such a line marked's item loop ends the item at the next line (that line starts a
+    sibling item: the ``next_bullet`` breaker matches it), so the whole run is skipped at once.
+    The last line of the run is left to the item loop, which sees what follows it."""
+    line = f"{bullet} (?![-*_])[!-~][^\\n]*\\n"
+    return re.compile(f"(?:{line})+(?={bullet} (?![-*_])[!-~])")
+
+
 @dataclass(frozen=True)
 class _ItemBreakers:
     """The regexes that end a list item, for one indentation."""
@@ -353,7 +365,14 @@ class _Token:
 
 
 class _BlockLexer:
-    """Port of marked's ``Lexer.blockTokens`` for the options CC uses (gfm off, top level)."""
+    """Port of marked's ``Lexer.blockTokens`` for the options CC uses (gfm off, top level).
+
+    ``fast``: skip runs of one-line list items with one regex (same tokens; the item loop
+    costs a Python loop per line, seconds for a 50,000-line index). False only in tests, to
+    check the two agree."""
+
+    def __init__(self, *, fast: bool = True) -> None:
+        self.fast = fast
 
     def lex(self, src: str) -> list[_Token]:
         tokens: list[_Token] = []
@@ -474,9 +493,14 @@ class _BlockLexer:
         bull = js_trim(cap.group(1))
         bullet = ("\\d{1,9}\\" + bull[-1]) if len(bull) > 1 else "\\" + bull
         item_re = _list_item_re(bullet)
+        run_re = _one_line_items_re(bullet) if self.fast else None
         p = pos
         items = 0
         while p < len(src):
+            run = run_re.match(src, p) if run_re is not None else None
+            if run is not None:
+                items += run.group(0).count("\n")
+                p = run.end()
             item = item_re.match(src, p)
             if not item or _HR.match(src, p):
                 break
@@ -552,7 +576,7 @@ def _ends_lazy_continuation(previous: str, breakers: _ItemBreakers) -> bool:
 @dataclass
 class _Stripped:
     text: str
-    line_map: list[int]
+    line_map: Sequence[int]  # a range when the text is one slice of the raw file
     problems: list[str] = field(default_factory=list)
 
 
@@ -568,17 +592,39 @@ class _RawLines:
 
 
 def _line_map(
-    pieces: list[tuple[str, int | None]], line_of: Callable[[int], int], first_line: int
+    pieces: list[tuple[str, int | None]],
+    line_of: Callable[[int], int],
+    first_line: int,
+    *,
+    source: str | None = None,
 ) -> list[int]:
     """For each line of ``''.join(text for text, _ in pieces)``, the raw line it starts on.
 
     A line that starts at the very end (after a final newline, or in an empty text) is given the
-    raw line just after that newline.
+    raw line just after that newline. ``source``: the text the origins point into, when each of
+    its newlines is a newline of the raw file (no CR was normalized): a piece that is the slice
+    of ``source`` at its origin then spans consecutive raw lines, and ``line_of`` is needed once
+    per piece instead of once per line. (Not every piece is such a slice: marked adds a newline
+    for a blank line of spaces.)
     """
     line_map: list[int] = []
     pending_line: int | None = first_line  # where the next line starts, if one is pending
     last_line = first_line
     for text, origin in pieces:
+        if source is not None and origin is not None and text and source.startswith(text, origin):
+            first = line_of(origin)
+            newlines = text.count("\n")
+            if pending_line is not None:
+                line_map.append(first)
+            line_map.extend(range(first + 1, first + newlines))
+            pending_line = None
+            last_line = first + newlines
+            if newlines and text.endswith("\n"):
+                pending_line = first + newlines
+                last_line -= 1
+            elif newlines:
+                line_map.append(first + newlines)
+            continue
         start = 0
         while start < len(text):
             line = line_of(origin + start) if origin is not None else last_line
@@ -656,19 +702,20 @@ def _strip_tokens(tokens: list[_Token]) -> tuple[list[tuple[str, int | None]], l
     return pieces, unclosed
 
 
-def _unchanged(content: str, start: int, raw_lines: _RawLines, problems: list[str]) -> _Stripped:
-    line_map = _line_map([(content, start)], raw_lines.line_of, raw_lines.line_of(start))
-    return _Stripped(content, line_map, problems)
+def _unchanged(raw: str, start: int, problems: list[str]) -> _Stripped:
+    """``raw[start:]`` as it is: its lines are the raw lines from the one ``start`` is on."""
+    first = raw.count("\n", 0, start) + 1
+    return _Stripped(raw[start:], range(first, first + raw.count("\n", start) + 1), problems)
 
 
 def _strip(raw: str) -> _Stripped:
     """CC's main-session preprocessing of MEMORY.md, with the raw line of every output line."""
-    raw_lines = _RawLines(raw)
     front = FRONTMATTER.match(raw)
     body_start = front.end() if front else 0
     content = raw[body_start:]
     if "<!--" not in content:
-        return _unchanged(content, body_start, raw_lines, [])
+        return _unchanged(raw, body_start, [])
+    raw_lines = _RawLines(raw)
     normalized, collapsed = _normalize_newlines(content)
 
     def line_of(offset: int) -> int:
@@ -677,7 +724,7 @@ def _strip(raw: str) -> _Stripped:
     try:
         tokens = _BlockLexer().lex(normalized)
     except RecursionError:  # thousands of nested quotes: leave the text as it is
-        return _unchanged(content, body_start, raw_lines, ["too deeply nested to strip comments"])
+        return _unchanged(raw, body_start, ["too deeply nested to strip comments"])
     pieces, unclosed = _strip_tokens(tokens)
     text = "".join(part for part, _ in pieces)
     problems = [
@@ -685,12 +732,15 @@ def _strip(raw: str) -> _Stripped:
         "after it as text"
         for offset in unclosed
     ]
-    return _Stripped(text, _line_map(pieces, line_of, raw_lines.line_of(body_start)), problems)
+    first_line = raw_lines.line_of(body_start)
+    source = None if "\r" in content else normalized  # its newlines are the raw file's
+    line_map = _line_map(pieces, line_of, first_line, source=source)
+    return _Stripped(text, line_map, problems)
 
 
 def _unstripped(raw: str) -> _Stripped:
     """Agent memory: the raw file, line ``i`` on raw line ``i + 1``."""
-    return _Stripped(raw, list(range(1, raw.count("\n") + 2)))
+    return _Stripped(raw, range(1, raw.count("\n") + 2))
 
 
 def strip_for_main_session(raw: str) -> tuple[str, list[int]]:
@@ -702,19 +752,23 @@ def strip_for_main_session(raw: str) -> tuple[str, list[int]]:
     comment's last line is kept; an unclosed ``<!--`` is kept verbatim.
     """
     stripped = _strip(raw)
-    return stripped.text, stripped.line_map
+    return stripped.text, list(stripped.line_map)
 
 
 # ---------------------------------------------------------------------------------------------
 # Index entries
 # ---------------------------------------------------------------------------------------------
 
+# Searched through "\n" + the file: the literal newline lets the regex engine jump from line
+# start to line start (nothing else in it matches a newline, and ``rest`` stops before one).
 _ENTRY = _lazy_re(
-    r"^[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+"
-    r"\[(?P<title>(?:[^\[\]\\\n]|\\.|\[[^\[\]\n]*\])*)\]"
-    r"\((?P<dest><[^<>\n]*>|(?:[^\s()\\]|\\.|\([^\s()]*\))*)"
+    r"\n(?P<line>[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+"
+    # possessive loops: each alternative starts with a different character, so no match needs
+    # to give characters back, and runs of plain characters are taken at once
+    r"\[(?P<title>(?:[^\[\]\\\n]++|\\.|\[[^\[\]\n]*+\])*+)\]"
+    r"\((?P<dest><[^<>\n]*>|(?:[^\s()\\]++|\\.|\([^\s()]*+\))*+)"
     r"""(?:[ \t]+(?:"[^"\n]*"|'[^'\n]*'|\([^()\n]*\)))?[ \t]*\)"""
-    r"(?P<rest>.*)$"
+    r"(?P<rest>[^\n]*))"
 )
 _HOOK_SEPARATOR = _lazy_re(r"^\s*(?:[—–:]|-(?=\s|$))\s*")
 _SCHEME = _lazy_re(r"^[A-Za-z][A-Za-z0-9+.-]*:")
@@ -728,20 +782,21 @@ def parse_entries(raw: str) -> list[IndexEntry]:
     brackets removed), ``None`` when empty. Lines are 1-based raw lines.
     """
     entries: list[IndexEntry] = []
-    for number, line in enumerate(raw.split("\n"), start=1):
-        line = line.removesuffix("\r")
-        match = _ENTRY.match(line)
-        if not match:
-            continue
-        dest = match.group("dest")
+    append = entries.append
+    text = "\n" + raw
+    count = text.count
+    separator = _HOOK_SEPARATOR.match
+    number, counted = 0, 0  # the number of newlines of ``text`` before ``counted``
+    for match in _ENTRY.finditer(text):  # one pass, no Python work for the other lines
+        start = match.start() + 1
+        number += count("\n", counted, start)
+        counted = start
+        line, title, dest, rest = match.group(1, 2, 3, 4)  # line, title, dest, rest
         if dest.startswith("<") and dest.endswith(">"):
             dest = dest[1:-1]
-        hook = _HOOK_SEPARATOR.sub("", match.group("rest"), count=1).strip()
-        entries.append(
-            IndexEntry(
-                line=number, title=match.group("title"), target=dest or None, hook=hook, raw=line
-            )
-        )
+        hook = separator(rest)
+        hook_text = (rest[hook.end() :] if hook else rest).strip()
+        append(IndexEntry(number, title, dest or None, hook_text, line.removesuffix("\r")))
     return entries
 
 
@@ -790,8 +845,8 @@ def _utf8_length(text: str) -> int:
     return len(text.encode("utf-8", "surrogatepass"))
 
 
-def _hidden_entry_problems(entries: list[IndexEntry], line_map: list[int]) -> list[str]:
-    present = set(line_map)
+def _hidden_entry_problems(entries: list[IndexEntry], line_map: Sequence[int]) -> list[str]:
+    present = line_map if isinstance(line_map, range) else set(line_map)
     return [
         f"line {entry.line}: entry [{entry.title}] is inside frontmatter or an HTML comment; "
         "Claude Code never sees it"
@@ -846,11 +901,10 @@ def load_report(path: str, raw: str, *, agent: bool) -> LoadReport:
     report.warning = warning.removeprefix("\n\n")
     report.cut_line = stripped.line_map[first_line_index + cut.last_line]
     report.cut_partial = cut.partial
-    report.dropped = [
-        DroppedEntry(line=entry.line, title=entry.title, target=entry.target)
-        for entry in entries
-        if entry.line > report.cut_line or (cut.partial and entry.line == report.cut_line)
-    ]
+    # entries are in line order: the dropped ones are the tail from the first one past the cut
+    last_kept = report.cut_line - 1 if cut.partial else report.cut_line
+    first = bisect_right([entry.line for entry in entries], last_kept)
+    report.dropped = [DroppedEntry(e.line, e.title, e.target) for e in entries[first:]]
     return report
 
 
@@ -868,6 +922,9 @@ def resolve_target(target: str, index_dir: str = "") -> str:
     """A relative link target as a posix path from the store root (fragment and query dropped)."""
     path = target.split("#", 1)[0].split("?", 1)[0]
     return posixpath.normpath(posixpath.join(index_dir, path)) if path else ""
+
+
+_PLAIN_NAME = _lazy_re(r"[\w\-][\w\- .]*")  # no ``:/\\~#?%``: never external, never rewritten
 
 
 def _target_in_store(target: str, index_dir: str, store_files: Set[str]) -> str | None:
@@ -970,9 +1027,16 @@ def index_health(
     dangling: list[IndexEntry] = []
     pointed: set[str] = set()
     for entry in report.entries:
-        if entry.target is None or is_external_target(entry.target):
+        target = entry.target
+        if target is None:
             continue
-        found = _target_in_store(entry.target, index_dir, store_files)
+        if not index_dir and _PLAIN_NAME.fullmatch(target):
+            # a bare file name: no URL, and resolve_target and unquote leave it as it is
+            found = target if target in store_files else None
+        elif is_external_target(target):
+            continue
+        else:
+            found = _target_in_store(target, index_dir, store_files)
         if found is None:
             dangling.append(entry)
         else:

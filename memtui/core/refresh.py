@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from memtui.core.cache import ScanCache
 from memtui.core.contents import ScanResult, Store
 from memtui.core.gitroot import canonical_git_root
 from memtui.core.locations import (
@@ -83,29 +84,60 @@ def watch_targets(ctx: Context, result: ScanResult) -> WatchTargets:
 # ---------------------------------------------------------------------------------- planning
 
 
-def _real_parent(path: Path) -> Path:
-    """``path`` with its parent's symlinks resolved (the entry itself may be a symlink)."""
-    return Path(os.path.realpath(path.parent)) / path.name
+class _RealPaths:
+    """``os.path.realpath`` asked once per directory during one plan: a burst of 200 files
+    in one folder costs one call for the folder, not two per file and store."""
+
+    def __init__(self) -> None:
+        self._known: dict[Path, Path] = {}
+        self.calls = 0
+
+    def real(self, path: Path) -> Path:
+        found = self._known.get(path)
+        if found is None:
+            self.calls += 1
+            found = self._known[path] = Path(os.path.realpath(path))
+        return found
+
+    def real_parent(self, path: Path) -> Path:
+        """``path`` with its parent's symlinks resolved (the entry itself may be a symlink)."""
+        return self.real(path.parent) / path.name
+
+    def relative(self, path: Path, root: Path) -> tuple[str, ...] | None:
+        """``path``'s parts below ``root`` (empty when equal), trying real paths as well."""
+        for candidate, base in ((path, root), (self.real_parent(path), self.real(root))):
+            if candidate == base:
+                return ()
+            if base in candidate.parents:
+                return candidate.parts[len(base.parts) :]
+        return None
 
 
-def _relative(path: Path, root: Path) -> tuple[str, ...] | None:
-    """``path``'s parts below ``root`` (empty when equal), trying real paths as well."""
-    for candidate, base in ((path, root), (_real_parent(path), Path(os.path.realpath(root)))):
-        if candidate == base:
-            return ()
-        if base in candidate.parents:
-            return candidate.parts[len(base.parts) :]
-    return None
+class _StoreRoots:
+    """Store roots by path as given and by real path, for a longest-prefix lookup."""
 
+    def __init__(self, stores: list[Store], paths: _RealPaths) -> None:
+        self.stores = stores
+        self.paths = paths
+        self.given: dict[Path, list[int]] = {}
+        self.real: dict[Path, list[int]] = {}
+        for i, store in enumerate(stores):
+            self.given.setdefault(store.path, []).append(i)
+            self.real.setdefault(paths.real(store.path), []).append(i)
 
-def _owner(path: Path, stores: Iterable[Store]) -> tuple[Store, tuple[str, ...]] | None:
-    """The deepest store whose root holds ``path``, with the parts below that root."""
-    best: tuple[Store, tuple[str, ...]] | None = None
-    for store in stores:
-        rel = _relative(path, store.path)
-        if rel is not None and (best is None or len(store.path.parts) > len(best[0].path.parts)):
-            best = (store, rel)
-    return best
+    def owner(self, path: Path) -> tuple[Store, tuple[str, ...]] | None:
+        """The deepest store whose root holds ``path`` (the first one listed among equally deep
+        ones), with the parts below that root; a store matched by the path as given is not
+        tried by real path."""
+        found: dict[int, tuple[str, ...]] = {}
+        for candidate, table in ((path, self.given), (self.paths.real_parent(path), self.real)):
+            for prefix in (candidate, *candidate.parents):
+                for i in table.get(prefix, ()):
+                    found.setdefault(i, candidate.parts[len(prefix.parts) :])
+        if not found:
+            return None
+        best = max(found, key=lambda i: (len(self.stores[i].path.parts), -i))
+        return self.stores[best], found[best]
 
 
 def _transcript_store(result: ScanResult, session_id: str) -> Store | None:
@@ -136,9 +168,10 @@ def _plan_sessions_change(plan: RefreshPlan, result: ScanResult, rel: tuple[str,
 
 
 def _plan_container_change(
-    plan: RefreshPlan, result: ScanResult, targets: WatchTargets, path: Path
+    plan: RefreshPlan, result: ScanResult, targets: WatchTargets, path: Path, paths: _RealPaths
 ) -> None:
     """A path outside every store: a new store, an agent definition, or noise."""
+    _relative = paths.relative
     rel = _relative(path, targets.sessions_root)
     if rel is not None:
         _plan_sessions_change(plan, result, rel)
@@ -159,14 +192,24 @@ def _plan_container_change(
             return
 
 
-def plan_refresh(result: ScanResult, targets: WatchTargets, changed: Iterable[Path]) -> RefreshPlan:
-    """Sort changed paths into stores to rescan, structural changes and noise."""
+def plan_refresh(
+    result: ScanResult,
+    targets: WatchTargets,
+    changed: Iterable[Path],
+    paths: _RealPaths | None = None,
+) -> RefreshPlan:
+    """Sort changed paths into stores to rescan, structural changes and noise.
+
+    Each store root and each changed path's folder is resolved once (``paths``: where the
+    real paths are kept; a new one per call by default)."""
     plan = RefreshPlan()
+    paths = paths if paths is not None else _RealPaths()
+    roots = _StoreRoots(result.stores, paths)
     for path in changed:
         path = Path(os.path.abspath(path))
-        owner = _owner(path, result.stores)
+        owner = roots.owner(path)
         if owner is None:
-            _plan_container_change(plan, result, targets, path)
+            _plan_container_change(plan, result, targets, path, paths)
             continue
         store, rel = owner
         if not rel:
@@ -199,34 +242,43 @@ def _layout_changed(result: ScanResult, locations: Locations) -> bool:
     return any(store.exists != store.path.is_dir() for store in result.stores)
 
 
-def rescan_store(ctx: Context, locations: Locations, location: StoreLocation) -> Store:
-    """One store scanned as a full scan would scan it."""
+def rescan_store(
+    ctx: Context, locations: Locations, location: StoreLocation, cache: ScanCache | None = None
+) -> Store:
+    """One store scanned as a full scan would scan it (``cache``: unchanged files' headers
+    are not parsed again)."""
     location = replace(location)
     if location.kind == StoreKind.AUTO:
-        store = scan_store(location, skip={"team"})
+        store = scan_store(location, skip={"team"}, cache=cache)
         store.problems.extend(locations.problems)
         return store
     if location.kind == StoreKind.SESSION:
-        return scan_session(location, session_template(ctx.claude_home))
+        return scan_session(location, session_template(ctx.claude_home), cache)
     if location.kind == StoreKind.SNAPSHOT:
-        return scan_snapshot(location, locations)
-    return scan_store(location)
+        return scan_snapshot(location, locations, cache)
+    return scan_store(location, cache=cache)
 
 
-def apply_refresh(ctx: Context, result: ScanResult, plan: RefreshPlan) -> ScanResult:
-    """A new result with the planned stores rescanned, or a full scan when the layout moved."""
+def apply_refresh(
+    ctx: Context, result: ScanResult, plan: RefreshPlan, cache: ScanCache | None = None
+) -> ScanResult:
+    """A new result with the planned stores rescanned, or a full scan when the layout moved.
+
+    ``cache`` (read from, never saved by a partial rescan) spares re-reading the unchanged
+    files of a rescanned store: one new file in a store of 200 costs one header, not 200."""
     if plan.empty:
         return result
     if plan.full:
-        return scan(ctx)
+        return scan(ctx, cache=cache)
     locations = locate(ctx)
     if _layout_changed(result, locations):
-        return scan(ctx)
+        return scan(ctx, cache=cache)
     if not plan.stores:
         return result
     fresh = {loc.path: loc for loc in all_locations(locations)}
     stores = [
-        rescan_store(ctx, locations, fresh[store.path]) if store.path in plan.stores else store
+        rescan_store(ctx, locations, fresh[store.path], cache) if store.path in plan.stores
+        else store
         for store in result.stores
     ]
     return replace(result, stores=stores)
@@ -237,9 +289,10 @@ def refresh(
     result: ScanResult,
     changed: Iterable[Path],
     targets: WatchTargets | None = None,
+    cache: ScanCache | None = None,
 ) -> ScanResult:
     """``result`` brought up to date after ``changed`` paths changed on disk.
 
     Returns ``result`` itself when none of the paths matters."""
     targets = targets or watch_targets(ctx, result)
-    return apply_refresh(ctx, result, plan_refresh(result, targets, changed))
+    return apply_refresh(ctx, result, plan_refresh(result, targets, changed), cache)

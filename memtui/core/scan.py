@@ -151,17 +151,21 @@ def store_index(
         cache.put_keyed("index", key, digest, report_payload(store.index), newest=0.0)
 
 
-def compute_store_index(store: Store, own_index_dirs: set[str]) -> LoadReport:
-    path = store.path / INDEX_NAME
+def compute_store_index(
+    store: Store, own_index_dirs: set[str], name: str = INDEX_NAME
+) -> LoadReport:
+    """The load report and health of the store's ``name`` (``MEMORY.md``; ``memtui index``
+    measures any file of the store root as if it were the index)."""
+    path = store.path / name
     result = read_full(path, store.path)
     raw = result.data.decode("utf-8", errors="replace") if result.readable else ""
-    report = load_report(str(path), raw, agent=store.kind == StoreKind.AGENT)
+    with gc_paused():  # a runaway index makes 100,000 objects: no collection walks them all
+        report = load_report(str(path), raw, agent=store.kind == StoreKind.AGENT)
     report.problems = list(result.problems) + report.problems
-    files = {m.rel_path for m in store.memories if not m.is_index and m.rel_path.endswith(".md")}
+    others = [m for m in store.memories if not m.is_index and m.rel_path != name]
+    files = {m.rel_path for m in others if m.rel_path.endswith(".md")}
     names: dict[str, str] = {}
-    for memory in store.memories:
-        if memory.is_index:
-            continue
+    for memory in others:
         names.setdefault(memory.stem, memory.rel_path)
         if memory.name:
             names.setdefault(memory.name, memory.rel_path)
@@ -169,8 +173,8 @@ def compute_store_index(store: Store, own_index_dirs: set[str]) -> LoadReport:
         report,
         store_files=files,
         memory_names=names,
-        link_sources={INDEX_NAME: raw},
-        source_links={m.rel_path: m.links for m in store.memories if not m.is_index},
+        link_sources={name: raw},
+        source_links={m.rel_path: m.links for m in others},
         own_index_dirs=own_index_dirs,
     )
     if store.kind == StoreKind.AGENTMEMORY:
@@ -244,14 +248,24 @@ def report_from_payload(payload: Any) -> LoadReport:
     )
 
 
+def own_index_dirs(store: Store) -> set[str]:
+    """The folders of a store that hold a MEMORY.md of their own."""
+    return {
+        m.rel_path.rsplit("/", 1)[0] for m in store.memories if m.is_index and "/" in m.rel_path
+    }
+
+
 def scan_store(
     location: StoreLocation,
     skip: set[str] | None = None,
     cache: ScanCache | None = None,
     walked: StoreWalk | None = None,
+    *,
+    index: bool = True,
 ) -> Store:
-    """One store: its memories from their headers and its MEMORY.md load report.
-    ``walked``: the store's ``walk_store`` when the caller has just made it."""
+    """One store: its memories from their headers and (unless ``index`` is False) its
+    MEMORY.md load report. ``walked``: the store's ``walk_store`` when the caller has just
+    made it."""
     walk = walked if walked is not None else walk_store(location, skip)
     store = Store(location=location, exists=walk.exists)
     store.problems.extend(walk.problems)
@@ -261,13 +275,12 @@ def scan_store(
         return store
     read = [read_memory_keyed(entry, location.path, cache) for entry in walk.entries]
     store.memories = [memory for memory, _st in read]
-    own_dirs = {
-        m.rel_path.rsplit("/", 1)[0] for m in store.memories if m.is_index and "/" in m.rel_path
-    }
+    own_dirs = own_index_dirs(store)
     digest = None
     if cache is not None and cache.path is not None and location.kind != StoreKind.SNAPSHOT:
         digest = store_digest(store, [st for _memory, st in read], cache.now)
-    store_index(store, own_dirs, cache, digest, listed=walk.listed)
+    if index:
+        store_index(store, own_dirs, cache, digest, listed=walk.listed)
     return store
 
 

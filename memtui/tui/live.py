@@ -20,6 +20,7 @@ from textual.worker import get_current_worker
 
 from memtui.core.contents import ScanResult
 from memtui.core.refresh import refresh, watch_targets
+from memtui.core.scan import cache_for
 from memtui.core.watch import StoreWatcher
 from memtui.tui.plain import line
 
@@ -113,7 +114,8 @@ class LiveUpdates:
         fresh: ScanResult | None = None
         error: str | None = None
         try:
-            fresh = refresh(self.screen.context, base, changed)
+            ctx = self.screen.context
+            fresh = refresh(ctx, base, changed, cache=cache_for(ctx))
         except Exception as err:  # a bug must not stop live updates for good
             error = f"{type(err).__name__}: {err}"
         if get_current_worker().is_cancelled:

@@ -206,3 +206,19 @@ async def test_watcher_stops_with_the_app(home: DemoHome) -> None:
         screen = await started(pilot)
         watcher = screen.live.watcher
     assert watcher is not None and not watcher.running
+
+
+async def test_a_burst_of_200_files_all_shows_up(home: DemoHome) -> None:
+    """200 files written at once all appear, in one or two refreshes (target: within 1 s;
+    the bound here is loose for a loaded CI machine, bench figures are tighter)."""
+    async with live_app(home).run_test(size=SIZE) as pilot:
+        screen = await started(pilot)
+        names = [f"burst_{i:03}.md" for i in range(200)]
+        for name in names:
+            write_memory(home.auto_memory, name, description=name)
+        seconds = await wait_until(
+            pilot, lambda: set(names) <= set(tree_memories(screen, "auto")), 3.0
+        )
+        assert seconds < 3.0
+        memories = tree_memories(screen, "auto")
+        assert all(memories[name].description == name for name in names)

@@ -24,7 +24,7 @@ from memtui.tui import clock
 from memtui.tui.labels import snapshot_badge
 from memtui.tui.nodes import NodeRef, normalize
 from memtui.tui.plain import body, content, line, text
-from memtui.tui.widgets.index_view import index_body, index_pinned
+from memtui.tui.widgets.index_view import index_body, index_pinned, raw_lines
 
 
 @dataclass
@@ -64,10 +64,12 @@ def format_value(value: Any) -> str:
 def entries_pointing_to(store: Store, memory: Memory) -> list[str]:
     if store.index is None:
         return []
+    name = memory.rel_path.rsplit("/", 1)[-1]
+    # the name test first: normalize() on each of 50,000 entries costs a second per selection
     return [
         f"line {e.line}: {line(e.raw.strip())}"
         for e in store.index.entries
-        if normalize(e.target) == memory.rel_path
+        if e.target and name in e.target and normalize(e.target) == memory.rel_path
     ]
 
 
@@ -189,7 +191,9 @@ class DetailPane(VerticalScroll):
         head.update(Text(f"reading {line(ref.memory.rel_path)} …", style="dim"))
         self.load(ref)
 
-    @work(thread=True, exclusive=True, group="detail", exit_on_error=False)
+    # a description of its own: Textual would otherwise repr() the NodeRef, i.e. the whole store
+    # and its index report (50,000 entries of a huge MEMORY.md: seconds, on every selection)
+    @work(thread=True, exclusive=True, group="detail", exit_on_error=False, description="detail")
     def load(self, ref: NodeRef) -> None:
         memory = ref.memory
         assert memory is not None
@@ -215,7 +219,7 @@ class DetailPane(VerticalScroll):
             raw.display = self.raw_mode
             if self.raw_mode:
                 head.update(Text("raw file (r: back to the numbered view)", style="dim"))
-                raw.update(Text(body(loaded.text)))
+                raw.update(raw_lines(loaded.text))
             else:
                 head.update(index_body(store.index, loaded.text))
             return

@@ -8,15 +8,20 @@ from rich.text import Text
 from memtui.core.contents import LoadReport
 from memtui.core.index import MAX_LINES as LINE_LIMIT
 from memtui.core.index import MAX_UNITS as UNIT_LIMIT
-from memtui.tui import plain
+from memtui.core.plaintext import escape_controls
 
 METER_WIDTH = 24
 
-LINES_PAST_CUT = 60
+LINES_PAST_CUT = 20
 """Lines shown after the cut; a huge index is not rendered whole (press r for the raw file)."""
 
 MAX_LINES_SHOWN = 600
-MAX_DROPPED_SHOWN = 50
+MAX_RAW_LINES = 1_000
+MAX_LINE_CHARS = 500
+"""Characters of one line shown; the rest is counted ("… (N more chars)")."""
+MAX_TITLE_CHARS = 200
+MAX_LIST_SHOWN = 25
+"""Items shown of each list (entries past the cut, each health list, problems)."""
 
 
 def bar(value: int, limit: int, width: int = METER_WIDTH) -> Text:
@@ -54,75 +59,144 @@ def meter(report: LoadReport) -> Text:
 def cut_banner(report: LoadReport) -> Text:
     count = len(report.dropped)
     return Text(
-        f"─── ✂ Claude stops reading here · {count} "
+        f"─── ✂ Claude stops reading here · {count:,} "
         f"{'entry' if count == 1 else 'entries'} below never loaded ───",
         style="bold red",
     )
 
 
+def plain(text: str, limit: int = MAX_LINE_CHARS) -> Text:
+    """Text from disk as one plain line: controls escaped, at most ``limit`` characters."""
+    out = Text(escape_controls(text[:limit]))
+    if len(text) > limit:
+        out.append(f" … ({len(text) - limit:,} more chars)", style="dim italic")
+    return out
+
+
+def line_count(raw: str) -> int:
+    """The number of lines ``numbered_lines`` numbers (a final newline ends the last line)."""
+    if not raw:
+        return 0
+    return raw.count("\n") + (0 if raw.endswith("\n") else 1)
+
+
+def first_lines(raw: str, count: int) -> list[str]:
+    """The first ``count`` lines of ``raw``, without splitting the rest of it."""
+    lines: list[str] = []
+    start = 0
+    while len(lines) < count and start < len(raw):
+        end = raw.find("\n", start)
+        if end < 0:
+            end = len(raw)
+        lines.append(raw[start:end])
+        start = end + 1
+    return lines
+
+
 def numbered_lines(raw: str, report: LoadReport) -> Text:
-    """The file with line numbers; lines past the cut dimmed, the cut drawn after its line."""
+    """The file with line numbers; lines past the cut dimmed, the cut drawn after its line.
+
+    At most ``MAX_LINES_SHOWN`` lines (``LINES_PAST_CUT`` past the cut), each cut to
+    ``MAX_LINE_CHARS`` characters: only those lines are split off the file."""
     out = Text()
-    lines = raw.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    width = len(str(len(lines)))
+    total = line_count(raw)
+    width = len(str(total))
     dropped_lines = {d.line for d in report.dropped}
     limit = MAX_LINES_SHOWN
     if report.cut_line is not None:
         limit = min(limit, max(report.cut_line + LINES_PAST_CUT, LINES_PAST_CUT))
-    for number, line in enumerate(lines[:limit], start=1):
+    for number, line in enumerate(first_lines(raw, limit), start=1):
         past = report.cut_line is not None and number > report.cut_line
         out.append(f"{number:>{width}} ", style="dim")
         style = "dim strike" if number in dropped_lines else ("dim" if past else "")
-        out.append(plain.line(line), style=style)
+        shown = plain(line.removesuffix("\r"))
+        shown.stylize(style)
+        out.append_text(shown)
         out.append("\n")
         if report.cut_line == number:
             out.append_text(cut_banner(report))
             out.append("\n")
-    if len(lines) > limit:
-        more = len(lines) - limit
+    if total > limit:
+        more = total - limit
         out.append(f"… {more:,} more lines (r shows the raw file)\n", style="dim italic")
     return out
+
+
+def raw_lines(raw: str) -> Text:
+    """The file as it is (``r``), as plain text: its first ``MAX_RAW_LINES`` lines, each cut to
+    ``MAX_LINE_CHARS`` characters (a 50,000-line index would freeze the pane)."""
+    out = Text()
+    for line in first_lines(raw, MAX_RAW_LINES):
+        out.append_text(plain(line.removesuffix("\r")))
+        out.append("\n")
+    total = line_count(raw)
+    if total > MAX_RAW_LINES:
+        out.append(f"… {total - MAX_RAW_LINES:,} more lines not shown\n", style="dim italic")
+    return out
+
+
+def _more(out: Text, total: int, shown: int) -> None:
+    if total > shown:
+        out.append(f"  … and {total - shown:,} more\n", style="dim italic")
 
 
 def dropped_list(report: LoadReport) -> Text:
     out = Text()
     if not report.dropped:
         return out
-    out.append(f"Entries past the cut ({len(report.dropped)}), never loaded:\n", style="bold")
-    for entry in report.dropped[:MAX_DROPPED_SHOWN]:
+    out.append(f"Entries past the cut ({len(report.dropped):,}), never loaded:\n", style="bold")
+    for entry in report.dropped[:MAX_LIST_SHOWN]:
         out.append(f"  line {entry.line}: ", style="dim")
-        out.append(plain.line(entry.title))
+        out.append_text(plain(entry.title, MAX_TITLE_CHARS))
         if entry.target:
-            out.append(f" → {plain.line(entry.target)}", style="dim")
+            target = plain(f" → {entry.target}", MAX_TITLE_CHARS)
+            target.stylize("dim")
+            out.append_text(target)
         out.append("\n")
-    if len(report.dropped) > MAX_DROPPED_SHOWN:
-        more = len(report.dropped) - MAX_DROPPED_SHOWN
-        out.append(f"  … and {more:,} more\n", style="dim italic")
+    _more(out, len(report.dropped), MAX_LIST_SHOWN)
     return out
 
 
 def health_text(report: LoadReport) -> Text:
+    """Index health, each list cut to ``MAX_LIST_SHOWN`` items and an "… and N more" line."""
     health = report.health
     out = Text()
     if health.ok:
         out.append("Index health: ok\n", style="green")
         return out
     out.append("Index health\n", style="bold")
-    for entry in health.dangling:
-        target = plain.line(entry.target)
-        out.append(f"  ✕ line {entry.line}: {target} does not exist\n", style="red")
-    for orphan in health.orphans:
-        out.append(f"  ◌ {plain.line(orphan)}: no index entry points to it\n", style="yellow")
-    for long in health.long_entries:
+    n = MAX_LIST_SHOWN
+    for entry in health.dangling[:n]:
+        target = plain(entry.target or "", MAX_TITLE_CHARS)
+        out.append_text(Text.assemble(f"  ✕ line {entry.line}: ", target, " does not exist\n",
+                                      style="red"))
+    _more(out, len(health.dangling), n)
+    for orphan in health.orphans[:n]:
+        name = plain(orphan, MAX_TITLE_CHARS)
+        out.append_text(Text.assemble("  ◌ ", name, ": no index entry points to it\n",
+                                      style="yellow"))
+    _more(out, len(health.orphans), n)
+    for long in health.long_entries[:n]:
         out.append(
-            f"  ↔ line {long.line}: {long.length} chars (keep under {long.limit})\n",
+            f"  ↔ line {long.line}: {long.length:,} chars (keep under {long.limit})\n",
             style="yellow",
         )
-    for broken in health.broken_wikilinks:
-        link, source = plain.line(broken.link), plain.line(broken.source)
-        out.append(f"  ✕ [[{link}]] in {source} matches no memory\n", style="red")
+    _more(out, len(health.long_entries), n)
+    for broken in health.broken_wikilinks[:n]:
+        link = plain(f"[[{broken.link}]]", MAX_TITLE_CHARS)
+        source = plain(broken.source, MAX_TITLE_CHARS)
+        out.append_text(Text.assemble("  ✕ ", link, " in ", source, " matches no memory\n",
+                                      style="red"))
+    _more(out, len(health.broken_wikilinks), n)
+    return out
+
+
+def problems_text(report: LoadReport) -> Text:
+    out = Text(style="red")
+    for problem in report.problems[:MAX_LIST_SHOWN]:
+        out.append_text(Text.assemble("⚠ ", plain(problem), "\n"))
+    _more(out, len(report.problems), MAX_LIST_SHOWN)
+    out.rstrip()
     return out
 
 
@@ -130,7 +204,7 @@ def index_pinned(report: LoadReport) -> RenderableType:
     """What stays on screen while the file scrolls: the meter and Claude Code's warning."""
     parts: list[RenderableType] = [meter(report)]
     if report.warning:
-        warning = plain.body(report.warning)
+        warning = escape_controls(report.warning, keep_newlines=True)
         parts.append(Text.assemble(("Claude Code shows: ", "bold"), (warning, "yellow")))
     return Group(*parts)
 
@@ -139,6 +213,6 @@ def index_body(report: LoadReport, raw: str) -> RenderableType:
     """Health, the entries past the cut, and the numbered file with the cut drawn."""
     parts: list[RenderableType] = [health_text(report), dropped_list(report)]
     parts.append(numbered_lines(raw, report))
-    for problem in report.problems:
-        parts.append(Text(f"⚠ {plain.line(problem)}", style="red"))
+    if report.problems:
+        parts.append(problems_text(report))
     return Group(*parts)

@@ -1,0 +1,220 @@
+"""A huge MEMORY.md against a normal one, measured in the same run (issue 8 item 9).
+
+    python bench/bench_bigindex.py [--runs 3] [--reselects 5] [--lines 50000]
+
+Builds three demo homes in a temp dir: as built (a normal index), with a MEMORY.md of
+``--lines`` entries (``huge_index_lines``), and with a MEMORY.md that is one 5 MB line. For each:
+
+* first paint: a fresh interpreter runs the real app headless (``App.run_test``), timed from its
+  first line of Python to the first painted line of a filled tree, and to the screen settled
+  (every worker done, the MEMORY.md view rendered: the app opens on it);
+* re-select: MEMORY.md selected again after another memory, until its view is rendered and
+  painted (median);
+* ``memtui index FILE`` on the index alone in a folder (a process, output to /dev/null) against
+  a process that reads the file and splits it into lines; and in-process, reading the file and
+  computing its report against reading + splitting.
+
+Targets: huge / normal first paint ≤ 2; re-selecting the huge index < 200 ms; ``memtui index``
+≤ 3 × reading and splitting. Scan caches are off, so every run computes the report.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+START = time.perf_counter()
+ROOT = Path(__file__).resolve().parent.parent
+SIZE = (160, 45)
+
+
+def _context(home: Path):  # type: ignore[no-untyped-def]
+    from memtui.core.locations import Context
+
+    return Context.create(project=home / "project", claude_home=home / "claude",
+                          agent_memory_home=home / "agent-memory", env={"HOME": str(home)})
+
+
+def child(home: Path, reselects: int) -> None:
+    """Print seconds to the first tree paint and to settled, then each re-select's seconds."""
+    sys.path.insert(0, str(ROOT))
+    from textual.pilot import Pilot
+    from textual.strip import Strip
+    from textual.worker import WorkerCancelled
+
+    from memtui.tui.app import make_app
+    from memtui.tui.testing import settle
+    from memtui.tui.widgets.detail import DetailPane
+    from memtui.tui.widgets.store_tree import StoreTree
+
+    drawn: list[float] = []
+    original = StoreTree.render_line
+
+    def render_line(self: StoreTree, y: int) -> Strip:
+        if not drawn and self.stores and self.last_line >= 0:
+            drawn.append(time.perf_counter())
+        return original(self, y)
+
+    StoreTree.render_line = render_line  # type: ignore[method-assign]
+    times: list[float] = []
+
+    async def quiet(pilot: Pilot[None]) -> None:
+        """settle(), again when a worker it waited for was cancelled by a newer one."""
+        while True:
+            try:
+                await settle(pilot)
+                return
+            except WorkerCancelled:
+                continue
+
+    async def run() -> None:
+        app = make_app(_context(home), watch=False)
+        async with app.run_test(size=SIZE) as pilot:
+            while not drawn:
+                await pilot.pause(0.005)
+            await quiet(pilot)
+            settled = time.perf_counter()
+            tree = app.screen.query_one("#tree-auto", StoreTree)
+            tree.focus()
+            auto = next(s for s in tree.stores if s.kind.value == "auto")
+            index_key = f"{auto.path}::MEMORY.md"
+            other = next(m for m in auto.memories if not m.is_index and "/" not in m.rel_path)
+            detail = app.screen.query_one(DetailPane)
+            for _ in range(reselects):
+                assert tree.select_key(f"{auto.path}::{other.rel_path}")
+                await quiet(pilot)
+                start = time.perf_counter()
+                assert tree.select_key(index_key)
+                while detail.loaded is None or detail.loaded.ref.key != index_key:
+                    await pilot.pause(0.002)
+                await pilot.pause()  # the repaint with the index view
+                times.append(time.perf_counter() - start)
+                await quiet(pilot)
+            print(f"{drawn[0] - START:.4f} {settled - START:.4f}")
+            print(" ".join(f"{t:.4f}" for t in times))
+
+    asyncio.run(run())
+
+
+def build_homes(root: Path, lines: int) -> tuple[dict[str, Path], dict[str, Path]]:
+    """The homes by name, and the MEMORY.md of each one's auto memory."""
+    sys.path.insert(0, str(ROOT))
+    from memtui.core.demo import build_demo_home, huge_index_lines, write_file, write_index
+
+    homes: dict[str, Path] = {}
+    indexes: dict[str, Path] = {}
+    for name in ("normal", "huge", "one-line"):
+        home = build_demo_home(root / name)
+        if name == "huge":
+            write_index(home.auto_memory, huge_index_lines(lines))
+        elif name == "one-line":
+            write_file(home.auto_memory / "MEMORY.md", "- [A](a.md) — " + "y" * 5_000_000 + "\n")
+        homes[name] = home.root
+        indexes[name] = home.auto_memory / "MEMORY.md"
+    return homes, indexes
+
+
+def wall(cmd: list[str], env: dict[str, str]) -> float:
+    start = time.perf_counter()
+    subprocess.run(cmd, check=True, env=env, stdout=subprocess.DEVNULL)
+    return time.perf_counter() - start
+
+
+def in_process(path: Path, runs: int) -> tuple[float, float]:
+    """Median seconds of reading + splitting ``path`` and of computing its report."""
+    sys.path.insert(0, str(ROOT))
+    from memtui.core.model import StoreKind, StoreLocation
+    from memtui.core.scan import scan_store
+
+    def split() -> None:
+        with open(path, encoding="utf-8") as handle:
+            handle.read().split("\n")
+
+    def report() -> None:
+        scan_store(StoreLocation(kind=StoreKind.AUTO, path=path.parent, rule="bench"))
+
+    results = []
+    for fn in (split, report):
+        times = []
+        for _ in range(runs):
+            start = time.perf_counter()
+            fn()
+            times.append(time.perf_counter() - start)
+        results.append(statistics.median(times))
+    return results[0], results[1]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--reselects", type=int, default=5)
+    parser.add_argument("--lines", type=int, default=50_000)
+    parser.add_argument("--child", type=Path, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        child(args.child, args.reselects)
+        return 0
+    root = Path(tempfile.mkdtemp(prefix="memtui-bench-bigindex-"))
+    homes, indexes = build_homes(root, args.lines)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env.update({
+        "MEMTUI_NO_CACHE": "1",
+        "PYTHONPYCACHEPREFIX": tempfile.mkdtemp(prefix="memtui-bench-pyc-"),
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
+    })
+
+    def tui(home: Path) -> tuple[float, float, list[float]]:
+        cmd = [sys.executable, str(Path(__file__).resolve()), "--child", str(home),
+               "--reselects", str(args.reselects)]
+        out = subprocess.run(cmd, check=True, env=env, capture_output=True, text=True).stdout
+        first, times = out.strip().splitlines()[-2:]
+        paint, settled = (float(x) for x in first.split())
+        return paint, settled, [float(x) for x in times.split()]
+
+    tui(homes["normal"])  # warm caches
+    paint: dict[str, float] = {}
+    settled: dict[str, float] = {}
+    reselect: dict[str, float] = {}
+    for name, home in homes.items():
+        runs = [tui(home) for _ in range(args.runs)]
+        paint[name] = statistics.median(r[0] for r in runs)
+        settled[name] = statistics.median(r[1] for r in runs)
+        reselect[name] = statistics.median(t for r in runs for t in r[2])
+    print(f"{'home':<10} {'first tree paint':>17} {'settled':>9} {'re-select MEMORY.md':>20}")
+    for name in homes:
+        print(f"{name:<10} {paint[name] * 1000:>14.0f} ms {settled[name] * 1000:>6.0f} ms "
+              f"{reselect[name] * 1000:>17.0f} ms")
+    for name in ("huge", "one-line"):
+        print(f"{name}: first paint / normal {paint[name] / paint['normal']:.2f}, settled / normal "
+              f"{settled[name] / settled['normal']:.2f} (target ≤ 2); re-select "
+              f"{reselect[name] * 1000:.0f} ms (target < 200 ms; normal index "
+              f"{reselect['normal'] * 1000:.0f} ms)")
+
+    for name in ("huge", "one-line"):
+        index = root / "index-only" / name / "MEMORY.md"  # a folder holding only the index
+        index.parent.mkdir(parents=True)
+        shutil.copyfile(indexes[name], index)
+        split_cmd = [sys.executable, "-c",
+                     f"open({str(index)!r}, encoding='utf-8').read().split('\\n')"]
+        index_cmd = [sys.executable, "-m", "memtui", "index", str(index)]
+        wall(split_cmd, env), wall(index_cmd, env)  # warm
+        splits = statistics.median(wall(split_cmd, env) for _ in range(args.runs))
+        index_wall = statistics.median(wall(index_cmd, env) for _ in range(args.runs))
+        split_in, report_in = in_process(index, args.runs)
+        print(f"{name}: memtui index {index_wall * 1000:.0f} ms, a process reading + splitting "
+              f"{splits * 1000:.0f} ms: ratio {index_wall / splits:.2f} (target ≤ 3); in-process "
+              f"report {report_in * 1000:.0f} ms vs read + split {split_in * 1000:.0f} ms: "
+              f"{report_in / split_in:.1f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

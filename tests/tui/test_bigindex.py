@@ -1,0 +1,121 @@
+"""A huge MEMORY.md: the app paints, the index view is capped, re-selecting it is quick.
+
+Timing bounds here are loose (a loaded 2-core CI box); bench/bench_bigindex.py has the figures.
+"""
+
+from __future__ import annotations
+
+import io
+import time
+from pathlib import Path
+
+import pytest
+from helpers import demo_app
+from rich.console import Console
+from textual.pilot import Pilot
+from textual.widgets import Static
+
+from memtui.core.demo import DemoHome, build_demo_home, huge_index_lines, write_file, write_index
+from memtui.tui.screens.main import MainScreen
+from memtui.tui.testing import settle
+from memtui.tui.widgets.detail import DetailPane
+from memtui.tui.widgets.index_view import MAX_LINE_CHARS, MAX_LIST_SHOWN, MAX_RAW_LINES
+from memtui.tui.widgets.store_tree import StoreTree
+
+SIZE = (160, 45)
+HUGE_LINES = 50_000
+MAX_ROWS = 1_000
+"""Rows the capped view may take: ~260 numbered lines, the lists of 50 and their headings."""
+SETTLES_WITHIN = 20.0  # seconds; it froze for longer than that
+RESELECTS_WITHIN = 2.0  # seconds; it took 6 s (27 s on this box)
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> DemoHome:
+    return build_demo_home(tmp_path)
+
+
+def rendered(content: object, width: int) -> list[str]:
+    """The rows ``content`` renders to at ``width`` columns."""
+    console = Console(width=width, file=io.StringIO(), record=True, color_system=None)
+    console.print(content)
+    return console.export_text().splitlines()
+
+
+async def index_view(pilot: Pilot[None], home: DemoHome) -> tuple[DetailPane, StoreTree, str]:
+    """The auto store's MEMORY.md selected and shown."""
+    screen = pilot.app.screen
+    assert isinstance(screen, MainScreen) and screen.result is not None
+    tree = screen.query_one("#tree-auto", StoreTree)
+    tree.focus()
+    key = f"{home.auto_memory}::MEMORY.md"
+    assert tree.select_key(key)
+    await settle(pilot)
+    detail = screen.query_one(DetailPane)
+    assert detail.loaded is not None and detail.loaded.ref.key == key
+    return detail, tree, key
+
+
+async def reselect_seconds(pilot: Pilot[None], detail: DetailPane, tree: StoreTree, key: str,
+                           home: DemoHome) -> float:
+    """Seconds from selecting MEMORY.md again (after another memory) to its view painted."""
+    other = next(p.name for p in sorted(home.auto_memory.glob("*.md")) if p.name != "MEMORY.md")
+    assert tree.select_key(f"{home.auto_memory}::{other}")
+    await settle(pilot)
+    start = time.monotonic()
+    assert tree.select_key(key)
+    while detail.loaded is None or detail.loaded.ref.key != key:
+        assert time.monotonic() - start < 60
+        await pilot.pause(0.01)
+    await pilot.pause()
+    return time.monotonic() - start
+
+
+async def test_a_50000_line_index_paints_capped_and_reselects_quickly(home: DemoHome) -> None:
+    write_index(home.auto_memory, huge_index_lines(HUGE_LINES))
+    start = time.monotonic()
+    async with demo_app(home).run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        detail, tree, key = await index_view(pilot, home)
+        assert time.monotonic() - start < SETTLES_WITHIN
+        head = detail.query_one("#detail-head", Static)
+        assert 0 < head.size.height < MAX_ROWS
+        rows = rendered(head.content, head.size.width)
+        assert len(rows) < MAX_ROWS
+        text = "\n".join(rows)
+        # every entry points to a missing file: 50,000 dangling, 500 long, 49,800 past the cut
+        assert f"… and {HUGE_LINES - MAX_LIST_SHOWN:,} more" in text
+        assert f"… and {HUGE_LINES // 100 - MAX_LIST_SHOWN:,} more" in text
+        assert detail.loaded is not None
+        report = detail.loaded.ref.store.index
+        assert report is not None and len(report.dropped) > HUGE_LINES - 300
+        assert f"Entries past the cut ({len(report.dropped):,}), never loaded" in text
+        assert f"… and {len(report.dropped) - MAX_LIST_SHOWN:,} more" in text
+        assert "more lines (r shows the raw file)" in text
+        assert sum("does not exist" in row for row in rows) == MAX_LIST_SHOWN
+        assert await reselect_seconds(pilot, detail, tree, key, home) < RESELECTS_WITHIN
+        # r: the raw file, also capped
+        start = time.monotonic()
+        await pilot.press("r")
+        await settle(pilot)
+        assert detail.raw_mode and time.monotonic() - start < RESELECTS_WITHIN
+        raw = detail.query_one("#detail-raw", Static)
+        assert 0 < raw.size.height <= MAX_RAW_LINES + 50  # every 100th line wraps once
+        raw_rows = rendered(raw.content, raw.size.width)
+        assert raw_rows[0] == "# Memory index"
+        assert f"… {HUGE_LINES + 3 - MAX_RAW_LINES:,} more lines not shown" in raw_rows
+
+
+async def test_a_5_mb_line_is_cut_in_the_index_view(home: DemoHome) -> None:
+    write_file(home.auto_memory / "MEMORY.md", "- [A](a.md) — " + "y" * 5_000_000 + "\n")
+    async with demo_app(home).run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        detail, tree, key = await index_view(pilot, home)
+        head = detail.query_one("#detail-head", Static)
+        assert 0 < head.size.height < 100  # it wrapped to 33,828 rows
+        rows = rendered(head.content, head.size.width)
+        assert len(rows) < 100
+        numbered = next(row for row in rows if row.startswith("1 - [A](a.md)"))
+        assert numbered.count("y") <= MAX_LINE_CHARS
+        assert f"({5_000_014 - MAX_LINE_CHARS:,} more chars)" in "\n".join(rows)
+        assert await reselect_seconds(pilot, detail, tree, key, home) < RESELECTS_WITHIN
