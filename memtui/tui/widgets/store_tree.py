@@ -8,9 +8,7 @@ from rich.text import Text
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
-from memtui.core.age import age_text
 from memtui.core.contents import Memory, Store
-from memtui.tui import clock
 from memtui.tui.nodes import MemoryMarks, NodeRef, marks_for_store
 from memtui.tui.plain import line, text
 
@@ -269,6 +267,3 @@ def sort_key(memory: Memory) -> tuple[int, int, str]:
     depth = memory.rel_path.count("/")
     return (0 if memory.is_index and depth == 0 else 1, depth, memory.rel_path)
 
-
-def memory_tooltip(memory: Memory) -> str:
-    return f"{line(memory.rel_path)} · {age_text(memory.mtime, clock.now())} · {memory.size} bytes"
