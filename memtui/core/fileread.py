@@ -143,6 +143,22 @@ def _read_upto(fd: int, cap: int) -> bytes:
     return b"".join(chunks)
 
 
+def _read_into(result: ReadResult, path: Path | str, cap: int, *, follow: bool = True) -> bool:
+    """Open ``path`` as a regular file and read up to ``cap`` bytes of it into ``result``;
+    False (the problem recorded) when it cannot be opened or read."""
+    fd = _open_regular(path, result, follow=follow)
+    if fd is None:
+        return False
+    try:
+        result.data = _read_upto(fd, cap)
+    except OSError as err:
+        _failed(result, err)
+        return False
+    finally:
+        os.close(fd)
+    return True
+
+
 def read_file(
     path: Path | str, cap: int = CONFIG_READ_CAP, *, follow_symlinks: bool = True
 ) -> ReadResult:
@@ -163,15 +179,8 @@ def read_file(
         result.readable = False
         result.problems.append(_kind_problem(st.st_mode))
         return result
-    fd = _open_regular(path, result, follow=follow_symlinks)
-    if fd is None:
+    if not _read_into(result, path, cap, follow=follow_symlinks):
         return result
-    try:
-        result.data = _read_upto(fd, cap)
-    except OSError as err:
-        return _failed(result, err)
-    finally:
-        os.close(fd)
     result.complete = len(result.data) < cap or len(result.data) >= result.size
     if not result.complete:
         result.problems.append(f"larger than {cap // 1024} KB: only the first part was read")
@@ -314,15 +323,8 @@ def read_full(path: Path | str, store_root: Path, cap: int = FULL_READ_CAP) -> R
     result = checked(path, store_root)
     if not result.readable:
         return result
-    fd = _open_regular(path, result)
-    if fd is None:
+    if not _read_into(result, path, cap):
         return result
-    try:
-        result.data = _read_upto(fd, cap)
-    except OSError as err:
-        return _failed(result, err)
-    finally:
-        os.close(fd)
     result.complete = len(result.data) >= result.size
     if not result.complete:
         result.problems.append(f"only the first {cap // 1_048_576} MB were read")
