@@ -327,7 +327,9 @@ def load_config(
     return config
 
 
-def read_table(where: ConfigFile, problems: list[ConfigProblem]) -> tuple[dict[str, Any], ConfigFile]:
+def read_table(
+    where: ConfigFile, problems: list[ConfigProblem]
+) -> tuple[dict[str, Any], ConfigFile]:
     """The file's top table ({} when there is none or it is unreadable, with a problem)."""
 
     def fail(message: str) -> tuple[dict[str, Any], ConfigFile]:
@@ -404,20 +406,30 @@ def check_value(
 
 
 def unknown_key(name: str) -> str:
-    """``unknown key``, with the closest known key (or, lacking one, the known keys of its
-    section, or the sections)."""
+    """``unknown key``, with the closest known key: in its own section first, then the same
+    name elsewhere (a key in the wrong section); lacking one, the keys it could have been."""
     import difflib
 
-    known = [*KEYS_BY_NAME, KEYMAP]
-    close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
-    if close:
-        return f"unknown key; did you mean {close[0]!r}?"
-    section = name.partition(".")[0]
-    in_section = [k for k in KEYS_BY_NAME if k.startswith(section + ".")]
-    if "." in name and in_section:
-        return f"unknown key (known in [{section}]: {', '.join(in_section)})"
+    def closest(word: str, words: list[str]) -> str | None:
+        found = difflib.get_close_matches(word, words, n=1, cutoff=0.6)
+        return found[0] if found else None
+
     tops = ["theme", KEYMAP, *SECTIONS]
-    return f"unknown key (known: {', '.join(tops)})"
+    section, _, short = name.rpartition(".")
+    if not section:
+        guess = closest(name, tops)
+        if guess is None:
+            return f"unknown key (known: {', '.join(tops)})"
+        return f"unknown key; did you mean {guess!r}?"
+    in_section = [k.rpartition(".")[2] for k in KEYS_BY_NAME if k.startswith(section + ".")]
+    guess = closest(short, in_section)
+    if guess is not None:
+        return f"unknown key; did you mean {section + '.' + guess!r}?"
+    elsewhere = [k for k in [*KEYS_BY_NAME, *tops] if k.rpartition(".")[2] == short]
+    if elsewhere:
+        return f"unknown key; did you mean {elsewhere[0]!r}?"
+    known = ", ".join(section + "." + k for k in in_section)
+    return f"unknown key (known in [{section}]: {known})"
 
 
 def check_keymap(

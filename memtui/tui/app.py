@@ -34,9 +34,9 @@ class MemtuiApp(App[None]):
         self.theme_problems = install_themes(self, context.env, context.home, requested)
 
     def on_mount(self) -> None:
-        for problem in self.config.problems:
-            self.notify(line(problem.message), title="Config", severity="warning", timeout=15,
-                        markup=False)
+        for config_problem in self.config.problems:
+            self.notify(line(config_problem.message), title="Config", severity="warning",
+                        timeout=15, markup=False)
         for problem in self.theme_problems:
             self.notify(line(problem), title="Theme", severity="warning", timeout=15, markup=False)
         self.apply_keymap()
