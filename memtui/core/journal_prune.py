@@ -10,10 +10,11 @@ its file under the environment variables:
 ``0`` turns a limit off; a value that is not a number of 0 or more is ignored (the file's value
 or the default applies) and reported. Operations are pruned by *undo chain*: an operation, the
 undo of it, the undo of that undo, ... go together, timed by their newest member, so no undo is
-left without its target (and no target believes itself not undone). A chain with an interrupted operation (``prepared``
-or ``applying``) is never pruned: its recovery needs every byte. Directories without an
-``op.json`` (a preparation a crash or a full disk cut short) are removed once they are an hour
-old; a directory whose ``op.json`` cannot be read (or has no readable time) is left alone.
+left without its target (and no target believes itself not undone). A chain with an
+interrupted operation (``prepared`` or ``applying``) is never pruned: its recovery needs every
+byte. Directories without an ``op.json`` (a preparation a crash or a full disk cut short) are
+removed once they are an hour old; a directory whose ``op.json`` cannot be read (or has no
+readable time) is left alone.
 """
 
 from __future__ import annotations
