@@ -222,18 +222,23 @@ def test_keymap_entries_are_checked_one_by_one(tmp_path: Path) -> None:
 "pane.next" = 3
 "pane.prev" = "ctrl + h"
 "app.quit" = []
-"app.keys" = "question_mark,F1"
+"edit.undo" = "Ctrl+u"
+"memory.edit" = "F2"
+"app.keys" = "question_mark,f1"
+"edit.history" = "ctrl+shift+u"
 """
     config, path = loaded(tmp_path, text)
-    assert config.keymap == {"pane.zoom": "Z", "app.keys": "question_mark,F1"}
+    assert config.keymap == {"pane.zoom": "Z", "app.keys": "question_mark,f1",
+                             "edit.history": "ctrl+shift+u"}
     assert [p.key for p in config.problems] == [
-        "keymap.bad id!", "keymap.pane.next", "keymap.pane.prev", "keymap.app.quit"]
+        "keymap.bad id!", "keymap.pane.next", "keymap.pane.prev", "keymap.app.quit",
+        "keymap.edit.undo", "keymap.memory.edit"]
     assert config.problems[0].message == (
         f"{path}: key 'keymap.bad id!': not a binding id (words joined by '.', e.g. "
         '"pane.zoom")')
     assert config.problems[1].message == (
-        f"{path}: key 'keymap.pane.next': must be keys like \"Z\", \"ctrl+z\" or \"ctrl+z,Z\" "
-        "(or a list of them), not 3; the binding keeps its key")
+        f"{path}: key 'keymap.pane.next': must be keys like \"Z\", \"ctrl+z\" or \"ctrl+z,f1\" "
+        "(or a list of them; key names are lower case), not 3; the binding keeps its key")
 
 
 # ------------------------------------------------------------------------------ environment

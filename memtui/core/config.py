@@ -50,8 +50,9 @@ PROVIDERS = ("local", "anthropic")
 THEME_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 """What a theme's ``name`` may be (memtui.tui.themes checks theme files the same way)."""
 BINDING_ID = re.compile(r"[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*")
-KEY_NAME = re.compile(r"[A-Za-z0-9_+-]+|[!-~]")
-"""One key of a binding: a Textual key name (``ctrl+z``, ``question_mark``) or a character."""
+KEY_NAME = re.compile(r"((ctrl|shift|alt|meta|super|hyper)\+)*([a-z][a-z0-9_]*|[!-~])")
+"""One key of a binding: modifiers, then a Textual key name (lower case: ``ctrl+z``, ``f1``,
+``question_mark``) or one character (``Z``)."""
 ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 PATTERN = re.compile(r"[^\x00-\x1f\x7f]+")
 
@@ -456,8 +457,8 @@ def check_keymap(
         if joined is None:
             problems.append(ConfigProblem(name, (
                 f"{source}: key {name!r}: must be keys like \"Z\", \"ctrl+z\" or "
-                f"\"ctrl+z,Z\" (or a list of them), not {shown_value(keys)}; "
-                "the binding keeps its key")))  # fmt: skip
+                f"\"ctrl+z,f1\" (or a list of them; key names are lower case), not "
+                f"{shown_value(keys)}; the binding keeps its key")))  # fmt: skip
             continue
         keymap[binding_id] = joined
         sources[name] = source

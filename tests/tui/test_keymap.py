@@ -130,3 +130,13 @@ async def test_the_theme_of_the_config(
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
         assert app.theme == chosen != DEFAULT_THEME
+
+
+def test_the_config_accepts_every_key_memtui_binds() -> None:
+    """The keymap's check of keys lets through each key memtui's own bindings use."""
+    from memtui.core.config import keys_text
+    from memtui.tui.keymap import default_keys
+
+    keys = default_keys()
+    assert len(keys) > 20
+    assert {binding_id: keys_text(k) for binding_id, k in keys.items()} == keys
