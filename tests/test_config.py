@@ -175,6 +175,23 @@ def test_a_bad_value_is_reported_and_its_default_used(
     assert config.sources[key] == DEFAULT
 
 
+def test_an_api_key_in_place_of_its_variable_is_not_echoed(tmp_path: Path) -> None:
+    """``api_key_env`` names the variable; a key written there instead is not repeated in
+    the problem (which the TUI and ``memtui config`` show)."""
+    secret = "sk-ant-api03-SECRET"
+    config, path = loaded(tmp_path, f'[judge]\napi_key_env = "{secret}"\n',
+                          MEMTUI_JUDGE_API_KEY_ENV=secret)
+    assert messages(config) == [
+        f"{path}: key 'judge.api_key_env': must be the name of an environment variable "
+        "(letters, digits, '_'), not the value given (not shown: it may be a key); "
+        'using "ANTHROPIC_API_KEY"',
+        "MEMTUI_JUDGE_API_KEY_ENV is not the name of an environment variable (letters, digits, "
+        "'_') (its value is not shown: it may be a key); using ANTHROPIC_API_KEY",
+    ]
+    assert config.judge.api_key_env == "ANTHROPIC_API_KEY"
+    assert not any(secret in m for m in messages(config))
+
+
 def test_one_bad_value_leaves_the_others(tmp_path: Path) -> None:
     config, path = loaded(tmp_path, '[journal]\nmax_age_days = "x"\nmax_mb = 5\n')
     assert config.journal == JournalConfig(max_age_days=30, max_mb=5)

@@ -169,6 +169,12 @@ class Key:
     """An environment variable's text to a value ``parse`` takes (None: no variable)."""
     used_by: str = ""
     """What uses the value when memtui does not yet (shown by ``memtui config``)."""
+    echo: bool = True
+    """Whether a bad value is quoted in its problem (not for a key's *name*, which a user may
+    have replaced by the key itself)."""
+
+    def given(self, value: object) -> str:
+        return shown_value(value) if self.echo else "the value given (not shown: it may be a key)"
 
     @property
     def env(self) -> str | None:
@@ -254,7 +260,8 @@ KEYS: tuple[Key, ...] = (
         JUDGE),
     Key("judge.model", text, "a model name", unchanged, JUDGE),
     Key("judge.api_key_env", matching(ENV_NAME),
-        "the name of an environment variable (letters, digits, '_')", unchanged, JUDGE),
+        "the name of an environment variable (letters, digits, '_')", unchanged, JUDGE,
+        echo=False),
     Key("judge.spend_cap_usd", number(0), "a number of US dollars, 0 or more", text_number,
         JUDGE),
     Key("team.allowlist", patterns, "a list of glob patterns or rule ids", None,
@@ -400,7 +407,7 @@ def check_value(
     try:
         values[name] = key.parse(value)
     except ConfigValueError:
-        problem(name, f"must be {key.expected}, not {shown_value(value)}; "
+        problem(name, f"must be {key.expected}, not {key.given(value)}; "
                 f"using {fallback(key.default)}")
         return
     sources[name] = source
@@ -492,7 +499,9 @@ def check_env(
     try:
         values[key.name] = key.parse(key.from_text(raw))
     except ConfigValueError:
-        problems.append(ConfigProblem(key.name, f"{name}={raw!r} is not {key.expected}; "
+        hidden = "" if key.echo else " (its value is not shown: it may be a key)"
+        given = f"{name}={raw!r}" if key.echo else name
+        problems.append(ConfigProblem(key.name, f"{given} is not {key.expected}{hidden}; "
                                       f"using {fallback(values[key.name], bare=True)}"))
         return
     sources[key.name] = "$" + name
