@@ -259,7 +259,11 @@ def test_a_corrupt_cache_is_ignored(home: DemoHome) -> None:
 
 def test_a_warm_run_imports_no_reader(home: DemoHome, tmp_path: Path) -> None:
     """The lean path: with every store unchanged, ``scan --json`` never imports the
-    per-file scanner, the MEMORY.md parser or ruamel."""
+    per-file scanner, the MEMORY.md parser or ruamel; nor, cold or warm, memtui's config
+    (whose file is there) or tomllib: scan uses none of it."""
+    config = home.root / ".config" / "memtui" / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text('theme = "memtui-paper"\n[journal]\nmax_mb = 5\n', encoding="utf-8")
     script = (
         "import sys, time\n"
         "from memtui.core.cache import ScanCache\n"
@@ -286,6 +290,7 @@ def test_a_warm_run_imports_no_reader(home: DemoHome, tmp_path: Path) -> None:
     assert not readers & warm_modules
     assert cold["git_branch"] == "main"
     assert "git" not in cold_modules | warm_modules  # HEAD is readable: no GitPython
+    assert not {"memtui.core.config", "tomllib"} & (cold_modules | warm_modules)
 
 
 WARM_SCRIPT = (

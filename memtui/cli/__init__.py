@@ -11,6 +11,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from memtui.cli.common import EXIT_OK, context_from
+from memtui.cli.config_commands import add_config_parser, cmd_config
 from memtui.cli.edit_commands import add_edit_parsers, cmd_delete, cmd_snapshot_action
 from memtui.cli.read_commands import cmd_index, cmd_scan, cmd_snapshot_status
 from memtui.cli.undo_commands import cmd_undo, warn_incomplete_operations
@@ -83,9 +84,13 @@ def _build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--agent-memory-home", type=Path,
                         help="agentmemory home (default $AGENT_MEMORY_DIR or ~/.agent-memory)")
     parser.add_argument("--theme", metavar="NAME",
-                        help="TUI theme (default $MEMTUI_THEME or memtui-dusk; also "
+                        help="TUI theme (default $MEMTUI_THEME, the config's theme or "
+                        "memtui-dusk; also "
                         "memtui-paper, Textual's themes and your own in "
                         "~/.config/memtui/themes)")
+    parser.add_argument("--config", type=Path, metavar="FILE",
+                        help="memtui's config file (default $MEMTUI_CONFIG or "
+                        "$XDG_CONFIG_HOME/memtui/config.toml, ~/.config/memtui/config.toml)")
     parser.add_argument("--demo", action="store_true",
                         help="build the demo home (with its own journal) in a temporary "
                         "directory and open it; removed on exit")
@@ -107,6 +112,8 @@ def _build_parser() -> argparse.ArgumentParser:
     status = snap_sub.add_parser("status", help="each agent's snapshot status")
     status.add_argument("--json", action="store_true")
     add_edit_parsers(sub, snap_sub)
+
+    add_config_parser(sub)
 
     demo = sub.add_parser("demo", help="write the demo home to DIR")
     demo.add_argument("dir", type=Path)
@@ -208,6 +215,8 @@ def dispatch(args: argparse.Namespace) -> int:
         return cmd_scan(args)
     if args.command == "index":
         return cmd_index(args)
+    if args.command == "config":
+        return cmd_config(args)
     if args.command not in ("undo", "demo"):
         warn_incomplete_operations(context_from(args))
     if args.command == "snapshot" and args.snapshot_command != "status":

@@ -15,12 +15,17 @@ if TYPE_CHECKING:
     from typing import Any
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
+CONFIG_ENV = "MEMTUI_CONFIG"
+"""memtui.core.config.CONFIG_ENV, spelled out: the config is not imported on every run."""
 
 
 def context_from(args: argparse.Namespace) -> Context:
     """The options' Context; ``args.env_overrides`` (set by ``--demo``: its own journal and
-    cache) take the place of those variables of the environment."""
+    cache) take the place of those variables of the environment, and ``--config FILE`` that
+    of ``$MEMTUI_CONFIG`` (so the journal's limits, the TUI's theme and keymap come from it)."""
     overrides = getattr(args, "env_overrides", None)
+    if getattr(args, "config", None) is not None:
+        overrides = {**(overrides or {}), CONFIG_ENV: str(args.config)}
     env = {**os.environ, **overrides} if overrides else None
     return Context.create(
         project=args.project,

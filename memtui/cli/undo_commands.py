@@ -38,7 +38,7 @@ def add_undo_parser(sub: Any) -> None:
     undo.add_argument("--gc", action="store_true",
                       help="remove operations past the journal's limits: "
                       "$MEMTUI_JOURNAL_MAX_AGE_DAYS (default 30) and $MEMTUI_JOURNAL_MAX_MB "
-                      "(default 100)")
+                      "(default 100), or [journal] in the config file")
     undo.add_argument("--force", action="store_true",
                       help="undo/roll back even over files changed since (their changes are lost)")
     undo.add_argument("--yes", action="store_true", help="undo without asking")

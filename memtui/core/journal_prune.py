@@ -1,18 +1,20 @@
 """Keeping the journal small: operations past an age or a total size are removed, oldest first.
 
-Limits come from the environment for now (a config file comes later):
+Limits come from memtui's config (:mod:`memtui.core.config`), the ``[journal]`` section of
+its file under the environment variables:
 
-- ``MEMTUI_JOURNAL_MAX_AGE_DAYS`` (default 30): operations older than this go;
-- ``MEMTUI_JOURNAL_MAX_MB`` (default 100): while the journal holds more than this, the oldest
-  operations go; the newest operation always stays, so the last change can be undone.
+- ``max_age_days`` / ``MEMTUI_JOURNAL_MAX_AGE_DAYS`` (default 30): operations older than this go;
+- ``max_mb`` / ``MEMTUI_JOURNAL_MAX_MB`` (default 100): while the journal holds more than this,
+  the oldest operations go; the newest operation always stays, so the last change can be undone.
 
-``0`` turns a limit off; a value that is not a number is ignored (the default applies) and
-reported. Operations are pruned by *undo chain*: an operation, the undo of it, the undo of that
-undo, ... go together, timed by their newest member, so no undo is left without its target
-(and no target believes itself not undone). A chain with an interrupted operation (``prepared``
-or ``applying``) is never pruned: its recovery needs every byte. Directories without an
-``op.json`` (a preparation a crash or a full disk cut short) are removed once they are an hour
-old; a directory whose ``op.json`` cannot be read (or has no readable time) is left alone.
+``0`` turns a limit off; a value that is not a number of 0 or more is ignored (the file's value
+or the default applies) and reported. Operations are pruned by *undo chain*: an operation, the
+undo of it, the undo of that undo, ... go together, timed by their newest member, so no undo is
+left without its target (and no target believes itself not undone). A chain with an
+interrupted operation (``prepared`` or ``applying``) is never pruned: its recovery needs every
+byte. Directories without an ``op.json`` (a preparation a crash or a full disk cut short) are
+removed once they are an hour old; a directory whose ``op.json`` cannot be read (or has no
+readable time) is left alone.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from memtui.core.config import Config, JournalConfig
 from memtui.core.journal import INCOMPLETE_STATES, OP_FILE, OpRecord, fsync_dir, read_record
 
 __all__ = [
@@ -42,8 +45,8 @@ __all__ = [
 
 MAX_AGE_ENV = "MEMTUI_JOURNAL_MAX_AGE_DAYS"
 MAX_MB_ENV = "MEMTUI_JOURNAL_MAX_MB"
-DEFAULT_MAX_AGE_DAYS = 30.0
-DEFAULT_MAX_MB = 100.0
+DEFAULT_MAX_AGE_DAYS = JournalConfig.max_age_days
+DEFAULT_MAX_MB = JournalConfig.max_mb
 MB = 1024 * 1024
 PARTIAL_GRACE = timedelta(hours=1)
 """A directory without op.json younger than this may be a preparation still being written."""
@@ -60,30 +63,24 @@ class JournalLimits:
 
     @classmethod
     def from_env(cls, env: Mapping[str, str]) -> JournalLimits:
-        problems: list[str] = []
-        age = _limit(env, MAX_AGE_ENV, DEFAULT_MAX_AGE_DAYS, problems)
-        size = _limit(env, MAX_MB_ENV, DEFAULT_MAX_MB, problems)
-        max_bytes = None if size is None else int(size * MB)
-        return cls(age, max_bytes, tuple(problems))
+        """The limits of the config ``env`` finds (its variables over its file's values)."""
+        from memtui.core.config import load_config
+
+        return cls.from_config(load_config(env))
+
+    @classmethod
+    def from_config(cls, config: Config) -> JournalLimits:
+        age, size = config.journal.max_age_days, config.journal.max_mb
+        return cls(
+            max_age_days=age or None,
+            max_bytes=int(size * MB) if size else None,
+            problems=tuple(config.problems_of("journal")),
+        )
 
     def describe(self) -> str:
         age = "no age limit" if self.max_age_days is None else f"{self.max_age_days:g} days"
         size = "no size limit" if self.max_bytes is None else human_size(self.max_bytes)
         return f"{age}, {size}"
-
-
-def _limit(env: Mapping[str, str], name: str, default: float, problems: list[str]) -> float | None:
-    raw = env.get(name, "").strip()
-    if not raw:
-        return default
-    try:
-        value = float(raw)
-    except ValueError:
-        value = -1.0
-    if value != value or value < 0 or value == float("inf"):  # NaN, negative, infinite
-        problems.append(f"{name}={raw!r} is not a number of 0 or more; using {default:g}")
-        return default
-    return None if value == 0 else value
 
 
 @dataclass(frozen=True)

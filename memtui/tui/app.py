@@ -7,6 +7,7 @@ from typing import ClassVar
 from textual.app import App
 from textual.binding import Binding, BindingType
 
+from memtui.core.config import Config, load_config
 from memtui.core.locations import Context
 from memtui.tui.palette import MemoryCommands
 from memtui.tui.plain import line
@@ -28,12 +29,30 @@ class MemtuiApp(App[None]):
         super().__init__()
         self.context = context
         self.watch_files = watch
-        self.theme_problems = install_themes(self, context.env, context.home, theme)
+        self.config: Config = load_config(context.env, context.home)
+        requested = theme or self.config.theme  # --theme, else $MEMTUI_THEME, else the file
+        self.theme_problems = install_themes(self, context.env, context.home, requested)
 
     def on_mount(self) -> None:
+        for config_problem in self.config.problems:
+            self.notify(line(config_problem.message), title="Config", severity="warning",
+                        timeout=15, markup=False)
         for problem in self.theme_problems:
             self.notify(line(problem), title="Theme", severity="warning", timeout=15, markup=False)
+        self.apply_keymap()
         self.push_screen(MainScreen(self.context))
+
+    def apply_keymap(self) -> None:
+        """The config's ``[keymap]`` through ``App.set_keymap``; an id no binding has is
+        reported with the ids like it."""
+        if not self.config.keymap:
+            return
+        from memtui.tui.keymap import unknown_binding_ids
+
+        self.set_keymap(self.config.keymap)
+        for problem in unknown_binding_ids(self.config.keymap):
+            self.notify(line(problem), title="Keymap", severity="warning", timeout=15,
+                        markup=False)
 
 
 def make_app(context: Context, *, watch: bool = True, theme: str | None = None) -> MemtuiApp:
