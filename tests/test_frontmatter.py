@@ -1,4 +1,5 @@
-"""Frontmatter parsing and round-trip editing (claude-code-memory.md §3)."""
+"""Frontmatter parsing and round-trip editing
+(docs/claude-code-rules.md#memory-files-and-frontmatter)."""
 
 from __future__ import annotations
 

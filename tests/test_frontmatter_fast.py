@@ -1,5 +1,5 @@
 """The frontmatter fast path: it must agree with ruamel on everything it accepts, and accept the
-files memory stores really hold (claude-code-memory.md §3)."""
+files memory stores really hold (docs/claude-code-rules.md#memory-files-and-frontmatter)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""MEMORY.md parsing, Claude Code's exact load computation (spec section 4) and index health.
+"""MEMORY.md parsing, Claude Code's exact load computation and index health
+(docs/claude-code-rules.md#memorymd-load-report, docs/claude-code-rules.md#index-health).
 
 Expected values were checked against Claude Code v2.1.88's own code (``truncateEntrypointContent``,
 ``formatFileSize``, ``parseFrontmatter`` and ``stripHtmlComments`` over marked 15.0.6) run in Node.

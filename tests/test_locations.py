@@ -1,4 +1,5 @@
-"""Where stores live: every rule of claude-code-memory.md sections 1, 2, 6 and 7."""
+"""Where stores live: every location rule of docs/claude-code-rules.md (its sections from
+"Project directory names" to "Agent memory")."""
 
 from __future__ import annotations
 
@@ -29,7 +30,7 @@ def ctx_for(home: DemoHome, project: Path | None = None, **env: str) -> Context:
     )
 
 
-# sanitizePath (section 1) ---------------------------------------------------------------
+# sanitizePath (docs/claude-code-rules.md#project-directory-names) ---------------------
 
 
 @pytest.mark.parametrize(
@@ -64,7 +65,7 @@ def test_emoji_counts_two_units_toward_the_200_limit() -> None:
     assert sanitized_prefix(path) == sanitize_path(path)[:200] + "-"
 
 
-# auto memory directory (section 2) ------------------------------------------------------
+# auto memory directory (docs/claude-code-rules.md#auto-memory-directory) ---------------
 
 
 def test_default_auto_memory_is_under_projects_of_the_git_root(demo: DemoHome) -> None:
@@ -239,7 +240,7 @@ def test_broken_settings_file_is_reported_not_fatal(tmp_path: Path) -> None:
     assert loc.auto.path.name == "memory"
 
 
-# agents (section 7) ------------------------------------------------------------------------
+# agents (docs/claude-code-rules.md#agent-memory) ----------------------------------------
 
 
 def test_agents_defined_and_found_on_disk(demo: DemoHome) -> None:

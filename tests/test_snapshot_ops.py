@@ -1,5 +1,5 @@
-"""Snapshot actions (claude-code-memory.md section 8) on real demo directories, file by file,
-and undo of each back to a byte-identical tree."""
+"""Snapshot actions (docs/claude-code-rules.md#snapshot-operations) on real demo directories,
+file by file, and undo of each back to a byte-identical tree."""
 
 from __future__ import annotations
 
@@ -47,7 +47,7 @@ def top_level_files(directory: Path) -> dict[str, bytes]:
 def expected_files(
     before: dict[str, bytes], snap: Path, action: SnapshotAction, updated_at: str
 ) -> dict[str, bytes]:
-    """The spec, restated: what the local dir's top-level files must be after ``action``."""
+    """The rule, restated: what the local dir's top-level files must be after ``action``."""
     after = dict(before)
     if action == "replace":
         after = {name: data for name, data in after.items() if not name.endswith(".md")}

@@ -1,4 +1,4 @@
-"""Snapshot status decisions (claude-code-memory.md section 8), on real files."""
+"""Snapshot status decisions (docs/claude-code-rules.md#snapshot-status), on real files."""
 
 from __future__ import annotations
 

@@ -112,7 +112,7 @@ class DroppedEntry:
 
 @dataclass
 class LoadReport:
-    """What Claude Code loads of one MEMORY.md, per claude-code-memory.md section 4."""
+    """What Claude Code loads of one MEMORY.md (docs/claude-code-rules.md#memorymd-load-report)."""
 
     path: str
     lines: int

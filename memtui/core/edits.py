@@ -1,4 +1,5 @@
-"""The one write path for users' memory files (design.md, "Safety model").
+"""The one write path for users' memory files
+(docs/architecture.md#the-safety-model-as-implemented).
 
 Every change memtui makes is a :class:`Proposal`: a list of :class:`FileChange`, each stating the
 sha256 of the bytes it was planned against. :func:`apply` then

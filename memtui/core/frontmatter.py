@@ -1,4 +1,5 @@
-"""Frontmatter of memory files, parsed the way Claude Code does (claude-code-memory.md §3).
+"""Frontmatter of memory files, parsed the way Claude Code does
+(docs/claude-code-rules.md#memory-files-and-frontmatter).
 
 Parsing uses ruamel.yaml in YAML 1.2 mode with timestamps kept as strings. A fast path reads the
 simple ``key: value`` subset real memory files use without ruamel (which is imported only when the

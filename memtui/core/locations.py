@@ -131,7 +131,8 @@ def expand_setting_path(value: str, home: Path) -> tuple[str | None, str | None]
 
 
 def auto_memory_root(ctx: Context, settings: SettingsSet, git: GitRoot | None) -> tuple[Path, str]:
-    """The auto memory directory and the rule that chose it (spec section 2)."""
+    """The auto memory directory and the rule that chose it
+    (docs/claude-code-rules.md#auto-memory-directory)."""
     notes: list[str] = []
     override = ctx.env.get("CLAUDE_COWORK_MEMORY_PATH_OVERRIDE")
     if override is not None:

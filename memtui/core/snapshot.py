@@ -1,4 +1,5 @@
-"""Agent memory snapshots: the status Claude Code computes (claude-code-memory.md section 8).
+"""Agent memory snapshots: the status Claude Code computes
+(docs/claude-code-rules.md#snapshot-status).
 
 Mirrors CC's ``checkAgentMemorySnapshot``: ``snapshot.json`` must hold a non-empty string
 ``updatedAt``; a local dir without a top-level ``*.md`` file needs ``initialize``; otherwise a

@@ -1,4 +1,5 @@
-"""Plans for the three snapshot actions, exactly as claude-code-memory.md section 8 says.
+"""Plans for the three snapshot actions, exactly as Claude Code takes them
+(docs/claude-code-rules.md#snapshot-operations).
 
 - initialize: copy every top-level regular file of the snapshot dir except ``snapshot.json``
   (any extension; subfolders and symlinks skipped) into the local dir, then write

@@ -1,5 +1,6 @@
 """The snapshot review: an agent's shipped snapshot against its local memory, per scope, and the
-three actions of claude-code-memory.md §8 (initialize, replace, mark synced), each previewed."""
+three snapshot actions (initialize, replace, mark synced), each previewed
+(docs/claude-code-rules.md#snapshot-operations)."""
 
 from __future__ import annotations
 
