@@ -185,3 +185,15 @@ def test_error_messages_escape_paths_and_names(home: DemoHome) -> None:
     assert done.returncode == 2
     err = clean(done.stderr)
     assert SNAPSHOT_AGENT_SHOWN in err and AGENT_SHOWN in err
+
+
+def test_yaml_warnings_about_a_memory_never_reach_the_terminal(home: DemoHome) -> None:
+    """ruamel warns on stderr about a reused anchor, quoting the file (a bidi override
+    included: YAML allows it): memtui prints nothing of it."""
+    (home.auto_memory / "anchors.md").write_text(
+        "---\nname: anchors\na: &x [1]\nb: &x [2]\ndescription: d \u202e\n---\nbody\n"
+    )
+    done = run_cli(home, "scan")
+    assert done.returncode == 0
+    assert done.stderr == b""
+    assert "anchors.md" in clean(done.stdout)

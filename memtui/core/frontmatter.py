@@ -110,7 +110,14 @@ def _string_timestamp_constructor() -> type[SafeConstructor]:
 
     Built on first use so that importing this module does not import ruamel.
     """
+    import warnings
+
     from ruamel.yaml.constructor import SafeConstructor
+    from ruamel.yaml.error import YAMLWarning
+
+    # ruamel warns (on stderr) about things like a reused anchor, quoting the file's text: a
+    # memory file must not write to the user's terminal, and its problems are found otherwise.
+    warnings.filterwarnings("ignore", category=YAMLWarning)
 
     class _StringTimestampConstructor(SafeConstructor):
         pass
