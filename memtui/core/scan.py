@@ -40,6 +40,7 @@ if TYPE_CHECKING:  # locate(), the git branch and projects: only a whole scan ne
     from typing import Any
 
     from memtui.core.locations import Context, Locations
+    from memtui.core.model import ProjectRef
 
 INDEX_NAME = "MEMORY.md"
 SUMMARY_NAME = "summary.md"
@@ -319,6 +320,14 @@ def session_summary_facts(store: Store, template: str) -> tuple[str | None, bool
     return summary_facts(summary, store.path, template)
 
 
+def discover_projects(ctx: Context, cache: ScanCache | None = None) -> list[ProjectRef]:
+    """:func:`memtui.core.projects.discover_projects`, imported when a scan needs it (with
+    ``locations``: neither is on ``memtui index``'s path)."""
+    from memtui.core.projects import discover_projects as discover
+
+    return discover(ctx, cache)
+
+
 def scan_snapshot(
     location: StoreLocation, locations: Locations, cache: ScanCache | None = None
 ) -> Store:
@@ -335,7 +344,6 @@ def scan_progressively(
     TUI shows the first trees while the rest is read); the last result is complete."""
     from memtui.core.gitroot import current_branch
     from memtui.core.locations import locate
-    from memtui.core.projects import discover_projects
 
     say = progress or (lambda _msg: None)
     locations = locate(ctx)
