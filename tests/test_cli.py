@@ -185,3 +185,53 @@ def test_index_of_another_file_reports_that_file(
     code, out, _ = run(capsys, "index", str(other))
     assert code == 0
     assert out.startswith("other.md: 250 lines / 200") and "line 201: T200" in out
+
+
+def test_index_text_lists_capped_json_lists_all(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A runaway index: the text shows 25 of each list and how many more; --json lists all."""
+    from memtui.cli.read_commands import INDEX_LIST_LIMIT
+    from memtui.core.demo import huge_index_lines
+
+    count = 2_000
+    write_index(tmp_path, huge_index_lines(count))
+    code, out, _ = run(capsys, "index", str(tmp_path / "MEMORY.md"))
+    assert code == 0
+    lines = out.splitlines()
+    assert sum(line.startswith("dangling: ") for line in lines) == INDEX_LIST_LIMIT
+    assert sum(line.startswith("long entry: ") for line in lines) == count // 100  # 20: all
+    assert sum(line.startswith("  line ") for line in lines) == INDEX_LIST_LIMIT
+    assert f"… and {count - INDEX_LIST_LIMIT:,} more (--json lists all)" in lines
+    code, out, _ = run(capsys, "index", str(tmp_path / "MEMORY.md"), "--json")
+    report = json.loads(out)
+    assert len(report["health"]["dangling"]) == count
+    # the comment line is stripped: 200 lines load up to raw line 202, entries start on line 4
+    assert len(report["dropped"]) == count - 199
+    assert f"  … and {len(report['dropped']) - INDEX_LIST_LIMIT:,} more (--json lists all)" in lines
+
+
+def test_index_imports_only_what_it_needs(tmp_path: Path) -> None:
+    """``memtui index`` runs without the locations (settings, agents, git), the projects, the
+    JSON encoder (text output), hashlib or typing: imports were most of its time."""
+    write_index(tmp_path, ["- [A](a.md) — a", "- [B](b.md) — b"])
+    write_memory(tmp_path, "a.md", description="a memory")
+    script = (
+        "import sys\n"
+        "from memtui.cli import main\n"
+        "code = main(sys.argv[1:])\n"
+        "print(' '.join(sorted(sys.modules)), file=sys.stderr)\n"
+        "raise SystemExit(code)\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    done = subprocess.run([sys.executable, "-c", script, "index", str(tmp_path / "MEMORY.md")],
+                          env=env, capture_output=True, text=True, check=True)
+    assert done.stdout.startswith("MEMORY.md: 2 lines / 200") and "dangling: line 2" in done.stdout
+    modules = set(done.stderr.split())
+    assert {"memtui.core.index", "memtui.core.scan"} <= modules
+    unneeded = {
+        "memtui.core.locations", "memtui.core.settings", "memtui.core.agents",
+        "memtui.core.gitroot", "memtui.core.projects", "memtui.core.serialize",
+        "memtui.core.journal", "memtui.core.edits", "git", "hashlib", "json", "typing",
+    }
+    assert not unneeded & modules

@@ -25,15 +25,9 @@ _CODE_REF = re.compile(r"(?<![\w/.-])((?:memtui|tests|bench|scripts)/[\w/.-]*?\.
 _DOC_REF = re.compile(r"(?<![\w/.-])docs/([\w.-]+\.md)(?:#([\w-]+))?")
 _CITATION = re.compile(r"claude-code-memory\.md|design\.md|\bspec section\b|\bsections? \d|§\s*\d")
 
-PENDING_CITATIONS = (
-    "memtui/core/index.py",
-    "memtui/cli/",
-    "memtui/tui/app.py",
-    "memtui/core/journal_prune.py",
-)
-"""A temporary allowlist: other helpers were changing these files while every other citation
-of the external docs moved to ``docs/``. Once their branches are merged the lead points their
-citations at ``docs/`` too and empties this tuple (nothing else may be added to it)."""
+PENDING_CITATIONS: tuple[str, ...] = ()
+"""Files allowed to cite the external docs: none (a temporary allowlist while other branches
+were changing files; every citation now points at ``docs/``; nothing may be added to it)."""
 
 
 def _without_fences(text: str) -> str:

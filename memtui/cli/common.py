@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 
-from memtui.core.locations import Context
 from memtui.core.plaintext import escape_controls, json_safe
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (slow) at run time
 if TYPE_CHECKING:
     from typing import Any
+
+    from memtui.core.locations import Context
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
 CONFIG_ENV = "MEMTUI_CONFIG"
@@ -23,6 +23,8 @@ def context_from(args: argparse.Namespace) -> Context:
     """The options' Context; ``args.env_overrides`` (set by ``--demo``: its own journal and
     cache) take the place of those variables of the environment, and ``--config FILE`` that
     of ``$MEMTUI_CONFIG`` (so the journal's limits, the TUI's theme and keymap come from it)."""
+    from memtui.core.locations import Context  # not on ``memtui index``'s path
+
     overrides = getattr(args, "env_overrides", None)
     if getattr(args, "config", None) is not None:
         overrides = {**(overrides or {}), CONFIG_ENV: str(args.config)}
@@ -39,6 +41,8 @@ def print_json(data: Any) -> None:
     """One compact JSON document (C encoder, one write: large homes print fast). ``json.dumps``
     escapes C0 controls; the C1 controls, DEL and bidi controls it leaves raw are written as
     ``\\uXXXX`` escapes too (:func:`memtui.core.plaintext.json_safe`: the same JSON value)."""
+    import json
+
     from memtui.core.cache import gc_paused
 
     with gc_paused():

@@ -18,7 +18,6 @@ from memtui.cli.common import (
     shown,
 )
 from memtui.cli.undo_commands import add_undo_parser, journal_of
-from memtui.core.locations import Context
 from memtui.core.model import StoreKind, StoreLocation
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (slow) at run time
@@ -26,6 +25,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from memtui.core.edits import FileDiff, Proposal
+    from memtui.core.locations import Context
     from memtui.core.snapshot_ops import SnapshotAction
 
 

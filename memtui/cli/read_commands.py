@@ -7,14 +7,18 @@ import sys
 from pathlib import Path
 
 from memtui.cli.common import EXIT_OK, EXIT_USAGE, context_from, print_json, say, shown
-from memtui.core.age import age_text
-from memtui.core.locations import Context
-from memtui.core.model import StoreKind, StoreLocation
 from memtui.core.plaintext import has_controls
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (slow) at run time
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from memtui.core.contents import LoadReport, Memory, ScanResult, Store
+    from memtui.core.locations import Context
+
+INDEX_LIST_LIMIT = 25
+"""Items ``memtui index`` prints of each list (dangling, orphans, long entries, broken links,
+entries past the cut, problems); ``--json`` lists all."""
 
 
 def store_heading(store: Store, ctx: Context) -> str:
@@ -26,7 +30,15 @@ def store_heading(store: Store, ctx: Context) -> str:
     return f"{shown(store.title)}  {shown(ctx.show(loc.path))}{suffix}"
 
 
-def index_summary(report: LoadReport) -> list[str]:
+def more_line(items: Sequence[object], limit: int | None, indent: str = "") -> list[str]:
+    """The line that stands for the items past the first ``limit`` (none when none are)."""
+    if limit is None or len(items) <= limit:
+        return []
+    return [f"{indent}… and {len(items) - limit:,} more (--json lists all)"]
+
+
+def index_summary(report: LoadReport, limit: int | None = None) -> list[str]:
+    """The report as text lines; ``limit``: items shown of each list (None: all)."""
     lines = [
         f"{Path(report.path).name}: {report.lines} lines / 200, "
         f"{report.units:,} units / 25,000, "
@@ -38,14 +50,18 @@ def index_summary(report: LoadReport) -> list[str]:
             f"{len(report.dropped)} entries are never loaded"
         )
     health = report.health
-    for entry in health.dangling:
+    for entry in health.dangling[:limit]:
         lines.append(f"dangling: line {entry.line} → {shown(entry.target)} (no such file)")
-    for orphan in health.orphans:
+    lines += more_line(health.dangling, limit)
+    for orphan in health.orphans[:limit]:
         lines.append(f"orphan: {shown(orphan)} (no index entry points to it)")
-    for long in health.long_entries:
+    lines += more_line(health.orphans, limit)
+    for long in health.long_entries[:limit]:
         lines.append(f"long entry: line {long.line} is {long.length} chars (over {long.limit})")
-    for broken in health.broken_wikilinks:
+    lines += more_line(health.long_entries, limit)
+    for broken in health.broken_wikilinks[:limit]:
         lines.append(f"broken link: [[{shown(broken.link)}]] in {shown(broken.source)}")
+    lines += more_line(health.broken_wikilinks, limit)
     return lines
 
 
@@ -55,6 +71,8 @@ def memory_row(memory: Memory) -> str:
     of them keeps the common case, thousands of plain rows, cheap."""
     values = [memory.type or "-", memory.rel_path, memory.description or "",
               "; ".join(memory.problems)]
+    from memtui.core.age import age_text
+
     if has_controls("".join(values)):
         values = [shown(value) for value in values]
     kind, rel, description, problems = values
@@ -115,8 +133,8 @@ def cmd_scan(args: argparse.Namespace) -> int:
 
 
 def cmd_index(args: argparse.Namespace) -> int:
+    from memtui.core.model import StoreKind, StoreLocation
     from memtui.core.scan import INDEX_NAME, compute_store_index, own_index_dirs, scan_store
-    from memtui.core.serialize import load_report_json
 
     path: Path = args.path
     if path.is_dir():
@@ -135,18 +153,22 @@ def cmd_index(args: argparse.Namespace) -> int:
         say(f"memtui index: cannot read {shown(path)}", err=True)
         return EXIT_USAGE
     if args.json:
+        from memtui.core.serialize import load_report_json
+
         print_json(load_report_json(report))
         return EXIT_OK
-    for line in index_summary(report):
-        say(line)
+    limit = INDEX_LIST_LIMIT
+    out = index_summary(report, limit)
     if report.dropped:
-        say("entries past the cut (never loaded):")
-        for dropped in report.dropped:
-            say(f"  line {dropped.line}: {shown(dropped.title)} ({shown(dropped.target)})")
+        out.append("entries past the cut (never loaded):")
+        out += [f"  line {dropped.line}: {shown(dropped.title)} ({shown(dropped.target)})"
+                for dropped in report.dropped[:limit]]
+        out += more_line(report.dropped, limit, "  ")
     if report.warning:
-        say(f"Claude Code shows:\n{report.warning}")
-    for problem in report.problems:
-        say(f"! {shown(problem)}")
+        out.append(f"Claude Code shows:\n{report.warning}")
+    out += [f"! {shown(problem)}" for problem in report.problems[:limit]]
+    out += more_line(report.problems, limit)
+    say("\n".join(out))
     return EXIT_OK
 
 

@@ -16,7 +16,6 @@ from memtui.cli.common import (
     say,
     shown,
 )
-from memtui.core.locations import Context
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (slow) at run time
 if TYPE_CHECKING:
@@ -24,6 +23,7 @@ if TYPE_CHECKING:
 
     from memtui.core.journal import Journal, OpRecord
     from memtui.core.journal_prune import PruneReport
+    from memtui.core.locations import Context
 
 
 def add_undo_parser(sub: Any) -> None:

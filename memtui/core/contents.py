@@ -7,7 +7,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Literal
 
 from memtui.core.model import (
     Frontmatter,
@@ -100,7 +99,11 @@ class IndexHealth:
         return not (self.dangling or self.orphans or self.long_entries or self.broken_wikilinks)
 
 
-Binds = Literal["none", "lines", "bytes", "both"]
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (slow) at run time
+if TYPE_CHECKING:
+    from typing import Literal, TypeAlias
+
+    Binds: TypeAlias = Literal["none", "lines", "bytes", "both"]
 
 
 @dataclass

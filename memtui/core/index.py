@@ -1,4 +1,5 @@
-"""MEMORY.md: index entries, what Claude Code loads of it (spec section 4) and index health.
+"""MEMORY.md: index entries, what Claude Code loads of it and index health
+(docs/claude-code-rules.md#memorymd-load-report).
 
 Claude Code (CC) v2.1.88 does, for the main session (``claudemd.ts``)::
 
@@ -24,7 +25,6 @@ from itertools import chain
 from urllib.parse import unquote
 
 from memtui.core.contents import (
-    Binds,
     BrokenLink,
     DroppedEntry,
     IndexEntry,
@@ -34,6 +34,10 @@ from memtui.core.contents import (
 )
 from memtui.core.lazyre import lazy_re
 from memtui.core.utf16 import index_of_unit, prefix_by_units, units
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (slow) at run time
+if TYPE_CHECKING:
+    from memtui.core.contents import Binds
 
 MAX_LINES = 200
 MAX_UNITS = 25_000

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import hashlib
 import marshal
 import os
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 from memtui.core.cache import RACY_SECONDS, ScanCache, StatKey, gc_paused, stat_key
 from memtui.core.contents import (
@@ -24,11 +22,8 @@ from memtui.core.contents import (
 )
 from memtui.core.fileread import read_full, read_header
 from memtui.core.frontmatter import parse_frontmatter
-from memtui.core.gitroot import current_branch
 from memtui.core.index import index_health, load_report, wikilinks
-from memtui.core.locations import Context, Locations, locate
 from memtui.core.model import Frontmatter, StoreKind, StoreLocation
-from memtui.core.projects import discover_projects
 from memtui.core.sessions import (
     session_info,
     session_template,
@@ -39,6 +34,13 @@ from memtui.core.sessions import (
 )
 from memtui.core.snapshot import snapshot_info
 from memtui.core.walk import NOT_A_DIRECTORY, FileEntry, StoreWalk, store_skip, walk_store
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (slow) at run time
+if TYPE_CHECKING:  # locate(), the git branch and projects: only a whole scan needs them
+    from typing import Any
+
+    from memtui.core.locations import Context, Locations
+    from memtui.core.model import ProjectRef
 
 INDEX_NAME = "MEMORY.md"
 SUMMARY_NAME = "summary.md"
@@ -192,6 +194,8 @@ def store_digest(store: Store, stats: list[os.stat_result | None], now: float) -
         if st is None or now - max(st.st_mtime, st.st_ctime) < RACY_SECONDS:
             return None
         keys.append((memory.rel_path, stat_key(st)))
+    import hashlib  # only with a cache: not on ``memtui index``'s path
+
     blob = marshal.dumps((INDEX_PAYLOAD_VERSION, store.kind.value, keys))
     return hashlib.sha256(blob).hexdigest()
 
@@ -316,6 +320,14 @@ def session_summary_facts(store: Store, template: str) -> tuple[str | None, bool
     return summary_facts(summary, store.path, template)
 
 
+def discover_projects(ctx: Context, cache: ScanCache | None = None) -> list[ProjectRef]:
+    """:func:`memtui.core.projects.discover_projects`, imported when a scan needs it (with
+    ``locations``: neither is on ``memtui index``'s path)."""
+    from memtui.core.projects import discover_projects as discover
+
+    return discover(ctx, cache)
+
+
 def scan_snapshot(
     location: StoreLocation, locations: Locations, cache: ScanCache | None = None
 ) -> Store:
@@ -330,6 +342,9 @@ def scan_progressively(
 ) -> Iterator[ScanResult]:
     """Scan store kind by store kind, yielding a growing partial result after each stage (the
     TUI shows the first trees while the rest is read); the last result is complete."""
+    from memtui.core.gitroot import current_branch
+    from memtui.core.locations import locate
+
     say = progress or (lambda _msg: None)
     locations = locate(ctx)
     git = locations.git

@@ -11,15 +11,22 @@ from pathlib import Path
 
 import pytest
 from helpers import demo_app
-from rich.console import Console
+from rich.console import Console, ConsoleOptions, RenderResult
 from textual.pilot import Pilot
 from textual.widgets import Static
 
+from memtui.core.contents import Memory
 from memtui.core.demo import DemoHome, build_demo_home, huge_index_lines, write_file, write_index
 from memtui.tui.screens.main import MainScreen
 from memtui.tui.testing import settle
+from memtui.tui.widgets import detail as detail_module
 from memtui.tui.widgets.detail import DetailPane
-from memtui.tui.widgets.index_view import MAX_LINE_CHARS, MAX_LIST_SHOWN, MAX_RAW_LINES
+from memtui.tui.widgets.index_view import (
+    MAX_LINE_CHARS,
+    MAX_LIST_SHOWN,
+    MAX_RAW_LINES,
+    RenderedOnce,
+)
 from memtui.tui.widgets.store_tree import StoreTree
 
 SIZE = (160, 45)
@@ -119,3 +126,46 @@ async def test_a_5_mb_line_is_cut_in_the_index_view(home: DemoHome) -> None:
         assert numbered.count("y") <= MAX_LINE_CHARS
         assert f"({5_000_014 - MAX_LINE_CHARS:,} more chars)" in "\n".join(rows)
         assert await reselect_seconds(pilot, detail, tree, key, home) < RESELECTS_WITHIN
+
+
+async def test_reselecting_an_unchanged_index_reads_and_renders_nothing_again(
+    home: DemoHome, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each selection of MEMORY.md read and decoded the whole file and rendered its view twice
+    (to measure it, then to paint it). While the file's stats are unchanged the text is kept,
+    and the view of an unchanged report is rendered once; a changed file is read again."""
+    write_index(home.auto_memory, huge_index_lines(2_000))
+    monkeypatch.setattr(detail_module, "RACY_SECONDS", -1.0)  # files written just now count
+    reads: list[str] = []
+    real_read = detail_module.load_full_text
+
+    def counted(memory: Memory, root: Path) -> tuple[str, list[str]]:
+        reads.append(memory.rel_path)
+        return real_read(memory, root)
+
+    monkeypatch.setattr(detail_module, "load_full_text", counted)
+    renders: list[int] = []
+    real_render = RenderedOnce.__rich_console__
+
+    def render(self: RenderedOnce, console: Console, options: ConsoleOptions) -> RenderResult:
+        if self._rendered is None or self._rendered[1] != RenderedOnce.key(options):
+            renders.append(id(self))
+        return real_render(self, console, options)
+
+    monkeypatch.setattr(RenderedOnce, "__rich_console__", render)
+    async with demo_app(home).run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        detail, tree, key = await index_view(pilot, home)
+        head = detail.query_one("#detail-head", Static)
+        view = head.content
+        read, rendered_views = reads.count("MEMORY.md"), len(renders)
+        assert read >= 1 and rendered_views >= 1  # the app opens on it: maybe twice, at once
+        await reselect_seconds(pilot, detail, tree, key, home)
+        assert reads.count("MEMORY.md") == read and len(renders) == rendered_views
+        assert head.content is view
+        index = home.auto_memory / "MEMORY.md"
+        index.write_text(index.read_text(encoding="utf-8") + "- [New](new.md) — new\n",
+                         encoding="utf-8")
+        await reselect_seconds(pilot, detail, tree, key, home)
+        assert reads.count("MEMORY.md") == read + 1
+        assert detail.loaded is not None and detail.loaded.text.endswith("[New](new.md) — new\n")

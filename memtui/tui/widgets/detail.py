@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+import os
+import stat
+import time
+from dataclasses import dataclass, replace
 from typing import Any
 
 from rich.console import Group, RenderableType
@@ -15,7 +18,8 @@ from textual.containers import VerticalScroll
 from textual.widgets import Markdown, Static
 
 from memtui.core.age import age_text
-from memtui.core.contents import Memory, Store
+from memtui.core.cache import RACY_SECONDS, StatKey, stat_key
+from memtui.core.contents import LoadReport, Memory, Store
 from memtui.core.frontmatter import body_of, parse_frontmatter
 from memtui.core.model import Frontmatter, StoreKind
 from memtui.core.paths import tilde
@@ -24,7 +28,7 @@ from memtui.tui import clock
 from memtui.tui.labels import snapshot_badge
 from memtui.tui.nodes import NodeRef, normalize
 from memtui.tui.plain import body, content, line, text
-from memtui.tui.widgets.index_view import index_body, index_pinned, raw_lines
+from memtui.tui.widgets.index_view import RenderedOnce, index_body, index_pinned, raw_lines
 
 
 @dataclass
@@ -36,6 +40,25 @@ class LoadedMemory:
     frontmatter: Frontmatter
     body: str
     problems: list[str]
+
+
+CACHED_FILES = 4
+"""Files whose read text a pane keeps, while their stats are unchanged: selecting a 3 MB
+MEMORY.md again reads and decodes nothing."""
+
+
+def file_key(path: str | os.PathLike[str]) -> StatKey | None:
+    """The stat key of ``path`` (a regular file, not written in the last ``RACY_SECONDS``:
+    a second write in the same clock tick could leave its stats equal), or None."""
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return None
+    if not stat.S_ISREG(st.st_mode):
+        return None
+    if time.time() - max(st.st_mtime, st.st_ctime) < RACY_SECONDS:
+        return None
+    return stat_key(st)
 
 
 def frontmatter_table(fm: Frontmatter) -> RenderableType:
@@ -165,6 +188,8 @@ class DetailPane(VerticalScroll):
         self.ref: NodeRef | None = None
         self.raw_mode = False
         self.loaded: LoadedMemory | None = None
+        self._read_cache: dict[str, tuple[StatKey, LoadedMemory]] = {}
+        self._index_cache: tuple[LoadReport, str, RenderedOnce] | None = None
 
     def compose(self) -> ComposeResult:
         yield Static("", id="detail-pinned")
@@ -178,7 +203,8 @@ class DetailPane(VerticalScroll):
         self.set_pinned(None)
         self.scroll_home(animate=False)
         head = self.query_one("#detail-head", Static)
-        self.query_one("#detail-body", Markdown).update("")
+        # hidden, not emptied (that re-lays the screen out again): updated before it shows again
+        self.query_one("#detail-body", Markdown).display = False
         self.query_one("#detail-raw", Static).update("")
         if ref is None:
             head.update(Text("Select a memory to read it.", style="dim"))
@@ -197,9 +223,20 @@ class DetailPane(VerticalScroll):
     def load(self, ref: NodeRef) -> None:
         memory = ref.memory
         assert memory is not None
+        path = str(memory.path)
+        key = file_key(path)
+        cached = self._read_cache.get(path)
+        if key is not None and cached is not None and cached[0] == key:
+            self.app.call_from_thread(self._render_loaded, replace(cached[1], ref=ref))
+            return
         raw, problems = load_full_text(memory, ref.store.path)
         fm = parse_frontmatter(raw.lstrip("\ufeff").replace("\r", ""))
         loaded = LoadedMemory(ref, raw, fm, body_of(raw, fm), problems)
+        if key is not None and file_key(path) == key:  # unchanged while it was read
+            self._read_cache.pop(path, None)
+            self._read_cache[path] = (key, loaded)
+            while len(self._read_cache) > CACHED_FILES:
+                del self._read_cache[next(iter(self._read_cache))]
         self.app.call_from_thread(self._render_loaded, loaded)
 
     def _render_loaded(self, loaded: LoadedMemory) -> None:
@@ -221,19 +258,36 @@ class DetailPane(VerticalScroll):
                 head.update(Text("raw file (r: back to the numbered view)", style="dim"))
                 raw.update(raw_lines(loaded.text))
             else:
-                head.update(index_body(store.index, loaded.text))
+                head.update(self._index_content(store.index, loaded.text))
             return
         head.update(memory_meta(loaded.ref, loaded))
         unreadable = any("binary" in p or "cannot read" in p for p in loaded.problems)
         show_raw = self.raw_mode or unreadable or (store.kind == StoreKind.SNAPSHOT and not (
             memory.rel_path.endswith(".md")
         ))
-        markdown.display = not show_raw
         raw.display = show_raw
         if show_raw:
+            markdown.display = False
             raw.update(Text(body(loaded.text) if not unreadable else "(contents not shown)"))
-        else:
+        elif markdown.display:
             markdown.update(body(loaded.body))
+        else:  # shown once updated: what it held before never shows
+            self.call_later(self._reveal_markdown, markdown, body(loaded.body), loaded.ref)
+
+    async def _reveal_markdown(self, markdown: Markdown, text: str, ref: NodeRef) -> None:
+        await markdown.update(text)
+        if self.ref == ref and self.loaded is not None and self.loaded.ref == ref:
+            markdown.display = True
+
+    def _index_content(self, report: LoadReport, raw: str) -> RenderedOnce:
+        """The numbered MEMORY.md view, made again only when its report or text changed (they
+        are the same objects while the file is unchanged)."""
+        cached = self._index_cache
+        if cached is not None and cached[0] is report and cached[1] is raw:
+            return cached[2]
+        made = index_body(report, raw)
+        self._index_cache = (report, raw, made)
+        return made
 
     def set_pinned(self, pinned_content: RenderableType | None) -> None:
         """Content that stays at the top while the rest scrolls (the MEMORY.md meter)."""

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from rich.console import Group, RenderableType
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
+from rich.measure import Measurement
+from rich.segment import Segment
 from rich.text import Text
 
 from memtui.core.contents import LoadReport
@@ -209,10 +211,39 @@ def index_pinned(report: LoadReport) -> RenderableType:
     return Group(*parts)
 
 
-def index_body(report: LoadReport, raw: str) -> RenderableType:
+class RenderedOnce:
+    """A renderable that renders once per console and options: Textual renders a Rich
+    renderable to measure its height, then again to paint it, and again on each selection;
+    hundreds of numbered lines each time. The segments are the ones it renders to."""
+
+    def __init__(self, renderable: Group) -> None:
+        self.renderable = renderable
+        self._rendered: tuple[Console, tuple[object, ...], list[Segment]] | None = None
+
+    @staticmethod
+    def key(options: ConsoleOptions) -> tuple[object, ...]:
+        """What a ``Group`` of ``Text`` renders differently by (not the height: Textual
+        measures with none and paints with the pane's)."""
+        return (options.max_width, options.min_width, options.justify, options.overflow,
+                options.no_wrap, options.highlight, options.markup, options.encoding,
+                options.legacy_windows, options.is_terminal)
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        done = self._rendered
+        key = self.key(options)
+        if done is None or done[0] is not console or done[1] != key:
+            done = (console, key, list(console.render(self.renderable, options)))
+            self._rendered = done
+        yield from done[2]
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        return Measurement.get(console, options, self.renderable)
+
+
+def index_body(report: LoadReport, raw: str) -> RenderedOnce:
     """Health, the entries past the cut, and the numbered file with the cut drawn."""
     parts: list[RenderableType] = [health_text(report), dropped_list(report)]
     parts.append(numbered_lines(raw, report))
     if report.problems:
         parts.append(problems_text(report))
-    return Group(*parts)
+    return RenderedOnce(Group(*parts))
