@@ -315,9 +315,7 @@ class DirTree:
         fd = os.open(name, flags, mode, dir_fd=parent)
         try:
             os.fchmod(fd, mode)
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
+            write_all(fd, data)
             os.fsync(fd)
             if mtime_ns is not None:
                 os.utime(fd, ns=(mtime_ns, mtime_ns))
@@ -366,6 +364,13 @@ def read_capped(fd: int, path: Path) -> bytes:
     if size > MAX_FILE_BYTES:
         raise too_large(path, size)
     return read_all(fd)
+
+
+def write_all(fd: int, data: bytes) -> None:
+    """All of ``data`` to ``fd`` (``os.write`` may write less than it is given)."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
 
 
 def read_all(fd: int) -> bytes:

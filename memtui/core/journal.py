@@ -41,6 +41,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from memtui.core.dirfd import write_all
+
 if TYPE_CHECKING:
     from memtui.core.edits import AppliedOp, EditRefused
     from memtui.core.journal_prune import JournalLimits, PruneReport
@@ -197,9 +199,7 @@ def write_synced(tmp: Path, data: bytes, mode: int, *, flags: int = 0) -> None:
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC | flags, mode)
     try:
         os.fchmod(fd, mode)
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
+        write_all(fd, data)
         os.fsync(fd)
     finally:
         os.close(fd)
