@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import io
+import sys
 from pathlib import Path
 
 import pytest
@@ -9,7 +11,12 @@ import pytest
 
 @pytest.fixture
 def state_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """memtui's journal (XDG state dir) inside the test's temporary directory."""
+    """memtui's journal (XDG state dir) and scan cache inside the test's temporary directory,
+    no ``MEMTUI_STATE_DIR`` from outside, and a standard input that is not a terminal (so a
+    command that would ask refuses instead of waiting)."""
     state = tmp_path / "state"
     monkeypatch.setenv("XDG_STATE_HOME", str(state))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.delenv("MEMTUI_STATE_DIR", raising=False)
+    monkeypatch.setattr(sys, "stdin", io.StringIO(""))
     return state

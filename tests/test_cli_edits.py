@@ -23,13 +23,7 @@ from memtui.core.snapshot import SYNCED_JSON
 REPO = Path(__file__).resolve().parent.parent
 
 
-@pytest.fixture(autouse=True)
-def state_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    state = tmp_path / "state"
-    monkeypatch.setenv("XDG_STATE_HOME", str(state))
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    monkeypatch.setattr(sys, "stdin", io.StringIO(""))
-    return state
+pytestmark = pytest.mark.usefixtures("state_home")  # tests/conftest.py
 
 
 @pytest.fixture(scope="module")

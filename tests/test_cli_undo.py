@@ -4,11 +4,9 @@
 from __future__ import annotations
 
 import errno
-import io
 import json
 import os
 import shutil
-import sys
 import tempfile
 from pathlib import Path
 
@@ -23,14 +21,7 @@ from memtui.core.journal import Journal
 AGENT = "reviewer"
 
 
-@pytest.fixture(autouse=True)
-def state_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    state = tmp_path / "state"
-    monkeypatch.setenv("XDG_STATE_HOME", str(state))
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    monkeypatch.delenv("MEMTUI_STATE_DIR", raising=False)
-    monkeypatch.setattr(sys, "stdin", io.StringIO(""))  # not a terminal
-    return state
+pytestmark = pytest.mark.usefixtures("state_home")  # tests/conftest.py
 
 
 @pytest.fixture(scope="module")

@@ -5,7 +5,6 @@ operation runs redirects nothing; undo and rollback confine the journal's paths 
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import shutil
@@ -29,13 +28,7 @@ KEYS = "ssh-ed25519 AAAA-the-users-own-key user@host\n"
 EVIL_KEYS = "ssh-ed25519 AAAA-the-attackers-key evil@repo\n"
 
 
-@pytest.fixture(autouse=True)
-def state_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    state = tmp_path / "state"
-    monkeypatch.setenv("XDG_STATE_HOME", str(state))
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    monkeypatch.setattr(sys, "stdin", io.StringIO(""))
-    return state
+pytestmark = pytest.mark.usefixtures("state_home")  # tests/conftest.py
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:

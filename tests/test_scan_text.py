@@ -257,6 +257,16 @@ def test_a_corrupt_cache_is_ignored(home: DemoHome) -> None:
     assert checked(ctx).rescanned > 10
 
 
+WARM_SCRIPT = (  # runs the CLI as if later, then lists the modules it imported
+    "import sys, time\n"
+    "from memtui.core.cache import ScanCache\n"
+    f"ScanCache.clock = staticmethod(lambda: time.time() + {LATER})\n"
+    "from memtui.cli import main\n"
+    "main(sys.argv[1:])\n"
+    "print(' '.join(sorted(sys.modules)), file=sys.stderr)\n"
+)
+
+
 def test_a_warm_run_imports_no_reader(home: DemoHome, tmp_path: Path) -> None:
     """The lean path: with every store unchanged, ``scan --json`` never imports the
     per-file scanner, the MEMORY.md parser or ruamel; nor, cold or warm, memtui's config
@@ -264,21 +274,13 @@ def test_a_warm_run_imports_no_reader(home: DemoHome, tmp_path: Path) -> None:
     config = home.root / ".config" / "memtui" / "config.toml"
     config.parent.mkdir(parents=True, exist_ok=True)
     config.write_text('theme = "memtui-paper"\n[journal]\nmax_mb = 5\n', encoding="utf-8")
-    script = (
-        "import sys, time\n"
-        "from memtui.core.cache import ScanCache\n"
-        f"ScanCache.clock = staticmethod(lambda: time.time() + {LATER})\n"
-        "from memtui.cli import main\n"
-        "main(sys.argv[1:])\n"
-        "print(' '.join(sorted(sys.modules)), file=sys.stderr)\n"
-    )
     args = ["--claude-home", str(home.claude_home), "--project", str(home.project),
             "--agent-memory-home", str(home.agent_memory_home), "scan", "--json"]
     env = {**os.environ, "HOME": str(home.root),
            "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
 
     def run() -> tuple[dict[str, object], set[str]]:
-        done = subprocess.run([sys.executable, "-c", script, *args], env=env,
+        done = subprocess.run([sys.executable, "-c", WARM_SCRIPT, *args], env=env,
                               capture_output=True, text=True, check=True)
         return json.loads(done.stdout), set(done.stderr.split())
 
@@ -291,16 +293,6 @@ def test_a_warm_run_imports_no_reader(home: DemoHome, tmp_path: Path) -> None:
     assert cold["git_branch"] == "main"
     assert "git" not in cold_modules | warm_modules  # HEAD is readable: no GitPython
     assert not {"memtui.core.config", "tomllib"} & (cold_modules | warm_modules)
-
-
-WARM_SCRIPT = (
-    "import sys, time\n"
-    "from memtui.core.cache import ScanCache\n"
-    f"ScanCache.clock = staticmethod(lambda: time.time() + {LATER})\n"
-    "from memtui.cli import main\n"
-    "main(sys.argv[1:])\n"
-    "print(' '.join(sorted(sys.modules)), file=sys.stderr)\n"
-)
 
 
 @pytest.mark.parametrize(
