@@ -37,7 +37,7 @@ SIZE = (160, 45)
 
 
 def _context(home: Path):  # type: ignore[no-untyped-def]
-    from memtui.core.locations import Context
+    from memtui.core.stores.locations import Context
 
     return Context.create(project=home / "project", claude_home=home / "claude",
                           agent_memory_home=home / "agent-memory", env={"HOME": str(home)})
@@ -107,7 +107,8 @@ def child(home: Path, reselects: int) -> None:
 def build_homes(root: Path, lines: int) -> tuple[dict[str, Path], dict[str, Path]]:
     """The homes by name, and the MEMORY.md of each one's auto memory."""
     sys.path.insert(0, str(ROOT))
-    from memtui.core.demo import build_demo_home, huge_index_lines, write_file, write_index
+    from memtui.core.demo.build import build_demo_home
+    from memtui.core.demo.writers import huge_index_lines, write_file, write_index
 
     homes: dict[str, Path] = {}
     indexes: dict[str, Path] = {}
@@ -132,7 +133,7 @@ def in_process(path: Path, runs: int) -> tuple[float, float]:
     """Median seconds of reading + splitting ``path`` and of computing its report."""
     sys.path.insert(0, str(ROOT))
     from memtui.core.model import StoreKind, StoreLocation
-    from memtui.core.scan import scan_store
+    from memtui.core.scan.scanner import scan_store
 
     def split() -> None:
         with open(path, encoding="utf-8") as handle:

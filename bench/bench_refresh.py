@@ -23,11 +23,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from memtui.core.demo import DemoHome, build_demo_home, write_memory
-from memtui.core.locations import Context
+from memtui.core.demo.build import DemoHome, build_demo_home
+from memtui.core.demo.writers import write_memory
 from memtui.core.model import StoreKind
-from memtui.core.refresh import apply_refresh, plan_refresh, watch_targets
-from memtui.core.scan import scan
+from memtui.core.scan.refresh import apply_refresh, plan_refresh, watch_targets
+from memtui.core.scan.scanner import scan
+from memtui.core.stores.locations import Context
 from memtui.tui.app import make_app
 
 SIZE = (160, 45)

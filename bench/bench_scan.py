@@ -28,7 +28,7 @@ sys.path.insert(0, str(ROOT))
 
 import baseline  # noqa: E402  (bench/baseline.py, beside this script)
 
-from memtui.core.locations import Context, locate  # noqa: E402
+from memtui.core.stores.locations import Context, locate  # noqa: E402
 
 
 def store_roots(home: Path) -> tuple[Path, list[str]]:
@@ -71,7 +71,7 @@ def in_process(
     """Medians (s) of scan() without cache, with a warm cache, and of the baseline walk, all in
     this process: interpreter start-up, imports and JSON output left out."""
     from memtui.core.cache import ScanCache
-    from memtui.core.scan import scan
+    from memtui.core.scan.scanner import scan
 
     ctx = Context.create(project=home / "project", claude_home=home / "claude",
                          agent_memory_home=home / "agent-memory")

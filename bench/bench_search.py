@@ -25,10 +25,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from generate_home import generate
 
 from memtui.core.contents import ScanResult
-from memtui.core.locations import Context
 from memtui.core.model import StoreKind, StoreLocation
-from memtui.core.scan import scan, scan_store
-from memtui.core.search import SearchIndex, build_search_index
+from memtui.core.scan.scanner import scan, scan_store
+from memtui.core.scan.search import SearchIndex, build_search_index
+from memtui.core.stores.locations import Context
 
 QUERIES = (
     "e", "p", "x", "po", "re", "pos", "ref", "zq", "post", "refu", "dash",

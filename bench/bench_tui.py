@@ -30,7 +30,7 @@ def child(home: Path) -> None:
     sys.path.insert(0, str(ROOT))
     from textual.strip import Strip
 
-    from memtui.core.locations import Context
+    from memtui.core.stores.locations import Context
     from memtui.tui.app import make_app
     from memtui.tui.screens.main import MainScreen
     from memtui.tui.widgets.store_tree import StoreTree

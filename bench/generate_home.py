@@ -26,7 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from memtui.core.demo import (
+from memtui.core.demo.writers import (
     AgentScope,
     agent_memory_dir,
     index_entry,
@@ -38,7 +38,7 @@ from memtui.core.demo import (
     write_session,
     write_transcript,
 )
-from memtui.core.sanitize import sanitize_path
+from memtui.core.stores.sanitize import sanitize_path
 
 TYPES = ("user", "feedback", "project", "reference")
 WORDS = (

@@ -31,8 +31,9 @@ sys.path.insert(0, str(REPO))
 from textual.pilot import Pilot  # noqa: E402
 from textual.widgets import Input, Static  # noqa: E402
 
-from memtui.core.demo import STORY_NOW, DemoHome, build_demo_home  # noqa: E402
-from memtui.core.locations import Context  # noqa: E402
+from memtui.core.demo.build import DemoHome, build_demo_home  # noqa: E402
+from memtui.core.demo.writers import STORY_NOW  # noqa: E402
+from memtui.core.stores.locations import Context  # noqa: E402
 from memtui.tui import clock  # noqa: E402
 from memtui.tui.app import MemtuiApp, make_app  # noqa: E402
 from memtui.tui.screens.main import MainScreen  # noqa: E402

@@ -9,8 +9,8 @@ import shutil
 import stat
 from pathlib import Path
 
-from memtui.core.demo import DemoHome
-from memtui.core.locations import Context
+from memtui.core.demo.build import DemoHome
+from memtui.core.stores.locations import Context
 from memtui.tui.app import MemtuiApp, make_app
 
 State = dict[str, tuple[object, ...]]

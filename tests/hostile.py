@@ -11,10 +11,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from memtui.core.demo import (
-    DemoHome,
+from memtui.core.demo.build import DemoHome, build_demo_home
+from memtui.core.demo.writers import (
     agent_memory_dir,
-    build_demo_home,
     index_entry,
     make_dir,
     snapshot_json,
@@ -24,7 +23,7 @@ from memtui.core.demo import (
     write_session,
     write_snapshot,
 )
-from memtui.core.sanitize import sanitize_path
+from memtui.core.stores.sanitize import sanitize_path
 
 MARKUP_CLOSE = "closing [/nope] tag"
 CLICK = "[@click=app.quit]QUIT[/]"

@@ -7,9 +7,9 @@ import time
 from pathlib import Path
 
 from memtui.core.cache import RACY_SECONDS, ScanCache
-from memtui.core.demo import write_memory
+from memtui.core.demo.writers import write_memory
 from memtui.core.model import StoreKind, StoreLocation
-from memtui.core.scan import scan_store
+from memtui.core.scan.scanner import scan_store
 
 
 def settle(cache: ScanCache) -> ScanCache:

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from memtui.cli import main
-from memtui.core.demo import DemoHome, build_demo_home, write_index, write_memory
+from memtui.core.demo.build import DemoHome, build_demo_home
+from memtui.core.demo.writers import write_index, write_memory
 
 STORE_KEYS = {
     "kind", "scope", "agent", "session", "path", "exists", "enabled", "rule", "index",
@@ -192,7 +193,7 @@ def test_index_text_lists_capped_json_lists_all(
 ) -> None:
     """A runaway index: the text shows 25 of each list and how many more; --json lists all."""
     from memtui.cli.read_commands import INDEX_LIST_LIMIT
-    from memtui.core.demo import huge_index_lines
+    from memtui.core.demo.writers import huge_index_lines
 
     count = 2_000
     write_index(tmp_path, huge_index_lines(count))
@@ -228,10 +229,11 @@ def test_index_imports_only_what_it_needs(tmp_path: Path) -> None:
                           env=env, capture_output=True, text=True, check=True)
     assert done.stdout.startswith("MEMORY.md: 2 lines / 200") and "dangling: line 2" in done.stdout
     modules = set(done.stderr.split())
-    assert {"memtui.core.index", "memtui.core.scan"} <= modules
+    assert {"memtui.core.parse.index", "memtui.core.scan.scanner"} <= modules
     unneeded = {
-        "memtui.core.locations", "memtui.core.settings", "memtui.core.agents",
-        "memtui.core.gitroot", "memtui.core.projects", "memtui.core.serialize",
-        "memtui.core.journal", "memtui.core.edits", "git", "hashlib", "json", "typing",
+        "memtui.core.stores.locations", "memtui.core.stores.cc_settings",
+        "memtui.core.stores.agents",
+        "memtui.core.stores.gitroot", "memtui.core.stores.projects", "memtui.core.scan.serialize",
+        "memtui.core.write.journal", "memtui.core.write.apply", "git", "hashlib", "json", "typing",
     }
     assert not unneeded & modules

@@ -15,10 +15,12 @@ import pytest
 from helpers import copy_demo, tree_state
 
 from memtui.cli import main
-from memtui.core.demo import DemoHome, build_demo_home, index_entry
-from memtui.core.edits import CRASH_ENV, CRASH_EXIT_CODE, LOCK_NAME
-from memtui.core.journal import Journal
-from memtui.core.snapshot import SYNCED_JSON
+from memtui.core.demo.build import DemoHome, build_demo_home
+from memtui.core.demo.writers import index_entry
+from memtui.core.stores.snapshot import SYNCED_JSON
+from memtui.core.write.apply import CRASH_ENV, CRASH_EXIT_CODE
+from memtui.core.write.journal import Journal
+from memtui.core.write.lock import LOCK_NAME
 
 REPO = Path(__file__).resolve().parent.parent
 

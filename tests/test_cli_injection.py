@@ -34,7 +34,7 @@ from hostile import (
     raw_controls,
 )
 
-from memtui.core.demo import DemoHome
+from memtui.core.demo.build import DemoHome
 
 OTHER_PROJECT_SHOWN = "/nowhere/proj\\x1b]2;pwned\\x07[/x]"
 

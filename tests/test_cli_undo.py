@@ -14,9 +14,9 @@ import pytest
 from helpers import copy_demo, tree_state
 
 from memtui.cli import main
-from memtui.core import journal as journal_module
-from memtui.core.demo import DemoHome, build_demo_home
-from memtui.core.journal import Journal
+from memtui.core.demo.build import DemoHome, build_demo_home
+from memtui.core.write import journal as journal_module
+from memtui.core.write.journal import Journal
 
 AGENT = "reviewer"
 

@@ -14,12 +14,13 @@ from pathlib import Path
 
 import pytest
 
-from memtui.core.demo import write_file
-from memtui.core.edits import EditRefused, apply
-from memtui.core.journal import Journal
-from memtui.core.memory_ops import plan_delete_memory
+from memtui.core.demo.writers import write_file
 from memtui.core.model import StoreKind, StoreLocation
-from memtui.core.scan import scan_store
+from memtui.core.scan.scanner import scan_store
+from memtui.core.write.apply import apply
+from memtui.core.write.dirfd import EditRefused
+from memtui.core.write.journal import Journal
+from memtui.core.write.ops.memory import plan_delete_memory
 
 DELETES = 200
 

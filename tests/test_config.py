@@ -21,7 +21,7 @@ from memtui.core.config import (
     load_config,
     shown_value,
 )
-from memtui.core.journal_prune import MB, JournalLimits
+from memtui.core.write.prune import MB, JournalLimits
 
 GOOD = """\
 theme = "memtui-paper"

@@ -18,11 +18,13 @@ import pytest
 from helpers import tree_state
 
 from memtui.cli import main
-from memtui.core.demo import snapshot_json, write_agent, write_file, write_snapshot
-from memtui.core.dirfd import DirTree, open_dir, relative_parts, store_target
-from memtui.core.edits import EditRefused, FileChange, Proposal, apply, sha256_hex
-from memtui.core.journal import Journal
-from memtui.core.snapshot_ops import plan_snapshot
+from memtui.core.demo.writers import snapshot_json, write_agent, write_file, write_snapshot
+from memtui.core.write import recovery as recovery_module
+from memtui.core.write.apply import apply
+from memtui.core.write.dirfd import DirTree, EditRefused, open_dir, relative_parts, store_target
+from memtui.core.write.journal import Journal
+from memtui.core.write.ops.snapshot import plan_snapshot
+from memtui.core.write.proposal import FileChange, Proposal, sha256_hex
 
 KEYS = "ssh-ed25519 AAAA-the-users-own-key user@host\n"
 EVIL_KEYS = "ssh-ed25519 AAAA-the-attackers-key evil@repo\n"
@@ -299,7 +301,7 @@ def test_a_tampered_journal_path_is_refused(tmp_path: Path, how: str, recovery: 
         tamper(journal, op_id, state="applying", pid=dead_pid())
     before = tree_state(tmp_path / "victim"), tree_state(store)
     with pytest.raises(EditRefused, match=f"journal record of operation {op_id} names") as info:
-        getattr(journal, recovery)(op_id)
+        getattr(recovery_module, recovery)(journal, op_id)
     assert "nothing was written" in info.value.reason
     assert (tree_state(tmp_path / "victim"), tree_state(store)) == before
 
@@ -318,7 +320,7 @@ def test_a_store_root_turned_into_a_link_afterwards_is_refused(
     os.symlink(real, store)
     before = tree_state(real)
     with pytest.raises(EditRefused, match=f"{store} is a symlink to {real}: memtui writes"):
-        getattr(journal, recovery)(op_id)
+        getattr(recovery_module, recovery)(journal, op_id)
     assert tree_state(real) == before
 
 
@@ -395,7 +397,7 @@ def test_system_links_are_followed_only_by_a_user_who_could_not_have_made_them()
     with pytest.raises(EditRefused, match="/bin is a symlink to"):
         open_dir(Path("/bin"))
     code = (
-        "import os; from pathlib import Path; from memtui.core.dirfd import open_dir\n"
+        "import os; from pathlib import Path; from memtui.core.write.dirfd import open_dir\n"
         "os.setgid(65534); os.setuid(65534)\n"
         "o = open_dir(Path('/bin')); print(o.real, o.missing)\n"
     )

@@ -21,14 +21,11 @@ from hypothesis import strategies as st
 from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
 
-from memtui.core.demo import (
+from memtui.core.demo.build import DemoHome, build_demo_home
+from memtui.core.demo.story import FAKE_AWS_KEY_ID, FAKE_GITHUB_PAT, SNAPSHOT_UPDATED
+from memtui.core.demo.writers import (
     DAY,
-    FAKE_AWS_KEY_ID,
-    FAKE_GITHUB_PAT,
-    SNAPSHOT_UPDATED,
-    DemoHome,
     add_worktree,
-    build_demo_home,
     fill_session_template,
     make_git_repo,
     write_file,
@@ -38,9 +35,9 @@ from memtui.core.demo import (
     write_transcript,
     yaml_scalar,
 )
-from memtui.core.sanitize import sanitize_path
-from memtui.core.sessions import DEFAULT_SESSION_TEMPLATE as SESSION_TEMPLATE
-from memtui.core.sessions import SESSION_SECTIONS
+from memtui.core.stores.sanitize import sanitize_path
+from memtui.core.stores.sessions import DEFAULT_SESSION_TEMPLATE as SESSION_TEMPLATE
+from memtui.core.stores.sessions import SESSION_SECTIONS
 
 NOW = 1_800_000_000.0  # far from the real clock: a file left un-aged would stand out
 ENTRY = re.compile(r"^- \[([^\]]*)\]\(([^)]+)\)")

@@ -195,9 +195,9 @@ def test_the_checkers_catch_what_they_are_for(tmp_path: Path) -> None:
         "page.md: link to other.md#nowhere: no such heading in other.md",
     ]
     assert reference_problem("tests/test_docs.py", "::test_the_docs_exist") is None
-    assert reference_problem("memtui/core/edits.py", "::Proposal.diff") is None
+    assert reference_problem("memtui/core/write/proposal.py", "::Proposal.diff") is None
     assert reference_problem("tests/test_docs.py", "::test_nothing") is not None
-    assert reference_problem("memtui/core/edits.py", "::Proposal.nothing") is not None
+    assert reference_problem("memtui/core/write/proposal.py", "::Proposal.nothing") is not None
     assert reference_problem("tests/no_such_file.py", "") is not None
     assert _CITATION.search("# per claude-code-memory.md section 4")
     assert _CITATION.search('"""Status (spec section 8)."""')

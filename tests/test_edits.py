@@ -14,21 +14,17 @@ import pytest
 from helpers import tree_state
 
 from memtui.core.contents import Store
-from memtui.core.demo import DemoHome, build_demo_home, index_entry, write_file, write_index
-from memtui.core.edits import (
-    LOCK_NAME,
-    EditCancelled,
-    EditRefused,
-    FileChange,
-    Proposal,
-    apply,
-    live_lock,
-    sha256_hex,
-)
-from memtui.core.journal import Journal
-from memtui.core.memory_ops import plan_delete_memory, remove_lines
+from memtui.core.demo.build import DemoHome, build_demo_home
+from memtui.core.demo.writers import index_entry, write_file, write_index
 from memtui.core.model import StoreKind, StoreLocation
-from memtui.core.scan import scan_store
+from memtui.core.scan.scanner import scan_store
+from memtui.core.write import recovery
+from memtui.core.write.apply import EditCancelled, apply
+from memtui.core.write.dirfd import EditRefused
+from memtui.core.write.journal import Journal
+from memtui.core.write.lock import LOCK_NAME, live_lock
+from memtui.core.write.ops.memory import plan_delete_memory, remove_lines
+from memtui.core.write.proposal import FileChange, Proposal, sha256_hex
 
 pytestmark = pytest.mark.usefixtures("state_home")
 
@@ -456,7 +452,7 @@ def test_delete_memory_removes_the_file_and_its_index_lines(
     assert (root / "MEMORY.md").read_bytes() == expected.encode()
     assert mode_of(root / "MEMORY.md") == 0o644
 
-    journal.undo(journal.list()[0].id)
+    recovery.undo(journal, journal.list()[0].id)
     assert tree_state(root) == before
 
 
@@ -476,7 +472,7 @@ def test_delete_memory_on_the_demo_reviewer(pristine: DemoHome, tmp_path: Path) 
         index_entry("Common bugs", "common-bugs.md", "bugs seen more than twice").encode()
     ]
     assert len(new_index) == len(old_index) - len(removed[0]) - 1
-    journal.undo(journal.list()[0].id)
+    recovery.undo(journal, journal.list()[0].id)
     assert (root / "MEMORY.md").read_bytes() == old_index
     assert (root / "common-bugs.md").exists()
 

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memtui.core.frontmatter import (
+from memtui.core.parse.frontmatter import (
     MemoryDocument,
     body_of,
     decode_text,

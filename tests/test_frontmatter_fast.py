@@ -13,14 +13,14 @@ import pytest
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
-from memtui.core.frontmatter import (
+from memtui.core.model import Frontmatter
+from memtui.core.parse.frontmatter import (
     _find_span,
     _parse_fast_only,
     _parse_with_ruamel,
     decode_text,
     parse_frontmatter,
 )
-from memtui.core.model import Frontmatter
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -435,7 +435,7 @@ def test_find_span_matches_line_by_line_search(parts: list[str], bom: str, end_n
 def test_import_does_not_load_ruamel_until_needed() -> None:
     code = (
         "import sys\n"
-        "from memtui.core.frontmatter import parse_frontmatter\n"
+        "from memtui.core.parse.frontmatter import parse_frontmatter\n"
         "assert 'ruamel.yaml' not in sys.modules, 'imported at start-up'\n"
         f"assert parse_frontmatter({METADATA!r}).layout == 'metadata'\n"
         "assert 'ruamel.yaml' not in sys.modules, 'imported by the fast path'\n"

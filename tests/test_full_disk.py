@@ -12,9 +12,10 @@ from pathlib import Path
 import pytest
 from helpers import tree_state
 
-from memtui.core.edits import EditRefused, apply
-from memtui.core.journal import Journal
-from memtui.core.snapshot_ops import plan_snapshot
+from memtui.core.write.apply import apply
+from memtui.core.write.dirfd import EditRefused
+from memtui.core.write.journal import Journal
+from memtui.core.write.ops.snapshot import plan_snapshot
 
 pytestmark = pytest.mark.usefixtures("state_home")
 

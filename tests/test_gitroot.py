@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from memtui.core.gitroot import GitRoot, canonical_git_root, current_branch, tilde
+from memtui.core.stores.gitroot import GitRoot, canonical_git_root, current_branch, tilde
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 

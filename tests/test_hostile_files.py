@@ -20,14 +20,15 @@ from helpers import demo_context
 
 from memtui.core import fileread
 from memtui.core.age import age_text
-from memtui.core.demo import DemoHome, build_demo_home, run_git
+from memtui.core.demo.build import DemoHome, build_demo_home
+from memtui.core.demo.writers import run_git
 from memtui.core.fileread import check_file, read_file, read_first_lines
-from memtui.core.frontmatter import parse_frontmatter
-from memtui.core.gitroot import canonical_git_root, current_branch
-from memtui.core.scan import scan
-from memtui.core.sessions import read_transcript_head
-from memtui.core.settings import read_settings
-from memtui.core.snapshot import SNAPSHOT_JSON, read_snapshot_meta
+from memtui.core.parse.frontmatter import parse_frontmatter
+from memtui.core.scan.scanner import scan
+from memtui.core.stores.cc_settings import read_settings
+from memtui.core.stores.gitroot import canonical_git_root, current_branch
+from memtui.core.stores.sessions import read_transcript_head
+from memtui.core.stores.snapshot import SNAPSHOT_JSON, read_snapshot_meta
 
 REPO = Path(__file__).resolve().parents[1]
 SUBPROCESS_TIMEOUT = 120
@@ -295,7 +296,7 @@ def test_worktree_files_that_are_no_regular_file(
     make(gitdir / name)
     code = (
         "import sys\nfrom pathlib import Path\n"
-        "from memtui.core.gitroot import canonical_git_root, current_branch\n"
+        "from memtui.core.stores.gitroot import canonical_git_root, current_branch\n"
         "found = canonical_git_root(Path(sys.argv[1]))\n"
         "print(found.root if found else None, found.rule if found else None)\n"
         "print(current_branch(Path(sys.argv[1])))\n"

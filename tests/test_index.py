@@ -15,9 +15,9 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from memtui.core import index as index_module
 from memtui.core.contents import DroppedEntry, IndexHealth, LoadReport
-from memtui.core.index import (
+from memtui.core.parse import index as index_module
+from memtui.core.parse.index import (
     EMPTY_AGENT_INDEX,
     format_size,
     index_health,
@@ -28,7 +28,7 @@ from memtui.core.index import (
     strip_for_main_session,
     warning_text,
 )
-from memtui.core.utf16 import units
+from memtui.core.parse.utf16 import units
 
 ADVICE = (
     "Only part of it was loaded. Keep index entries to one line under ~200 chars; "

@@ -17,20 +17,16 @@ from pathlib import Path
 import pytest
 from helpers import tree_state
 
-from memtui.core import journal as journal_module
-from memtui.core.demo import DemoHome, build_demo_home, write_file
-from memtui.core.edits import (
-    CRASH_ENV,
-    CRASH_EXIT_CODE,
-    LOCK_NAME,
-    EditRefused,
-    FileChange,
-    Proposal,
-    apply,
-    sha256_hex,
-)
-from memtui.core.journal import Journal, default_journal_dir
-from memtui.core.snapshot_ops import plan_snapshot
+from memtui.core.demo.build import DemoHome, build_demo_home
+from memtui.core.demo.writers import write_file
+from memtui.core.write import journal as journal_module
+from memtui.core.write import recovery as recovery_ops
+from memtui.core.write.apply import CRASH_ENV, CRASH_EXIT_CODE, apply
+from memtui.core.write.dirfd import EditRefused
+from memtui.core.write.journal import Journal, default_journal_dir
+from memtui.core.write.lock import LOCK_NAME
+from memtui.core.write.ops.snapshot import plan_snapshot
+from memtui.core.write.proposal import FileChange, Proposal, sha256_hex
 
 pytestmark = pytest.mark.usefixtures("state_home")
 
@@ -131,7 +127,7 @@ def test_undo_restores_bytes_modes_mtimes_and_removes_created_dirs(tmp_path: Pat
     before = tree_state(root)
     journal = Journal.default()
     op = apply(edit(root), journal)
-    undo = journal.undo(op.op_id)
+    undo = recovery_ops.undo(journal, op.op_id)
     assert tree_state(root) == before
     assert journal.get(op.op_id).undone_by == undo.op_id
     assert journal.get(undo.op_id).undoes == op.op_id
@@ -143,8 +139,8 @@ def test_undo_of_an_undo_redoes(tmp_path: Path) -> None:
     journal = Journal.default()
     op = apply(edit(root), journal)
     after = tree_state(root, mtimes=False)
-    undo = journal.undo(op.op_id)
-    journal.undo(undo.op_id)
+    undo = recovery_ops.undo(journal, op.op_id)
+    recovery_ops.undo(journal, undo.op_id)
     assert tree_state(root, mtimes=False) == after
     assert not journal.is_undone(journal.get(op.op_id))
 
@@ -165,11 +161,11 @@ def test_latest_undoable_walks_back_through_history(tmp_path: Path) -> None:
     latest = journal.latest_undoable()
     assert latest is not None
     assert latest.id == second_op.op_id
-    journal.undo(latest.id)
+    recovery_ops.undo(journal, latest.id)
     latest = journal.latest_undoable()
     assert latest is not None
     assert latest.id == first.op_id
-    journal.undo(latest.id)
+    recovery_ops.undo(journal, latest.id)
     assert journal.latest_undoable() is None
     assert tree_state(root) == before
 
@@ -180,10 +176,10 @@ def test_undo_is_refused_when_a_file_changed_since_unless_forced(tmp_path: Path)
     op = apply(edit(root), journal)
     (root / "a.md").write_bytes(b"the agent's newer text\n")
     with pytest.raises(EditRefused, match="changed on disk since the preview"):
-        journal.undo(op.op_id)
+        recovery_ops.undo(journal, op.op_id)
     assert (root / "a.md").read_bytes() == b"the agent's newer text\n"
     assert (root / "sub" / "c.md").exists()
-    journal.undo(op.op_id, force=True)
+    recovery_ops.undo(journal, op.op_id, force=True)
     assert (root / "a.md").read_bytes() == b"alpha\n"
     assert not (root / "sub").exists()
 
@@ -194,7 +190,7 @@ def test_undo_respects_a_live_lock(tmp_path: Path) -> None:
     op = apply(edit(root), journal)
     (root / LOCK_NAME).write_text(str(os.getpid()))
     with pytest.raises(EditRefused, match="Claude Code is consolidating memory"):
-        journal.undo(op.op_id)
+        recovery_ops.undo(journal, op.op_id)
 
 
 def test_recovery_commands_check_the_state(tmp_path: Path) -> None:
@@ -202,11 +198,11 @@ def test_recovery_commands_check_the_state(tmp_path: Path) -> None:
     journal = Journal.default()
     op = apply(edit(root), journal)
     with pytest.raises(EditRefused, match="not interrupted"):
-        journal.rollback(op.op_id)
+        recovery_ops.rollback(journal, op.op_id)
     with pytest.raises(EditRefused, match="not interrupted"):
-        journal.complete(op.op_id)
+        recovery_ops.complete(journal, op.op_id)
     with pytest.raises(KeyError):
-        journal.undo("no-such-op")
+        recovery_ops.undo(journal, "no-such-op")
     with pytest.raises(KeyError):
         journal.get("../escape")
 
@@ -278,11 +274,11 @@ def test_an_operation_killed_after_any_step_is_recovered_exactly(
             continue
         assert len(stuck) == 1
         if recovery == "rollback":
-            journal.rollback(stuck[0].id)
+            recovery_ops.rollback(journal, stuck[0].id)
             assert tree_state(base) == before, f"rollback after step {step}"
             assert journal.get(stuck[0].id).state == "rolled-back"
         else:
-            journal.complete(stuck[0].id)
+            recovery_ops.complete(journal, stuck[0].id)
             assert tree_state(base, mtimes=False) == finished, f"complete after step {step}"
             lock = base / "agent-memory" / "reviewer" / LOCK_NAME
             if lock.exists():
@@ -301,9 +297,9 @@ def test_rollback_refuses_a_file_someone_else_changed(pristine: DemoHome, tmp_pa
     victim = Path(stuck.files[0].path)  # deleted by the killed replace
     write_file(victim, "the agent recreated it\n")
     with pytest.raises(EditRefused, match="changed by another process"):
-        journal.rollback(stuck.id)
+        recovery_ops.rollback(journal, stuck.id)
     assert victim.read_text() == "the agent recreated it\n"
-    journal.rollback(stuck.id, force=True)
+    recovery_ops.rollback(journal, stuck.id, force=True)
     assert victim.read_bytes() == journal.old_bytes(stuck, 0)
 
 
@@ -318,7 +314,7 @@ def test_an_operation_of_a_live_process_is_not_incomplete(tmp_path: Path) -> Non
         journal.save(record)
         assert journal.incomplete() == []
         with pytest.raises(EditRefused, match="still running"):
-            journal.rollback(record.id)
+            recovery_ops.rollback(journal, record.id)
     finally:
         sleeper.kill()
         sleeper.wait()
@@ -340,7 +336,7 @@ def test_a_journal_with_a_home_stamps_it_and_sees_only_its_operations(tmp_path: 
     assert journal_b.latest_undoable() is None
     assert journal_b.mine() == [] and journal_b.list() == [record]
     with pytest.raises(EditRefused, match=f"made in Claude Code home {record.home}"):
-        journal_b.undo(op.op_id)
+        recovery_ops.undo(journal_b, op.op_id)
     assert (root / "a.md").read_bytes() == b"ALPHA\n"
 
 
@@ -357,7 +353,7 @@ def test_an_older_record_without_a_home_loads_as_unknown(tmp_path: Path) -> None
     assert record.home is None
     assert not journal.of_home(record)  # offered nowhere on its own ...
     assert journal.home_problem(record) is None  # ... but undone when named
-    journal.undo(op.op_id)
+    recovery_ops.undo(journal, op.op_id)
     assert (root / "a.md").read_bytes() == b"alpha\n"
 
 
@@ -370,7 +366,7 @@ def test_interrupted_operations_are_split_by_home(tmp_path: Path) -> None:
     assert journal_b.incomplete() == []
     assert [r.id for r in journal_b.incomplete_elsewhere()] == [stuck.id]
     with pytest.raises(EditRefused, match="made in Claude Code home"):
-        journal_b.rollback(stuck.id)
+        recovery_ops.rollback(journal_b, stuck.id)
     assert journal_b.get(stuck.id).state == "applying"
 
 

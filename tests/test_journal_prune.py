@@ -11,10 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from memtui.core.demo import write_file
-from memtui.core.edits import FileChange, Proposal, apply, sha256_hex
-from memtui.core.journal import Journal
-from memtui.core.journal_prune import (
+from memtui.core.demo.writers import write_file
+from memtui.core.write import recovery
+from memtui.core.write.apply import apply
+from memtui.core.write.journal import Journal
+from memtui.core.write.proposal import FileChange, Proposal, sha256_hex
+from memtui.core.write.prune import (
     DEFAULT_MAX_AGE_DAYS,
     DEFAULT_MAX_MB,
     MB,
@@ -116,7 +118,7 @@ def test_an_undo_chain_goes_whole_or_not_at_all(tmp_path: Path) -> None:
     write_file(root / "a.md", "alpha\n")
     journal = Journal(tmp_path / "journal", limits=NO_LIMITS)
     target = rewrite(root, "a.md", KB, journal, "target")
-    undo = journal.undo(target).op_id
+    undo = recovery.undo(journal, target).op_id
     other = rewrite(root, "b.md", KB, journal, "other")
     age(journal, target, 60)  # the target is old, its undo is not: the chain stays
     limits = JournalLimits(max_age_days=30, max_bytes=None)

@@ -20,7 +20,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memtui.core.jsdate import parse_js_date
+from memtui.core.parse.jsdate import parse_js_date
 
 UTC = "UTC"
 NEW_YORK = "America/New_York"

@@ -8,10 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from memtui.core.demo import DemoHome, build_demo_home, make_git_repo, write_file
-from memtui.core.locations import Context, locate
+from memtui.core.demo.build import DemoHome, build_demo_home
+from memtui.core.demo.writers import make_git_repo, write_file
 from memtui.core.model import Scope, StoreKind
-from memtui.core.sanitize import find_project_dir, sanitize_path, sanitized_prefix
+from memtui.core.stores.locations import Context, locate
+from memtui.core.stores.sanitize import find_project_dir, sanitize_path, sanitized_prefix
 
 
 @pytest.fixture(scope="module")

@@ -14,10 +14,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memtui.core.gitroot import GitRoot, canonical_git_root, current_branch
-from memtui.core.sessions import read_transcript_head
-from memtui.core.settings import read_settings
-from memtui.core.snapshot import SNAPSHOT_JSON, read_snapshot_meta, read_synced_from
+from memtui.core.stores.cc_settings import read_settings
+from memtui.core.stores.gitroot import GitRoot, canonical_git_root, current_branch
+from memtui.core.stores.sessions import read_transcript_head
+from memtui.core.stores.snapshot import SNAPSHOT_JSON, read_snapshot_meta, read_synced_from
 
 FUZZ = settings(max_examples=80, deadline=timedelta(seconds=2))
 """Small and bounded: the suite stays fast; one example never takes seconds."""

@@ -9,14 +9,15 @@ from typing import Any
 
 import pytest
 
-from memtui.core import scan as scan_module
 from memtui.core.cache import RACY_SECONDS, ScanCache
 from memtui.core.contents import ScanResult, Store
-from memtui.core.demo import DemoHome, build_demo_home, write_memory, write_synced
-from memtui.core.locations import Context
+from memtui.core.demo.build import DemoHome, build_demo_home
+from memtui.core.demo.writers import write_memory, write_synced
 from memtui.core.model import StoreKind
-from memtui.core.refresh import plan_refresh, refresh, watch_targets
-from memtui.core.scan import cache_for, scan
+from memtui.core.scan import scanner as scan_module
+from memtui.core.scan.refresh import plan_refresh, refresh, watch_targets
+from memtui.core.scan.scanner import cache_for, scan
+from memtui.core.stores.locations import Context
 
 
 @pytest.fixture

@@ -9,12 +9,13 @@ from pathlib import Path
 import pytest
 
 from memtui.core.contents import ScanResult, Store
-from memtui.core.demo import DemoHome, build_demo_home, write_file, write_memory, write_transcript
+from memtui.core.demo.build import DemoHome, build_demo_home
+from memtui.core.demo.writers import write_file, write_memory, write_transcript
 from memtui.core.fileread import HEADER_LINES, read_header
-from memtui.core.locations import Context
 from memtui.core.model import Scope, StoreKind, StoreLocation
-from memtui.core.scan import scan, scan_store
-from memtui.core.sessions import read_transcript_head
+from memtui.core.scan.scanner import scan, scan_store
+from memtui.core.stores.locations import Context
+from memtui.core.stores.sessions import read_transcript_head
 
 
 @pytest.fixture(scope="module")

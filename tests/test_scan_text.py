@@ -17,12 +17,13 @@ from helpers import demo_context
 from hostile import HOSTILE, OSC_FILE, build_hostile_home, raw_controls
 
 from memtui.core.cache import RACY_SECONDS, ScanCache
-from memtui.core.demo import DemoHome, build_demo_home, write_memory
-from memtui.core.locations import Context
+from memtui.core.demo.build import DemoHome, build_demo_home
+from memtui.core.demo.writers import write_memory
 from memtui.core.plaintext import json_safe
-from memtui.core.scan import scan
-from memtui.core.scan_text import ScanText, scan_json_text
-from memtui.core.serialize import scan_json
+from memtui.core.scan.json_text import ScanText, scan_json_text
+from memtui.core.scan.scanner import scan
+from memtui.core.scan.serialize import scan_json
+from memtui.core.stores.locations import Context
 
 LATER = RACY_SECONDS + 5
 
@@ -287,11 +288,14 @@ def test_a_warm_run_imports_no_reader(home: DemoHome, tmp_path: Path) -> None:
     cold, cold_modules = run()
     warm, warm_modules = run()
     assert warm == cold
-    readers = {"memtui.core.scan", "memtui.core.contents", "memtui.core.index", "ruamel.yaml"}
+    readers = {
+        "memtui.core.scan.scanner", "memtui.core.contents", "memtui.core.parse.index", "ruamel.yaml"
+    }
     assert readers <= cold_modules
     assert not readers & warm_modules
     assert cold["git_branch"] == "main"
     assert "git" not in cold_modules | warm_modules  # HEAD is readable: no GitPython
+    assert "anthropic" not in cold_modules | warm_modules  # no judge runs in a scan
     assert not {"memtui.core.config", "tomllib"} & (cold_modules | warm_modules)
 
 

@@ -10,11 +10,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memtui.core.contents import ScanResult
-from memtui.core.demo import DemoHome, build_demo_home, write_index, write_memory
-from memtui.core.locations import Context
-from memtui.core.sanitize import sanitize_path
-from memtui.core.scan import scan
-from memtui.core.search import (
+from memtui.core.demo.build import DemoHome, build_demo_home
+from memtui.core.demo.writers import write_index, write_memory
+from memtui.core.scan.scanner import scan
+from memtui.core.scan.search import (
     FIELDS,
     SearchHit,
     SearchIndex,
@@ -24,6 +23,8 @@ from memtui.core.search import (
     match_spans,
     query_terms,
 )
+from memtui.core.stores.locations import Context
+from memtui.core.stores.sanitize import sanitize_path
 
 
 @pytest.fixture(scope="module")

@@ -12,11 +12,19 @@ from pathlib import Path
 import pytest
 from helpers import copy_demo, tree_state
 
-from memtui.core.demo import DemoHome, build_demo_home, write_file
-from memtui.core.edits import EditRefused, apply
-from memtui.core.journal import Journal
-from memtui.core.snapshot import SNAPSHOT_JSON, SYNCED_JSON, snapshot_status
-from memtui.core.snapshot_ops import SNAPSHOT_ACTIONS, SnapshotAction, plan_snapshot, synced_bytes
+from memtui.core.demo.build import DemoHome, build_demo_home
+from memtui.core.demo.writers import write_file
+from memtui.core.stores.snapshot import SNAPSHOT_JSON, SYNCED_JSON, snapshot_status
+from memtui.core.write import recovery
+from memtui.core.write.apply import apply
+from memtui.core.write.dirfd import EditRefused
+from memtui.core.write.journal import Journal
+from memtui.core.write.ops.snapshot import (
+    SNAPSHOT_ACTIONS,
+    SnapshotAction,
+    plan_snapshot,
+    synced_bytes,
+)
 
 pytestmark = pytest.mark.usefixtures("state_home")
 
@@ -145,7 +153,7 @@ def test_undo_after_each_action_restores_the_tree(demo: DemoHome, case: str, act
     op = apply(plan_snapshot(snap, local, action), journal)  # type: ignore[arg-type]
     assert tree_state(demo.root) != before
 
-    journal.undo(op.op_id)
+    recovery.undo(journal, op.op_id)
 
     assert tree_state(demo.root) == before  # bytes, modes, mtimes; created files and dirs gone
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from memtui.core.model import Scope
-from memtui.core.snapshot import (
+from memtui.core.stores.snapshot import (
     SNAPSHOT_JSON,
     SYNCED_JSON,
     agent_snapshot_info,

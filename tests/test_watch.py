@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from memtui.core.watch import StoreWatcher, WatchPoint, watch_points
+from memtui.core.scan.watch import StoreWatcher, WatchPoint, watch_points
 
 
 class Calls:

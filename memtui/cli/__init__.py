@@ -121,7 +121,7 @@ def _build_parser() -> argparse.ArgumentParser:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    from memtui.core.demo import build_demo_home
+    from memtui.core.demo.build import build_demo_home
 
     home = build_demo_home(args.dir)
     print(f"demo home written to {home.root}")
@@ -133,7 +133,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 STATE_DIR_ENV = "MEMTUI_STATE_DIR"
-"""memtui.core.journal.STATE_DIR_ENV, spelled out: the journal is not imported on every run."""
+"""``memtui.core.write.journal.STATE_DIR_ENV``, spelled out: the journal is not imported on every
+run."""
 
 
 def make_demo_root() -> Path:
@@ -145,7 +146,7 @@ def make_demo_root() -> Path:
 def use_demo_home(args: argparse.Namespace, root: Path) -> None:
     """``--demo``: build the demo home in ``root`` and point every option at it, memtui's
     journal and scan cache included (nothing lands in the user's state or cache dirs)."""
-    from memtui.core.demo import build_demo_home
+    from memtui.core.demo.build import build_demo_home
 
     home = build_demo_home(root / "home")
     args.claude_home, args.project = home.claude_home, home.project

@@ -12,7 +12,7 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (slow) at
 if TYPE_CHECKING:
     from typing import Any
 
-    from memtui.core.locations import Context
+    from memtui.core.stores.locations import Context
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
 CONFIG_ENV = "MEMTUI_CONFIG"
@@ -23,7 +23,7 @@ def context_from(args: argparse.Namespace) -> Context:
     """The options' Context; ``args.env_overrides`` (set by ``--demo``: its own journal and
     cache) take the place of those variables of the environment, and ``--config FILE`` that
     of ``$MEMTUI_CONFIG`` (so the journal's limits, the TUI's theme and keymap come from it)."""
-    from memtui.core.locations import Context  # not on ``memtui index``'s path
+    from memtui.core.stores.locations import Context  # not on ``memtui index``'s path
 
     overrides = getattr(args, "env_overrides", None)
     if getattr(args, "config", None) is not None:

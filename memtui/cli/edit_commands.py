@@ -24,9 +24,9 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (slow) at
 if TYPE_CHECKING:
     from typing import Any
 
-    from memtui.core.edits import FileDiff, Proposal
-    from memtui.core.locations import Context
-    from memtui.core.snapshot_ops import SnapshotAction
+    from memtui.core.stores.locations import Context
+    from memtui.core.write.ops.snapshot import SnapshotAction
+    from memtui.core.write.proposal import FileDiff, Proposal
 
 
 SNAPSHOT_ACTION_NAMES: dict[str, SnapshotAction] = {
@@ -107,7 +107,8 @@ def ask_to_apply(question: str = "Apply?") -> bool | None:
 
 def confirm_and_apply(proposal: Proposal, args: argparse.Namespace, ctx: Context) -> int:
     """Show the plan unless ``--yes``, ask, then apply through the one write path."""
-    from memtui.core.edits import EditRefused, apply
+    from memtui.core.write.apply import apply
+    from memtui.core.write.dirfd import EditRefused
 
     if not args.yes:
         diffs = proposal.diff()
@@ -141,11 +142,11 @@ def confirm_and_apply(proposal: Proposal, args: argparse.Namespace, ctx: Context
 
 
 def cmd_snapshot_action(args: argparse.Namespace) -> int:
-    from memtui.core.edits import EditRefused
-    from memtui.core.locations import locate
     from memtui.core.model import Scope
-    from memtui.core.scan import scan_snapshot
-    from memtui.core.snapshot_ops import plan_snapshot
+    from memtui.core.scan.scanner import scan_snapshot
+    from memtui.core.stores.locations import locate
+    from memtui.core.write.dirfd import EditRefused
+    from memtui.core.write.ops.snapshot import plan_snapshot
 
     ctx = context_from(args)
     locations = locate(ctx)
@@ -170,9 +171,9 @@ def cmd_snapshot_action(args: argparse.Namespace) -> int:
 
 
 def cmd_delete(args: argparse.Namespace) -> int:
-    from memtui.core.edits import EditRefused
-    from memtui.core.memory_ops import plan_delete_memory
-    from memtui.core.scan import cache_for, scan, scan_store
+    from memtui.core.scan.scanner import cache_for, scan, scan_store
+    from memtui.core.write.dirfd import EditRefused
+    from memtui.core.write.ops.memory import plan_delete_memory
 
     ctx = context_from(args)
     wanted = Path(os.path.realpath(args.store))

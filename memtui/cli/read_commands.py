@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from memtui.core.contents import LoadReport, Memory, ScanResult, Store
-    from memtui.core.locations import Context
+    from memtui.core.stores.locations import Context
 
 INDEX_LIST_LIMIT = 25
 """Items ``memtui index`` prints of each list (dangling, orphans, long entries, broken links,
@@ -121,12 +121,12 @@ def print_scan(result: ScanResult, ctx: Context) -> None:
 def cmd_scan(args: argparse.Namespace) -> int:
     ctx = context_from(args)
     if args.json:
-        from memtui.core.scan_text import scan_json_text
+        from memtui.core.scan.json_text import scan_json_text
 
         sys.stdout.write(scan_json_text(ctx).text)  # JSON-safe as it is rendered
         sys.stdout.write("\n")
         return EXIT_OK
-    from memtui.core.scan import cache_for, scan
+    from memtui.core.scan.scanner import cache_for, scan
 
     print_scan(scan(ctx, cache=cache_for(ctx)), ctx)
     return EXIT_OK
@@ -134,7 +134,7 @@ def cmd_scan(args: argparse.Namespace) -> int:
 
 def cmd_index(args: argparse.Namespace) -> int:
     from memtui.core.model import StoreKind, StoreLocation
-    from memtui.core.scan import INDEX_NAME, compute_store_index, own_index_dirs, scan_store
+    from memtui.core.scan.scanner import INDEX_NAME, compute_store_index, own_index_dirs, scan_store
 
     path: Path = args.path
     if path.is_dir():
@@ -153,7 +153,7 @@ def cmd_index(args: argparse.Namespace) -> int:
         say(f"memtui index: cannot read {shown(path)}", err=True)
         return EXIT_USAGE
     if args.json:
-        from memtui.core.serialize import load_report_json
+        from memtui.core.scan.serialize import load_report_json
 
         print_json(load_report_json(report))
         return EXIT_OK
@@ -173,8 +173,8 @@ def cmd_index(args: argparse.Namespace) -> int:
 
 
 def cmd_snapshot_status(args: argparse.Namespace) -> int:
-    from memtui.core.scan import cache_for, scan
-    from memtui.core.serialize import snapshot_json
+    from memtui.core.scan.scanner import cache_for, scan
+    from memtui.core.scan.serialize import snapshot_json
 
     ctx = context_from(args)
     result = scan(ctx, cache=cache_for(ctx))
@@ -198,4 +198,4 @@ def cmd_snapshot_status(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-# --- edits: snapshot actions, delete, undo (all through memtui.core.edits) -------------------
+# --- edits: snapshot actions, delete, undo (all through memtui.core.write.apply) ----------------

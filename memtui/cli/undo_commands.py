@@ -21,9 +21,9 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (slow) at
 if TYPE_CHECKING:
     from typing import Any
 
-    from memtui.core.journal import Journal, OpRecord
-    from memtui.core.journal_prune import PruneReport
-    from memtui.core.locations import Context
+    from memtui.core.stores.locations import Context
+    from memtui.core.write.journal import Journal, OpRecord
+    from memtui.core.write.prune import PruneReport
 
 
 def add_undo_parser(sub: Any) -> None:
@@ -47,7 +47,7 @@ def add_undo_parser(sub: Any) -> None:
 
 def journal_of(ctx: Context) -> Journal:
     """The journal (``$MEMTUI_STATE_DIR`` or the XDG state dir) of the context's CC home."""
-    from memtui.core.journal import Journal
+    from memtui.core.write.journal import Journal
 
     return Journal.default(ctx.env, home=ctx.claude_home)
 
@@ -89,7 +89,7 @@ def warn_incomplete_operations(ctx: Context) -> None:
 
 
 def cmd_undo(args: argparse.Namespace) -> int:
-    from memtui.core.edits import EditRefused
+    from memtui.core.write.dirfd import EditRefused
 
     chosen = [x for x in (args.op_id, args.rollback, args.complete) if x] + (
         ["--list"] if args.list else []) + (["--gc"] if args.gc else [])
@@ -126,18 +126,22 @@ def run_undo_action(args: argparse.Namespace, journal: Journal) -> int:
     if args.gc:
         return collect_garbage(journal, args.json)
     if args.rollback:
-        record = journal.rollback(args.rollback, force=args.force)
+        from memtui.core.write.recovery import rollback
+
+        record = rollback(journal, args.rollback, force=args.force)
         say(f"rolled back {record.id} ({shown(record.kind)}: {shown(record.title)})")
         return EXIT_OK
     if args.complete:
-        record = journal.complete(args.complete)
+        from memtui.core.write.recovery import complete
+
+        record = complete(journal, args.complete)
         say(f"completed {record.id} ({shown(record.kind)}: {shown(record.title)})")
         return EXIT_OK
     return undo_one(args, journal)
 
 
 def undo_one(args: argparse.Namespace, journal: Journal) -> int:
-    from memtui.core.edits import EditRefused
+    from memtui.core.write.dirfd import EditRefused
 
     warn_interrupted(journal)
     target = journal.get(args.op_id) if args.op_id else journal.latest_undoable()
@@ -154,7 +158,9 @@ def undo_one(args: argparse.Namespace, journal: Journal) -> int:
             say("memtui: nothing changed" + ("; re-run with --yes to undo" if answer is None
                                               else ""), err=True)
             return EXIT_PROBLEMS
-    done = journal.undo(target.id, force=args.force)
+    from memtui.core.write.recovery import undo
+
+    done = undo(journal, target.id, force=args.force)
     if args.json:
         print_json(done.record.to_json())
     else:
@@ -195,8 +201,8 @@ def show_and_ask(journal: Journal, record: OpRecord, as_json: bool) -> bool | No
 def undo_plan(journal: Journal, record: OpRecord) -> str:
     from pathlib import Path
 
-    from memtui.core.edits import target_text
-    from memtui.core.journal import undo_verb
+    from memtui.core.write.journal import undo_verb
+    from memtui.core.write.proposal import target_text
 
     lines = [
         f"undo {shown(record.kind)}: {shown(record.title)}",
@@ -255,7 +261,7 @@ def collect_garbage(journal: Journal, as_json: bool) -> int:
 
 
 def print_report(journal: Journal, report: PruneReport) -> None:
-    from memtui.core.journal_prune import human_size
+    from memtui.core.write.prune import human_size
 
     limits = report.limits.describe()
     if not report.removed:

@@ -95,7 +95,7 @@ class DistilConfig:
 
 @dataclass(frozen=True)
 class JournalConfig:
-    """The journal's limits (0: no limit); see :mod:`memtui.core.journal_prune`."""
+    """The journal's limits (0: no limit); see :mod:`memtui.core.write.prune`."""
 
     max_age_days: float = 30.0
     max_mb: float = 100.0

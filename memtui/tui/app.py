@@ -8,7 +8,7 @@ from textual.app import App
 from textual.binding import Binding, BindingType
 
 from memtui.core.config import Config, load_config
-from memtui.core.locations import Context
+from memtui.core.stores.locations import Context
 from memtui.tui.palette import MemoryCommands
 from memtui.tui.plain import line
 from memtui.tui.screens.main import MainScreen

@@ -19,9 +19,9 @@ from typing import TYPE_CHECKING
 from textual.worker import get_current_worker
 
 from memtui.core.contents import ScanResult
-from memtui.core.refresh import refresh, watch_targets
-from memtui.core.scan import cache_for
-from memtui.core.watch import StoreWatcher
+from memtui.core.scan.refresh import refresh, watch_targets
+from memtui.core.scan.scanner import cache_for
+from memtui.core.scan.watch import StoreWatcher
 from memtui.tui.plain import line
 
 if TYPE_CHECKING:

@@ -16,7 +16,8 @@ from textual.pilot import Pilot
 from textual.widgets import Static
 
 from memtui.core.contents import Memory
-from memtui.core.demo import DemoHome, build_demo_home, huge_index_lines, write_file, write_index
+from memtui.core.demo.build import DemoHome, build_demo_home
+from memtui.core.demo.writers import huge_index_lines, write_file, write_index
 from memtui.tui.screens.main import MainScreen
 from memtui.tui.testing import settle
 from memtui.tui.widgets import detail as detail_module

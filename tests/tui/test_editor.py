@@ -10,7 +10,7 @@ import pytest
 from helpers import demo_app
 from textual.pilot import Pilot
 
-from memtui.core.demo import DemoHome, build_demo_home
+from memtui.core.demo.build import DemoHome, build_demo_home
 from memtui.tui.app import MemtuiApp
 from memtui.tui.editor import FALLBACK_EDITOR, editor_command
 from memtui.tui.screens.main import MainScreen

@@ -35,7 +35,7 @@ from hostile import (
 )
 from textual.pilot import Pilot
 
-from memtui.core.demo import DemoHome
+from memtui.core.demo.build import DemoHome
 from memtui.tui.app import MemtuiApp
 from memtui.tui.plain import styled
 from memtui.tui.screens.main import MainScreen

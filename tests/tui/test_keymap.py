@@ -13,8 +13,8 @@ from textual.app import App
 from textual.pilot import Pilot
 from textual.widgets._key_panel import BindingsTable
 
-from memtui.core.demo import DemoHome, build_demo_home
-from memtui.core.locations import Context
+from memtui.core.demo.build import DemoHome, build_demo_home
+from memtui.core.stores.locations import Context
 from memtui.tui.app import MemtuiApp, make_app
 from memtui.tui.keymap import binding_classes, binding_ids_of, known_binding_ids
 from memtui.tui.screens.main import MainScreen

@@ -11,7 +11,8 @@ from helpers import demo_app
 from textual.pilot import Pilot
 
 from memtui.core.contents import Memory
-from memtui.core.demo import DemoHome, build_demo_home, write_memory
+from memtui.core.demo.build import DemoHome, build_demo_home
+from memtui.core.demo.writers import write_memory
 from memtui.tui.app import MemtuiApp
 from memtui.tui.screens.main import MainScreen
 from memtui.tui.widgets.detail import DetailPane

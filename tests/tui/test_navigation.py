@@ -11,8 +11,8 @@ from rich.text import Text
 from textual.pilot import Pilot
 from textual.widgets import Static
 
-from memtui.core.demo import DemoHome, build_demo_home
-from memtui.core.locations import Context
+from memtui.core.demo.build import DemoHome, build_demo_home
+from memtui.core.stores.locations import Context
 from memtui.tui.app import MemtuiApp, make_app
 from memtui.tui.screens.main import MainScreen
 from memtui.tui.testing import settle as quiet

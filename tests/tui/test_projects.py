@@ -7,7 +7,7 @@ from helpers import demo_app
 from textual.pilot import Pilot
 from textual.widgets import OptionList, Static
 
-from memtui.core.demo import DemoHome, build_demo_home
+from memtui.core.demo.build import DemoHome, build_demo_home
 from memtui.core.model import StoreKind
 from memtui.tui.screens.main import MainScreen
 from memtui.tui.screens.projects import ProjectsScreen

@@ -12,8 +12,8 @@ from helpers import copy_demo, demo_app
 from rich.console import Console
 from textual.widgets import Static
 
-from memtui.core import scan as core_scan
-from memtui.core.demo import DemoHome, build_demo_home
+from memtui.core.demo.build import DemoHome, build_demo_home
+from memtui.core.scan import scanner as core_scan
 from memtui.tui.screens.main import MainScreen
 from memtui.tui.testing import settle
 from memtui.tui.widgets.detail import DetailPane

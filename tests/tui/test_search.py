@@ -8,10 +8,10 @@ from textual.command import CommandPalette
 from textual.pilot import Pilot
 from textual.widgets import Input, OptionList, Static
 
-from memtui.core.demo import DemoHome, build_demo_home
+from memtui.core.demo.build import DemoHome, build_demo_home
 from memtui.core.model import StoreKind
-from memtui.core.scan import scan
-from memtui.core.search import build_search_index
+from memtui.core.scan.scanner import scan
+from memtui.core.scan.search import build_search_index
 from memtui.tui.app import MemtuiApp
 from memtui.tui.nodes import NodeRef
 from memtui.tui.palette import subsequence_pattern

@@ -14,9 +14,9 @@ from textual.pilot import Pilot
 from textual.widgets import OptionList, Static
 
 from memtui.core.contents import Store
-from memtui.core.demo import DemoHome, build_demo_home
-from memtui.core.locations import Context
+from memtui.core.demo.build import DemoHome, build_demo_home
 from memtui.core.model import StoreKind
+from memtui.core.stores.locations import Context
 from memtui.tui.app import MemtuiApp, make_app
 from memtui.tui.screens.confirm import ConfirmScreen
 from memtui.tui.screens.main import MainScreen

@@ -15,8 +15,9 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import Static
 
-from memtui.core.demo import STORY_NOW, DemoHome, build_demo_home
-from memtui.core.locations import Context
+from memtui.core.demo.build import DemoHome, build_demo_home
+from memtui.core.demo.writers import STORY_NOW
+from memtui.core.stores.locations import Context
 from memtui.tui import clock
 from memtui.tui.app import MemtuiApp, make_app
 from memtui.tui.screens.main import MainScreen

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from memtui.core.demo import DemoHome, build_demo_home
-from memtui.core.locations import Context
+from memtui.core.demo.build import DemoHome, build_demo_home
+from memtui.core.stores.locations import Context
 from memtui.tui.app import MemtuiApp, make_app
 from memtui.tui.screens.main import MainScreen
 from memtui.tui.themes import DEFAULT_THEME

@@ -14,9 +14,9 @@ from textual.widgets import DataTable, Static
 
 from memtui.cli import main as cli_main
 from memtui.core.contents import Store
-from memtui.core.demo import DemoHome, build_demo_home
-from memtui.core.journal import Journal
+from memtui.core.demo.build import DemoHome, build_demo_home
 from memtui.core.model import StoreKind
+from memtui.core.write.journal import Journal
 from memtui.tui.screens.confirm import ConfirmScreen
 from memtui.tui.screens.main import MainScreen
 from memtui.tui.screens.undo import InterruptedScreen, UndoHistoryScreen
@@ -118,11 +118,11 @@ def crash_mid_delete(home: DemoHome, state_home: Path) -> None:
     script = (
         "import sys\n"
         "from pathlib import Path\n"
-        "from memtui.core.edits import apply\n"
-        "from memtui.core.journal import Journal\n"
-        "from memtui.core.memory_ops import plan_delete_memory\n"
+        "from memtui.core.write.apply import apply\n"
+        "from memtui.core.write.journal import Journal\n"
+        "from memtui.core.write.ops.memory import plan_delete_memory\n"
         "from memtui.core.model import StoreKind, StoreLocation\n"
-        "from memtui.core.scan import scan_store\n"
+        "from memtui.core.scan.scanner import scan_store\n"
         "store = scan_store(StoreLocation(StoreKind.AUTO, Path(sys.argv[1]), 'test'))\n"
         "memory = next(m for m in store.memories if m.rel_path == sys.argv[2])\n"
         "apply(plan_delete_memory(store, memory), Journal.default(home=sys.argv[3]))\n"

@@ -1,7 +1,7 @@
 """Confirming an edit, and running confirmed edits (and their planning) in workers.
 
 Every write of the TUI goes: plan (worker) → :class:`ConfirmScreen` naming what will be deleted
-or overwritten → :func:`start_edit` (worker through :func:`memtui.core.edits.apply` or the
+or overwritten → :func:`start_edit` (worker through :func:`memtui.core.write.apply.apply` or the
 journal) → notification with "u to undo" → rescan.
 """
 
@@ -21,9 +21,10 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 from textual.worker import Worker, get_current_worker
 
-from memtui.core.edits import AppliedOp, EditRefused, FileDiff, Proposal
-from memtui.core.journal import Journal
 from memtui.core.plaintext import escape_diff
+from memtui.core.write.dirfd import EditRefused
+from memtui.core.write.journal import Journal
+from memtui.core.write.proposal import AppliedOp, FileDiff, Proposal
 from memtui.tui.plain import content, line
 
 if TYPE_CHECKING:

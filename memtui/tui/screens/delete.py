@@ -7,9 +7,10 @@ from typing import TYPE_CHECKING
 from rich.console import Group, RenderableType
 from rich.text import Text
 
-from memtui.core.edits import AppliedOp, FileDiff, Proposal, apply
-from memtui.core.memory_ops import INDEX_NAME, plan_delete_memory
 from memtui.core.model import StoreKind
+from memtui.core.write.apply import apply
+from memtui.core.write.ops.memory import INDEX_NAME, plan_delete_memory
+from memtui.core.write.proposal import AppliedOp, FileDiff, Proposal
 from memtui.tui.nodes import NodeRef
 from memtui.tui.plain import line
 from memtui.tui.screens.confirm import (

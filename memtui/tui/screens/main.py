@@ -17,9 +17,9 @@ from textual.widgets import Footer, Static, Tab, Tabs, Tree
 from textual.worker import get_current_worker
 
 from memtui.core.contents import ScanResult, Store
-from memtui.core.locations import Context
-from memtui.core.scan import cache_for, scan_progressively
-from memtui.core.search import SearchHit
+from memtui.core.scan.scanner import cache_for, scan_progressively
+from memtui.core.scan.search import SearchHit
+from memtui.core.stores.locations import Context
 from memtui.tui.editor import edit_in_editor
 from memtui.tui.labels import agent_labeler
 from memtui.tui.live import LiveUpdates

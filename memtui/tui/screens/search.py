@@ -16,7 +16,7 @@ from textual.widgets.option_list import Option
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from memtui.core.contents import ScanResult
-from memtui.core.search import (
+from memtui.core.scan.search import (
     SearchHit,
     SearchIndex,
     build_search_index,

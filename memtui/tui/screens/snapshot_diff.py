@@ -18,9 +18,11 @@ from textual.widgets import Footer, OptionList, ProgressBar, Select, Static, Tab
 from textual.worker import Worker
 
 from memtui.core.contents import Store
-from memtui.core.edits import AppliedOp, EditRefused, FileDiff, Proposal, apply
 from memtui.core.model import Scope, SnapshotInfo, StoreKind
-from memtui.core.snapshot_ops import SNAPSHOT_ACTIONS, SnapshotAction, plan_snapshot
+from memtui.core.write.apply import apply
+from memtui.core.write.dirfd import EditRefused
+from memtui.core.write.ops.snapshot import SNAPSHOT_ACTIONS, SnapshotAction, plan_snapshot
+from memtui.core.write.proposal import AppliedOp, FileDiff, Proposal
 from memtui.tui.plain import line
 from memtui.tui.screens.confirm import (
     Cancelled,

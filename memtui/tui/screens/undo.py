@@ -16,8 +16,9 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, DataTable, Static
 
-from memtui.core.edits import AppliedOp, target_text
-from memtui.core.journal import Journal, OpRecord, undo_verb
+from memtui.core.write import recovery
+from memtui.core.write.journal import Journal, OpRecord, undo_verb
+from memtui.core.write.proposal import AppliedOp, target_text
 from memtui.tui.plain import line
 from memtui.tui.screens.confirm import (
     Cancelled,
@@ -101,7 +102,7 @@ def confirm_undo(main: MainScreen, journal: Journal, record: OpRecord) -> None:
 
 def start_undo(main: MainScreen, journal: Journal, record: OpRecord) -> None:
     def run(progress: Progress, _cancelled: Cancelled) -> AppliedOp:
-        return journal.undo(record.id, progress=progress)
+        return recovery.undo(journal, record.id, progress=progress)
 
     job = EditJob(
         label=f"undo {line(record.kind)}",
@@ -339,7 +340,8 @@ def recover(
     """Roll back or finish ``record`` in the edit worker, then rescan and offer the next."""
 
     def run(_progress: Progress, _cancelled: Cancelled) -> AppliedOp:
-        done = journal.rollback(record.id) if how == "rollback" else journal.complete(record.id)
+        finish = recovery.rollback if how == "rollback" else recovery.complete
+        done = finish(journal, record.id)
         return AppliedOp(done.id, done.kind, done.title, [], done)
 
     verb = "rolled back" if how == "rollback" else "finished"

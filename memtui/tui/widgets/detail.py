@@ -20,10 +20,10 @@ from textual.widgets import Markdown, Static
 from memtui.core.age import age_text
 from memtui.core.cache import RACY_SECONDS, StatKey, stat_key
 from memtui.core.contents import LoadReport, Memory, Store
-from memtui.core.frontmatter import body_of, parse_frontmatter
 from memtui.core.model import Frontmatter, StoreKind
-from memtui.core.paths import tilde
-from memtui.core.scan import INDEX_NAME, load_full_text
+from memtui.core.parse.frontmatter import body_of, parse_frontmatter
+from memtui.core.scan.scanner import INDEX_NAME, load_full_text
+from memtui.core.stores.paths import tilde
 from memtui.tui import clock
 from memtui.tui.labels import snapshot_badge
 from memtui.tui.nodes import NodeRef, normalize

@@ -8,8 +8,8 @@ from rich.segment import Segment
 from rich.text import Text
 
 from memtui.core.contents import LoadReport
-from memtui.core.index import MAX_LINES as LINE_LIMIT
-from memtui.core.index import MAX_UNITS as UNIT_LIMIT
+from memtui.core.parse.index import MAX_LINES as LINE_LIMIT
+from memtui.core.parse.index import MAX_UNITS as UNIT_LIMIT
 from memtui.core.plaintext import escape_controls
 
 METER_WIDTH = 24

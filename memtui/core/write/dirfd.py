@@ -1,4 +1,4 @@
-"""Confined directory-descriptor I/O for the one write path (:mod:`memtui.core.edits`).
+"""Confined directory-descriptor I/O for the one write path (:mod:`memtui.core.write.apply`).
 
 A store is written only when no directory on its path is a symbolic link. A directory is opened
 by walking from ``/`` one component at a time with ``O_NOFOLLOW | O_DIRECTORY``, so a link on
@@ -381,3 +381,7 @@ def read_all(fd: int) -> bytes:
         chunks.append(chunk)
         offset += len(chunk)
     return b"".join(chunks)
+
+
+def absolute(path: Path) -> Path:
+    return Path(os.path.normpath(os.path.abspath(path)))

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from memtui.core.fileread import read_file
-from memtui.core.paths import tilde
+from memtui.core.stores.paths import tilde
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (slow) at run time
 if TYPE_CHECKING:

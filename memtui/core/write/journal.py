@@ -12,19 +12,19 @@ Lives in ``$XDG_STATE_HOME/memtui/journal/`` (default ``~/.local/state/memtui/jo
 - ``<n>.new``: the bytes the operation writes to file ``n`` (only for writes);
 - ``lock.old``: the bytes ``.consolidate-lock`` had before memtui took it;
 - ``<n>.late``: the bytes another process wrote to file ``n`` while the operation changed it
-  (the operation was then rolled back with them put back, see :mod:`memtui.core.edits`).
+  (the operation was then rolled back with them put back, see :mod:`memtui.core.write.apply`).
 
 ``op.json`` is written last during preparation (atomically), so an operation directory without
 one holds no promise and nothing was touched; a preparation that fails (a full disk) removes
 its directory again. States: ``prepared`` → ``applying`` → ``done``, or ``rolled-back`` after a
-rollback. Writing users' files is :mod:`memtui.core.edits`' job: the undo/rollback/complete
-methods here delegate to it.
+rollback. The journal only stores: writing users' files is :mod:`memtui.core.write.apply`'s job,
+undo and recovery are :mod:`memtui.core.write.recovery`'s, and neither is imported here.
 
 A journal made with a ``home`` belongs to that Claude Code home: it stamps the home on every
 operation it prepares, and its undo, latest-undoable and interrupted-operation views only see
 that home's operations (:meth:`Journal.of_home`); operations of other homes stay listed by
 :meth:`Journal.list`. After each finished operation the journal is pruned by age and size
-(:mod:`memtui.core.journal_prune`).
+(:mod:`memtui.core.write.prune`).
 """
 
 from __future__ import annotations
@@ -35,17 +35,16 @@ import json
 import os
 import secrets
 import shutil
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from memtui.core.dirfd import write_all
+from memtui.core.write.dirfd import EditRefused, write_all
 
 if TYPE_CHECKING:
-    from memtui.core.edits import AppliedOp, EditRefused
-    from memtui.core.journal_prune import JournalLimits, PruneReport
+    from memtui.core.write.prune import JournalLimits, PruneReport
 
 __all__ = [
     "DIR_MODE",
@@ -252,7 +251,7 @@ class Journal:
     Code home), the journal belongs to that home: operations it prepares record it, and undo,
     :meth:`latest_undoable` and :meth:`incomplete` only see that home's operations. ``limits``
     bound its age and size (default: from the environment, see
-    :meth:`memtui.core.journal_prune.JournalLimits.from_env`)."""
+    :meth:`memtui.core.write.prune.JournalLimits.from_env`)."""
 
     def __init__(
         self,
@@ -269,7 +268,7 @@ class Journal:
     def default(
         cls, env: Mapping[str, str] | None = None, *, home: Path | str | None = None
     ) -> Journal:
-        from memtui.core.journal_prune import JournalLimits
+        from memtui.core.write.prune import JournalLimits
 
         environ = os.environ if env is None else env
         return cls(default_journal_dir(environ), home=home, limits=JournalLimits.from_env(environ))
@@ -358,40 +357,12 @@ class Journal:
     def lock_old_bytes(self, record: OpRecord) -> bytes | None:
         return self._read_blob(record, LOCK_OLD)
 
-    # --- recovery (the writing happens in memtui.core.edits) -------------------------------
-
-    def undo(
-        self,
-        op_id: str,
-        *,
-        force: bool = False,
-        progress: Callable[[int, int], None] | None = None,
-    ) -> AppliedOp:
-        """Restore every file ``op_id`` touched, byte for byte; itself a journaled operation.
-        Refused (EditRefused) for an operation of another home."""
-        from memtui.core.edits import undo_operation
-
-        record = self._of_this_home(op_id)
-        return undo_operation(self, record, force=force, progress=progress)
-
-    def rollback(self, op_id: str, *, force: bool = False) -> OpRecord:
-        """Put back the tree an interrupted operation of this home started from."""
-        from memtui.core.edits import rollback_operation
-
-        return rollback_operation(self, self._of_this_home(op_id), force=force)
-
-    def complete(self, op_id: str) -> OpRecord:
-        """Finish an interrupted operation of this home from its recorded new bytes."""
-        from memtui.core.edits import complete_operation
-
-        return complete_operation(self, self._of_this_home(op_id))
-
     # --- pruning ------------------------------------------------------------------------
 
     def prune(self, now: datetime | None = None) -> PruneReport:
         """Remove operations past the age or size limit, oldest first (never an interrupted
         one, never part of an undo chain alone). OSError when the journal cannot be read."""
-        from memtui.core.journal_prune import JournalLimits, prune_journal
+        from memtui.core.write.prune import JournalLimits, prune_journal
 
         limits = self.limits if self.limits is not None else JournalLimits.from_env(os.environ)
         return prune_journal(self.directory, limits, now or datetime.now(UTC))
@@ -402,7 +373,7 @@ class Journal:
         with contextlib.suppress(Exception):
             self.prune()
 
-    # --- writing (used by memtui.core.edits) --------------------------------------------
+    # --- writing (used by memtui.core.write.apply) --------------------------------------------
 
     def prepare(
         self,
@@ -481,7 +452,9 @@ class Journal:
     def _interrupted(self) -> builtins.list[OpRecord]:
         return [r for r in self.list() if r.incomplete and not _still_running(r)]
 
-    def _of_this_home(self, op_id: str) -> OpRecord:
+    def own(self, op_id: str) -> OpRecord:
+        """The record of ``op_id``; EditRefused when it belongs to another home (KeyError when
+        there is no such operation)."""
         record = self.get(op_id)
         problem = self.home_problem(record)
         if problem is not None:
@@ -530,6 +503,9 @@ def read_record(op_dir: Path) -> OpRecord | None:
 
 
 def _refusal(reason: str) -> EditRefused:
-    from memtui.core.edits import EditRefused
-
     return EditRefused(reason)
+
+
+def temp_name(op_id: str, tag: str | int) -> str:
+    """The name of an operation's temp file, in the directory of the file it replaces."""
+    return f".memtui-{op_id}-{tag}.tmp"

@@ -14,8 +14,8 @@ import re
 from dataclasses import dataclass, replace
 from functools import cache
 
-from memtui.core.lazyre import lazy_re
 from memtui.core.model import Frontmatter
+from memtui.core.parse.lazyre import lazy_re
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (slow) at run time
 if TYPE_CHECKING:

@@ -15,8 +15,8 @@ from urllib.parse import unquote
 
 from memtui.core.contents import Memory, ScanResult, Store
 from memtui.core.fileread import HUGE_FILE_BYTES
-from memtui.core.index import is_external_target, resolve_target
-from memtui.core.scan import INDEX_NAME, load_full_text
+from memtui.core.parse.index import is_external_target, resolve_target
+from memtui.core.scan.scanner import INDEX_NAME, load_full_text
 
 SearchField = Literal["name", "path", "description", "hook", "body"]
 

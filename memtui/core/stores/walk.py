@@ -12,7 +12,7 @@ from pathlib import Path
 
 from memtui.core.fileread import describe_os_error
 from memtui.core.model import StoreKind, StoreLocation
-from memtui.core.snapshot import SNAPSHOT_JSON
+from memtui.core.stores.snapshot import SNAPSHOT_JSON
 
 NOT_A_DIRECTORY = "the store path is not a directory"
 

@@ -32,8 +32,8 @@ from memtui.core.contents import (
     LoadReport,
     LongEntry,
 )
-from memtui.core.lazyre import lazy_re
-from memtui.core.utf16 import index_of_unit, prefix_by_units, units
+from memtui.core.parse.lazyre import lazy_re
+from memtui.core.parse.utf16 import index_of_unit, prefix_by_units, units
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (slow) at run time
 if TYPE_CHECKING:

@@ -29,7 +29,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from memtui.core.config import Config, JournalConfig
-from memtui.core.journal import INCOMPLETE_STATES, OP_FILE, OpRecord, fsync_dir, read_record
+from memtui.core.write.journal import INCOMPLETE_STATES, OP_FILE, OpRecord, fsync_dir, read_record
 
 __all__ = [
     "DEFAULT_MAX_AGE_DAYS",

@@ -22,8 +22,8 @@ from memtui.core.model import (
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (slow) at run time
 if TYPE_CHECKING:
-    from memtui.core.locations import Locations
     from memtui.core.model import SnapshotStatus
+    from memtui.core.stores.locations import Locations
 
 __all__ = [
     "SNAPSHOT_JSON",
@@ -118,7 +118,7 @@ def _status(
 
 def _compare(updated_at: str, synced_from: str) -> tuple[SnapshotStatus, str | None, str]:
     """``new Date(updatedAt) > new Date(syncedFrom)``: NaN on either side is never newer."""
-    from memtui.core.jsdate import parse_js_date  # only when there are two dates to compare
+    from memtui.core.parse.jsdate import parse_js_date  # only when there are two dates to compare
 
     snapshot_ms = parse_js_date(updated_at)
     synced_ms = parse_js_date(synced_from)

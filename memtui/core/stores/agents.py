@@ -9,8 +9,8 @@ from pathlib import Path
 
 from memtui.core.cache import ScanCache
 from memtui.core.fileread import read_header
-from memtui.core.frontmatter import parse_frontmatter
 from memtui.core.model import Scope
+from memtui.core.parse.frontmatter import parse_frontmatter
 
 AGENT_HEADER_LINES = 60
 AGENT_KIND = "agent-definition"

@@ -8,8 +8,8 @@
   above, write the synced file;
 - mark-synced: only write the synced file ("keep mine").
 
-Each returns a :class:`~memtui.core.edits.Proposal` (confined to the local dir, whose
-``.consolidate-lock`` applies) for the caller to preview and :func:`~memtui.core.edits.apply`.
+Each returns a :class:`~memtui.core.write.proposal.Proposal` (confined to the local dir, whose
+``.consolidate-lock`` applies) for the caller to preview and :func:`~memtui.core.write.apply.apply`.
 """
 
 from __future__ import annotations
@@ -19,8 +19,9 @@ import os
 from pathlib import Path
 from typing import Literal
 
-from memtui.core.edits import EditRefused, FileChange, Proposal, file_sha256, read_regular
-from memtui.core.snapshot import SYNCED_JSON, read_snapshot_meta, snapshot_files
+from memtui.core.stores.snapshot import SYNCED_JSON, read_snapshot_meta, snapshot_files
+from memtui.core.write.dirfd import EditRefused
+from memtui.core.write.proposal import FileChange, Proposal, file_sha256, read_regular
 
 __all__ = ["SNAPSHOT_ACTIONS", "SnapshotAction", "plan_snapshot", "synced_bytes"]
 

@@ -29,21 +29,21 @@ from dataclasses import dataclass
 from json.encoder import encode_basestring
 
 from memtui.core.cache import ScanCache, cache_enabled, gc_paused
-from memtui.core.gitroot import current_branch
-from memtui.core.locations import Context, Locations, locate
 from memtui.core.model import StoreKind, StoreLocation
 from memtui.core.plaintext import json_safe
-from memtui.core.projects import discover_projects
-from memtui.core.serialize import load_report_json, memory_json, project_json, snapshot_json
-from memtui.core.sessions import (
+from memtui.core.scan.serialize import load_report_json, memory_json, project_json, snapshot_json
+from memtui.core.stores.gitroot import current_branch
+from memtui.core.stores.locations import Context, Locations, locate
+from memtui.core.stores.projects import discover_projects
+from memtui.core.stores.sessions import (
     TRANSCRIPT_SUFFIX,
     TranscriptHead,
     session_template,
     transcript_head,
     transcript_of,
 )
-from memtui.core.snapshot import snapshot_info
-from memtui.core.walk import NOT_A_DIRECTORY, StoreWalk, store_skip, walk_store
+from memtui.core.stores.snapshot import snapshot_info
+from memtui.core.stores.walk import NOT_A_DIRECTORY, StoreWalk, store_skip, walk_store
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (slow) at run time
 if TYPE_CHECKING:
@@ -218,7 +218,7 @@ class StoreRenderer:
                 self.fragments.put_keyed(FRAGMENT_KIND, name, key, fragment, newest=newest)
                 return fragment
         # The per-file scan is imported only when a store changed: a warm run never needs it.
-        from memtui.core.scan import scan_store, session_summary_facts
+        from memtui.core.scan.scanner import scan_store, session_summary_facts
 
         self.read_roots.append(str(location.path))
         store = scan_store(location, store_skip(location), self.files, walked=walk)

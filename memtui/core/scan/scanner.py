@@ -21,10 +21,10 @@ from memtui.core.contents import (
     Store,
 )
 from memtui.core.fileread import read_full, read_header
-from memtui.core.frontmatter import parse_frontmatter
-from memtui.core.index import index_health, load_report, wikilinks
 from memtui.core.model import Frontmatter, StoreKind, StoreLocation
-from memtui.core.sessions import (
+from memtui.core.parse.frontmatter import parse_frontmatter
+from memtui.core.parse.index import index_health, load_report, wikilinks
+from memtui.core.stores.sessions import (
     session_info,
     session_template,
     summary_is_empty,
@@ -32,15 +32,15 @@ from memtui.core.sessions import (
     transcript_head,
     transcript_of,
 )
-from memtui.core.snapshot import snapshot_info
-from memtui.core.walk import NOT_A_DIRECTORY, FileEntry, StoreWalk, store_skip, walk_store
+from memtui.core.stores.snapshot import snapshot_info
+from memtui.core.stores.walk import NOT_A_DIRECTORY, FileEntry, StoreWalk, store_skip, walk_store
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (slow) at run time
 if TYPE_CHECKING:  # locate(), the git branch and projects: only a whole scan needs them
     from typing import Any
 
-    from memtui.core.locations import Context, Locations
     from memtui.core.model import ProjectRef
+    from memtui.core.stores.locations import Context, Locations
 
 INDEX_NAME = "MEMORY.md"
 SUMMARY_NAME = "summary.md"
@@ -321,9 +321,9 @@ def session_summary_facts(store: Store, template: str) -> tuple[str | None, bool
 
 
 def discover_projects(ctx: Context, cache: ScanCache | None = None) -> list[ProjectRef]:
-    """:func:`memtui.core.projects.discover_projects`, imported when a scan needs it (with
+    """:func:`memtui.core.stores.projects.discover_projects`, imported when a scan needs it (with
     ``locations``: neither is on ``memtui index``'s path)."""
-    from memtui.core.projects import discover_projects as discover
+    from memtui.core.stores.projects import discover_projects as discover
 
     return discover(ctx, cache)
 
@@ -342,8 +342,8 @@ def scan_progressively(
 ) -> Iterator[ScanResult]:
     """Scan store kind by store kind, yielding a growing partial result after each stage (the
     TUI shows the first trees while the rest is read); the last result is complete."""
-    from memtui.core.gitroot import current_branch
-    from memtui.core.locations import locate
+    from memtui.core.stores.gitroot import current_branch
+    from memtui.core.stores.locations import locate
 
     say = progress or (lambda _msg: None)
     locations = locate(ctx)

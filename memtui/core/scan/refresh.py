@@ -16,18 +16,18 @@ from pathlib import Path
 
 from memtui.core.cache import ScanCache
 from memtui.core.contents import ScanResult, Store
-from memtui.core.gitroot import canonical_git_root
-from memtui.core.locations import (
+from memtui.core.model import StoreKind, StoreLocation
+from memtui.core.scan.scanner import scan, scan_session, scan_snapshot, scan_store
+from memtui.core.stores.gitroot import canonical_git_root
+from memtui.core.stores.locations import (
     SNAPSHOTS_DIR,
     Context,
     Locations,
     agent_scope_roots,
     locate,
 )
-from memtui.core.model import StoreKind, StoreLocation
-from memtui.core.sanitize import find_project_dir
-from memtui.core.scan import scan, scan_session, scan_snapshot, scan_store
-from memtui.core.sessions import TRANSCRIPT_SUFFIX, session_template
+from memtui.core.stores.sanitize import find_project_dir
+from memtui.core.stores.sessions import TRANSCRIPT_SUFFIX, session_template
 
 SESSION_DIR = "session-memory"
 AGENT_KINDS = (StoreKind.AGENT, StoreKind.SNAPSHOT)

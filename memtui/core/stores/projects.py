@@ -5,9 +5,9 @@ from __future__ import annotations
 import os
 
 from memtui.core.cache import ScanCache
-from memtui.core.locations import Context, list_dir_names
 from memtui.core.model import ProjectRef
-from memtui.core.sessions import TRANSCRIPT_SUFFIX, transcript_head
+from memtui.core.stores.locations import Context, list_dir_names
+from memtui.core.stores.sessions import TRANSCRIPT_SUFFIX, transcript_head
 
 TRANSCRIPT_LIST = "first-transcripts"
 

@@ -7,18 +7,18 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from memtui.core.agents import AgentDefinition, agent_dir_name, load_agent_definitions
 from memtui.core.cache import ScanCache
-from memtui.core.gitroot import GitRoot, canonical_git_root
 from memtui.core.model import Scope, StoreKind, StoreLocation
-from memtui.core.paths import tilde
-from memtui.core.sanitize import find_project_dir
-from memtui.core.settings import (
+from memtui.core.stores.agents import AgentDefinition, agent_dir_name, load_agent_definitions
+from memtui.core.stores.cc_settings import (
     POLICY_SETTINGS,
     SettingsSet,
     env_defined_falsy,
     env_truthy,
 )
+from memtui.core.stores.gitroot import GitRoot, canonical_git_root
+from memtui.core.stores.paths import tilde
+from memtui.core.stores.sanitize import find_project_dir
 
 SNAPSHOTS_DIR = Path(".claude") / "agent-memory-snapshots"
 

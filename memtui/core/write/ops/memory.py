@@ -6,16 +6,10 @@ from pathlib import Path
 from urllib.parse import unquote
 
 from memtui.core.contents import IndexEntry, Memory, Store
-from memtui.core.edits import (
-    EditRefused,
-    FileChange,
-    Proposal,
-    file_sha256,
-    read_regular,
-    sha256_hex,
-)
-from memtui.core.index import is_external_target, parse_entries, resolve_target
 from memtui.core.model import StoreKind
+from memtui.core.parse.index import is_external_target, parse_entries, resolve_target
+from memtui.core.write.dirfd import EditRefused
+from memtui.core.write.proposal import FileChange, Proposal, file_sha256, read_regular, sha256_hex
 
 __all__ = ["INDEX_NAME", "index_lines_for", "lock_dir_for", "plan_delete_memory", "remove_lines"]
 

@@ -1,0 +1,213 @@
+"""What a change to users' memory files is, and how a user previews it.
+
+A :class:`Proposal` is a list of :class:`FileChange`, each stating the sha256 of the bytes it was
+planned against; :mod:`memtui.core.write.apply` carries it out. :meth:`Proposal.diff` shows each
+change against the disk (read without following a link) and :func:`target_text` names the real
+directory the writes would land in, or why memtui refuses to write there.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import os
+import stat
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from memtui.core.write.dirfd import (
+    DirTree,
+    EditRefused,
+    absolute,
+    read_capped,
+    store_target,
+)
+from memtui.core.write.journal import (
+    OpRecord,
+)
+
+ChangeAction = Literal["write", "delete"]
+DiffStatus = Literal["added", "changed", "deleted", "unchanged"]
+NEW_FILE_MODE = 0o600
+NEW_DIR_MODE = 0o700
+BINARY_NOTE = "binary file: no text diff"
+
+
+@dataclass(frozen=True)
+class FileChange:
+    """Write ``new_bytes`` to ``path`` or delete it.
+
+    ``expected`` is the sha256 (hex) of the bytes the plan saw, or None when the file must not
+    exist. ``mode`` forces the file's mode (default: an existing file keeps its mode, a new one
+    gets 0o600); ``mtime_ns`` sets the mtime after writing (undo restores the original one).
+    """
+
+    path: Path
+    action: ChangeAction
+    new_bytes: bytes | None = None
+    expected: str | None = None
+    mode: int | None = None
+    mtime_ns: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.action == "write" and self.new_bytes is None:
+            raise ValueError("a write needs new_bytes")
+        if self.action == "delete" and self.new_bytes is not None:
+            raise ValueError("a delete has no new_bytes")
+
+
+@dataclass
+class FileDiff:
+    """One file of a proposal as a user previews it (texts are UTF-8 with replacement)."""
+
+    path: Path
+    rel: str
+    status: DiffStatus
+    old_text: str | None
+    new_text: str | None
+    unified: str
+    binary: bool = False
+
+
+@dataclass
+class Proposal:
+    """A planned operation: nothing outside ``root`` is touched; ``lock_dir`` is the memory
+    dir whose ``.consolidate-lock`` applies (None: no lock). ``remove_dirs`` are directories to
+    remove afterwards when empty (undo of an operation that created them)."""
+
+    kind: str
+    title: str
+    root: Path
+    lock_dir: Path | None
+    changes: list[FileChange]
+    notes: list[str] = field(default_factory=list)
+    remove_dirs: list[Path] = field(default_factory=list)
+
+    def diff(self) -> list[FileDiff]:
+        """Each change against the file as it is on disk now (read without following a link:
+        a store behind a link previews nothing of what lies behind it)."""
+        with DirTree() as tree:
+            return [file_diff(self.root, change, tree) for change in self.changes]
+
+    def target(self) -> tuple[str, str | None]:
+        """The real directory the writes land in, and why memtui refuses to write there
+        (None: it does not; a symlink on the way is named with its real target)."""
+        return store_target(self.root)
+
+    def target_text(self) -> str:
+        """One preview line: the real target directory, or the refusal."""
+        return target_text(self.root)
+
+
+def target_text(root: Path) -> str:
+    """One preview line for writes into ``root``: the real directory they land in, or why
+    memtui refuses to write there (a symlink on the way, with its real target)."""
+    real, problem = store_target(root)
+    if problem is not None:
+        return f"refused: {problem}; nothing will be written"
+    return f"writes into {real}"
+
+
+@dataclass
+class AppliedOp:
+    op_id: str
+    kind: str
+    title: str
+    files: list[Path]
+    record: OpRecord
+
+
+def sha256_hex(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def file_sha256(path: Path) -> str | None:
+    """The sha256 of a regular file's bytes, or None when there is no such file."""
+    data, _st = read_regular(path)
+    return None if data is None else sha256_hex(data)
+
+
+def read_regular(path: Path) -> tuple[bytes | None, os.stat_result | None]:
+    """(bytes, stat) of a regular file, (None, None) when absent; EditRefused otherwise (a
+    link, a FIFO: the open never blocks). For plans and previews; writes read by descriptor."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return None, None
+    except NotADirectoryError as exc:
+        raise EditRefused(f"{path} cannot exist: a parent is not a directory", path) from exc
+    if stat.S_ISLNK(st.st_mode):
+        raise EditRefused(f"{path} is a symbolic link; memtui does not write through links", path)
+    if not stat.S_ISREG(st.st_mode):
+        raise EditRefused(f"{path} is not a regular file", path)
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise EditRefused(f"{path} is not a regular file", path)
+        return read_capped(fd, path), st
+    finally:
+        os.close(fd)
+
+
+def current_hash(tree: DirTree, path: Path) -> tuple[str | None, os.stat_result | None, bool]:
+    """(hash, stat, readable as a plain file or absent) without raising."""
+    try:
+        data, st = tree.read(path)
+    except (EditRefused, OSError):
+        return None, None, False
+    return (None if data is None else sha256_hex(data)), st, True
+
+
+def file_diff(root: Path, change: FileChange, tree: DirTree | None = None) -> FileDiff:
+    """Preview one change: status and a unified diff (no text for binary files)."""
+    try:
+        if tree is None:
+            old, _st = read_regular(change.path)
+        else:
+            old, _st = tree.read(absolute(change.path))
+    except (EditRefused, OSError):
+        old = None
+    new = change.new_bytes if change.action == "write" else None
+    rel = _rel(root, change.path)
+    status = _diff_status(change.action, old, new)
+    binary = any(data is not None and b"\0" in data for data in (old, new))
+    if binary:
+        return FileDiff(change.path, rel, status, None, None, BINARY_NOTE, binary=True)
+    old_text = None if old is None else old.decode("utf-8", errors="replace")
+    new_text = None if new is None else new.decode("utf-8", errors="replace")
+    unified = unified_diff(rel, old_text, new_text) if status != "unchanged" else ""
+    return FileDiff(change.path, rel, status, old_text, new_text, unified)
+
+
+def _diff_status(action: ChangeAction, old: bytes | None, new: bytes | None) -> DiffStatus:
+    if action == "delete":
+        return "unchanged" if old is None else "deleted"
+    if old is None:
+        return "added"
+    return "unchanged" if old == new else "changed"
+
+
+def unified_diff(rel: str, old: str | None, new: str | None) -> str:
+    """A ``diff -u`` style text, ``/dev/null`` for a missing side."""
+    lines = difflib.unified_diff(
+        (old or "").splitlines(keepends=True),
+        (new or "").splitlines(keepends=True),
+        fromfile=f"a/{rel}" if old is not None else "/dev/null",
+        tofile=f"b/{rel}" if new is not None else "/dev/null",
+    )
+    out: list[str] = []
+    for line in lines:
+        if line.endswith("\n"):
+            out.append(line)
+        else:
+            out.append(line + "\n\\ No newline at end of file\n")
+    return "".join(out)
+
+
+def _rel(root: Path, path: Path) -> str:
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return str(path)
