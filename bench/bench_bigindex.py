@@ -27,9 +27,10 @@ import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
+
+from scratch import scratch, subdir  # bench/scratch.py, beside this script
 
 START = time.perf_counter()
 ROOT = Path(__file__).resolve().parent.parent
@@ -163,12 +164,16 @@ def main() -> int:
     if args.child:
         child(args.child, args.reselects)
         return 0
-    root = Path(tempfile.mkdtemp(prefix="memtui-bench-bigindex-"))
+    with scratch("memtui-bench-bigindex-") as root:
+        return run(args, root)
+
+
+def run(args: argparse.Namespace, root: Path) -> int:
     homes, indexes = build_homes(root, args.lines)
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env.update({
         "MEMTUI_NO_CACHE": "1",
-        "PYTHONPYCACHEPREFIX": tempfile.mkdtemp(prefix="memtui-bench-pyc-"),
+        "PYTHONPYCACHEPREFIX": subdir(root, "pyc"),
         "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
     })
 

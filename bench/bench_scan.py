@@ -27,6 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import baseline  # noqa: E402  (bench/baseline.py, beside this script)
+from scratch import scratch, subdir  # noqa: E402
 
 from memtui.core.stores.locations import Context, locate  # noqa: E402
 
@@ -66,7 +67,7 @@ def timed(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, int
 
 
 def in_process(
-    home: Path, projects: Path, roots: list[str], runs: int
+    home: Path, projects: Path, roots: list[str], runs: int, tmp: Path
 ) -> tuple[float, float, float]:
     """Medians (s) of scan() without cache, with a warm cache, and of the baseline walk, all in
     this process: interpreter start-up, imports and JSON output left out."""
@@ -75,7 +76,7 @@ def in_process(
 
     ctx = Context.create(project=home / "project", claude_home=home / "claude",
                          agent_memory_home=home / "agent-memory")
-    cache_file = Path(tempfile.mkdtemp(prefix="memtui-bench-cache-")) / "scan.marshal"
+    cache_file = Path(subdir(tmp, "in-process-cache")) / "scan.marshal"
     scan(ctx, cache=ScanCache(cache_file))
     cold, warm, base = [], [], []
     for _ in range(runs):
@@ -96,9 +97,14 @@ def main() -> int:
     parser.add_argument("home", type=Path, nargs="?")
     parser.add_argument("--runs", type=int, default=5)
     args = parser.parse_args()
+    with scratch("memtui-bench-scan-") as tmp:
+        return run(args, tmp)
+
+
+def run(args: argparse.Namespace, tmp: Path) -> int:
     home: Path = args.home
     if home is None:
-        home = Path(tempfile.mkdtemp(prefix="memtui-bench-")) / "home"
+        home = tmp / "home"
         print(f"generating a large home in {home} …", flush=True)
         subprocess.run([sys.executable, str(ROOT / "bench" / "generate_home.py"), str(home)],
                        check=True)
@@ -107,11 +113,11 @@ def main() -> int:
                "--project", str(home / "project"), "--agent-memory-home",
                str(home / "agent-memory"), "scan", "--json"]
     base_cmd = [sys.executable, str(ROOT / "bench" / "baseline.py"), str(projects), *roots]
-    cache_home = tempfile.mkdtemp(prefix="memtui-bench-cache-")
+    cache_home = subdir(tmp, "cache")
     # Like an installed package, every child uses compiled bytecode (the warm-up runs write it
     # to a private prefix), even where PYTHONDONTWRITEBYTECODE is set in the environment.
     base_env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    base_env["PYTHONPYCACHEPREFIX"] = tempfile.mkdtemp(prefix="memtui-bench-pyc-")
+    base_env["PYTHONPYCACHEPREFIX"] = subdir(tmp, "pyc")
     cold_env = {**base_env, "MEMTUI_NO_CACHE": "1"}
     warm_env = {**base_env, "MEMTUI_NO_CACHE": "0", "XDG_CACHE_HOME": cache_home}
     timed(env_cmd, cold_env), timed(env_cmd, warm_env), timed(base_cmd, base_env)  # warm-up
@@ -142,7 +148,7 @@ def main() -> int:
     print(f"ratio memtui / baseline: {m_med / b_med:.2f} with the cache (target ≤ 1.5), "
           f"{c_med / b_med:.2f} without")
     print(f"memtui peak RSS: {rss / 1_048_576:.0f} MB (target ≤ 300 MB)")
-    cold, warm, base = in_process(home, projects, roots, args.runs)
+    cold, warm, base = in_process(home, projects, roots, args.runs, tmp)
     print(f"the TUI's scan() in one process (no start-up, imports or JSON): {cold * 1000:.0f} ms, "
           f"with warm cache {warm * 1000:.0f} ms, baseline walk {base * 1000:.0f} ms "
           f"→ ratios {cold / base:.2f} / {warm / base:.2f}")

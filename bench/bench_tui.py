@@ -17,9 +17,10 @@ import os
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
+
+from scratch import scratch, subdir  # bench/scratch.py, beside this script
 
 START = time.perf_counter()
 ROOT = Path(__file__).resolve().parent.parent
@@ -82,9 +83,14 @@ def main() -> int:
     if args.child:
         child(args.home)
         return 0
+    with scratch("memtui-bench-tui-") as tmp:
+        return run(args, tmp)
+
+
+def run(args: argparse.Namespace, tmp: Path) -> int:
     home: Path = args.home
     if home is None:
-        home = Path(tempfile.mkdtemp(prefix="memtui-bench-")) / "home"
+        home = tmp / "home"
         subprocess.run([sys.executable, str(ROOT / "bench" / "generate_home.py"), str(home)],
                        check=True)
     # bytecode is used as an installed package would use it (private prefix), even where
@@ -92,7 +98,7 @@ def main() -> int:
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env.update({
         "MEMTUI_NO_CACHE": "1",
-        "PYTHONPYCACHEPREFIX": tempfile.mkdtemp(prefix="memtui-bench-pyc-"),
+        "PYTHONPYCACHEPREFIX": subdir(tmp, "pyc"),
         "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
     })
     scan_cmd = [sys.executable, "-m", "memtui", "--claude-home", str(home / "claude"),
