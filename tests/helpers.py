@@ -13,6 +13,9 @@ from memtui.core.demo.build import DemoHome
 from memtui.core.stores.locations import Context
 from memtui.tui.app import MemtuiApp, make_app
 
+REPO = Path(__file__).resolve().parent.parent
+"""The repository's root (tests/helpers.py is one folder below it)."""
+
 State = dict[str, tuple[object, ...]]
 
 

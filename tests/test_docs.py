@@ -11,8 +11,8 @@ from functools import cache
 from pathlib import Path
 
 import pytest
+from helpers import REPO as ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 MARKDOWN = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 SOURCE_DIRS = ("memtui", "tests", "bench", "scripts")
 

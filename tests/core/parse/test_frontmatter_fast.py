@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import REPO
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
@@ -21,8 +22,6 @@ from memtui.core.parse.frontmatter import (
     decode_text,
     parse_frontmatter,
 )
-
-REPO = Path(__file__).resolve().parents[1]
 
 FLAT = (
     "---\n"

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers import REPO
 
 from memtui.cli import main
 from memtui.core.demo.build import DemoHome, build_demo_home
@@ -153,7 +154,7 @@ def test_python_dash_m_and_env_vars(demo: DemoHome, tmp_path: Path) -> None:
         **os.environ,
         "CLAUDE_CONFIG_DIR": str(demo.claude_home),
         "AGENT_MEMORY_DIR": str(demo.agent_memory_home),
-        "PYTHONPATH": str(Path(__file__).parents[1]),
+        "PYTHONPATH": str(REPO),
     }
     out = subprocess.run(
         [sys.executable, "-m", "memtui", "scan", "--json"],
@@ -224,7 +225,7 @@ def test_index_imports_only_what_it_needs(tmp_path: Path) -> None:
         "print(' '.join(sorted(sys.modules)), file=sys.stderr)\n"
         "raise SystemExit(code)\n"
     )
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
     done = subprocess.run([sys.executable, "-c", script, "index", str(tmp_path / "MEMORY.md")],
                           env=env, capture_output=True, text=True, check=True)
     assert done.stdout.startswith("MEMORY.md: 2 lines / 200") and "dangling: line 2" in done.stdout

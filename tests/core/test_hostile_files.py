@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import demo_context
+from helpers import REPO, demo_context
 
 from memtui.core import fileread
 from memtui.core.age import age_text
@@ -30,7 +30,6 @@ from memtui.core.stores.gitroot import canonical_git_root, current_branch
 from memtui.core.stores.sessions import read_transcript_head
 from memtui.core.stores.snapshot import SNAPSHOT_JSON, read_snapshot_meta
 
-REPO = Path(__file__).resolve().parents[1]
 SUBPROCESS_TIMEOUT = 120
 """Generous for a loaded 2-core box: a scan of the demo home takes well under a second."""
 MEMORY_LIMIT = 2 * 1024**3

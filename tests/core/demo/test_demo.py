@@ -16,6 +16,7 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+from helpers import REPO
 from hypothesis import given
 from hypothesis import strategies as st
 from ruamel.yaml import YAML
@@ -601,7 +602,7 @@ def test_yaml_scalar_reads_back(value: str) -> None:
 
 
 def load_bench() -> ModuleType:
-    path = Path(__file__).resolve().parent.parent / "bench" / "generate_home.py"
+    path = REPO / "bench" / "generate_home.py"
     spec = importlib.util.spec_from_file_location("generate_home", path)
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)

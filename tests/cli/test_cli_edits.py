@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import copy_demo, tree_state
+from helpers import REPO, copy_demo, tree_state
 
 from memtui.cli import main
 from memtui.core.demo.build import DemoHome, build_demo_home
@@ -21,9 +21,6 @@ from memtui.core.stores.snapshot import SYNCED_JSON
 from memtui.core.write.apply import CRASH_ENV, CRASH_EXIT_CODE
 from memtui.core.write.journal import Journal
 from memtui.core.write.lock import LOCK_NAME
-
-REPO = Path(__file__).resolve().parent.parent
-
 
 pytestmark = pytest.mark.usefixtures("state_home")  # tests/conftest.py
 

@@ -14,8 +14,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers import REPO
 
-CORE = Path(__file__).resolve().parents[1] / "memtui" / "core"
+CORE = REPO / "memtui" / "core"
 
 KERNEL = "kernel"  # the modules directly in memtui/core: the model and shared helpers
 ALLOWED: dict[str, set[str]] = {

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from helpers import demo_context
+from helpers import REPO, demo_context
 from hostile import HOSTILE, OSC_FILE, build_hostile_home, raw_controls
 
 from memtui.core.cache import RACY_SECONDS, ScanCache
@@ -278,7 +278,7 @@ def test_a_warm_run_imports_no_reader(home: DemoHome, tmp_path: Path) -> None:
     args = ["--claude-home", str(home.claude_home), "--project", str(home.project),
             "--agent-memory-home", str(home.agent_memory_home), "scan", "--json"]
     env = {**os.environ, "HOME": str(home.root),
-           "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+           "PYTHONPATH": str(REPO)}
 
     def run() -> tuple[dict[str, object], set[str]]:
         done = subprocess.run([sys.executable, "-c", WARM_SCRIPT, *args], env=env,
@@ -327,7 +327,7 @@ def test_the_gitpython_fallback_is_cached(
             "--agent-memory-home", str(home.agent_memory_home), "scan", "--json"]
     env = {**os.environ, "HOME": str(home.root), "PATH": f"{bin_dir}:{os.environ['PATH']}",
            "GIT_PYTHON_GIT_EXECUTABLE": str(fake),
-           "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+           "PYTHONPATH": str(REPO)}
 
     def run() -> tuple[dict[str, object], set[str], str]:
         done = subprocess.run([sys.executable, "-c", WARM_SCRIPT, *args], env=env,
