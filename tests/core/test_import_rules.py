@@ -23,9 +23,10 @@ ALLOWED: dict[str, set[str]] = {
     KERNEL: {KERNEL},
     "parse": {KERNEL, "parse"},
     "stores": {KERNEL, "parse", "stores"},
-    "scan": {KERNEL, "parse", "stores", "scan"},
+    "secrets": {KERNEL, "secrets"},
+    "scan": {KERNEL, "parse", "stores", "secrets", "scan"},
     "write": {KERNEL, "write"},
-    "write.ops": {KERNEL, "parse", "stores", "write", "write.ops"},
+    "write.ops": {KERNEL, "parse", "stores", "secrets", "write", "write.ops"},
     "demo": {KERNEL, "parse", "stores", "demo"},
 }
 """Which layers each layer may import. A new package must be added here, deciding its rules."""

@@ -1,0 +1,179 @@
+"""The secret rules (``rules.toml``, from gitleaks) compiled for Python's ``re``, once.
+
+gitleaks writes its patterns for Go's RE2; :func:`translate` turns one into a Python pattern
+that matches the same text:
+
+- a flag group in the middle of a pattern (``SG\\.(?i)[a-z]``), which Python refuses, becomes a
+  scoped group running to the end of the enclosing group (``SG\\.(?i:[a-z]…)``);
+- ``$`` and ``\\z`` (end of text in RE2 without the ``m`` flag) become ``\\Z`` (Python's ``$``
+  also matches before a final newline);
+- ``\\s`` becomes RE2's ASCII whitespace ``[\\t\\n\\f\\r ]`` (Python's has ``\\v`` too), and every
+  pattern is compiled with ``re.ASCII`` so that ``\\w``, ``\\d`` and ``\\b`` are ASCII as in RE2.
+
+``private-key`` is matched by :mod:`memtui.core.secrets.scanner` without its lazy
+``[\\s\\S-]{64,}?`` (quadratic in Python's backtracking engine on a file of many headers and no
+footer), with the same result.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from typing import Any, Literal
+
+RULES_FILE = "rules.toml"
+AllowTarget = Literal["secret", "match", "line"]
+
+
+@dataclass(frozen=True)
+class RuleAllowlist:
+    """gitleaks' allowlist of one rule: a finding is allowed (not reported) when any regex
+    matches its target (OR), or, with ``condition = "AND"``, when every kind of check given
+    holds. ``paths`` match the file's path."""
+
+    regexes: tuple[re.Pattern[str], ...] = ()
+    paths: tuple[re.Pattern[str], ...] = ()
+    stopwords: tuple[str, ...] = ()
+    target: AllowTarget = "secret"
+    condition: Literal["OR", "AND"] = "OR"
+
+
+@dataclass(frozen=True)
+class SecretRule:
+    id: str
+    description: str
+    source: str
+    """The regex as gitleaks wrote it (RE2)."""
+    pattern: re.Pattern[str]
+    keywords: tuple[str, ...]
+    """Lower-cased; the rule runs only on text whose lower-cased form contains one."""
+    entropy: float | None
+    """Findings whose secret has a Shannon entropy at or below this are dropped."""
+    allowlists: tuple[RuleAllowlist, ...] = ()
+
+
+def _scope_inline_flags(source: str) -> str:
+    """``a(?i)b)`` → ``a(?i:b))``: a flag group after the start runs to the end of its group."""
+    out: list[str] = []
+    closers: list[int] = []  # per open group: how many scoped groups to close with it
+    pending = 0  # scoped groups opened at the top level
+    i, in_class = 0, False
+    while i < len(source):
+        ch = source[i]
+        if ch == "\\":
+            out.append(source[i : i + 2])
+            i += 2
+            continue
+        if in_class:
+            in_class = ch != "]"
+            out.append(ch)
+            i += 1
+            continue
+        if ch == "[":
+            in_class = True
+            out.append(ch)
+            if source.startswith("^]", i + 1) or source.startswith("]", i + 1):
+                skip = 2 if source[i + 1] == "^" else 1
+                out.append(source[i + 1 : i + 1 + skip])
+                i += skip
+            i += 1
+            continue
+        flag = re.match(r"\(\?([a-zA-Z]+)\)", source[i:])
+        if flag and i > 0:
+            out.append(f"(?{flag.group(1)}:")
+            if closers:
+                closers[-1] += 1
+            else:
+                pending += 1
+            i += flag.end()
+            continue
+        if ch == "(":
+            closers.append(0)
+        elif ch == ")" and closers:
+            out.append(")" * closers.pop())
+        out.append(ch)
+        i += 1
+    return "".join(out) + ")" * pending
+
+
+_RE2_WHITESPACE = "\\t\\n\\f\\r "
+
+
+def _ascii_whitespace_and_ends(source: str) -> str:
+    out: list[str] = []
+    i, in_class = 0, False
+    while i < len(source):
+        ch = source[i]
+        if ch == "\\":
+            pair = source[i : i + 2]
+            if pair == "\\s":
+                out.append(_RE2_WHITESPACE if in_class else f"[{_RE2_WHITESPACE}]")
+            elif pair == "\\z":
+                out.append("\\Z")
+            else:
+                out.append(pair)
+            i += 2
+            continue
+        if in_class:
+            in_class = ch != "]"
+        elif ch == "[":
+            in_class = True
+            if source.startswith("^]", i + 1) or source.startswith("]", i + 1):
+                skip = 2 if source[i + 1] == "^" else 1
+                out.append(source[i : i + 1 + skip])
+                i += 1 + skip
+                continue
+        elif ch == "$":
+            out.append("\\Z")
+            i += 1
+            continue
+        out.append(ch)
+        i += 1
+    return "".join(out)
+
+
+def translate(source: str) -> str:
+    """A gitleaks (RE2) pattern as a Python pattern with the same matches (with ``re.ASCII``)."""
+    return _ascii_whitespace_and_ends(_scope_inline_flags(source))
+
+
+def compile_re2(source: str) -> re.Pattern[str]:
+    return re.compile(translate(source), re.ASCII)
+
+
+def _allowlist(data: dict[str, Any]) -> RuleAllowlist:
+    target = data.get("regexTarget", "secret")
+    condition = str(data.get("condition", "OR")).upper()
+    return RuleAllowlist(
+        regexes=tuple(compile_re2(r) for r in data.get("regexes", [])),
+        paths=tuple(compile_re2(p) for p in data.get("paths", [])),
+        stopwords=tuple(w.lower() for w in data.get("stopwords", [])),
+        target=target if target in ("secret", "match", "line") else "secret",
+        condition="AND" if condition == "AND" else "OR",
+    )
+
+
+def parse_rules(text: str) -> tuple[SecretRule, ...]:
+    data = tomllib.loads(text)
+    return tuple(
+        SecretRule(
+            id=raw["id"],
+            description=raw.get("description", ""),
+            source=raw["regex"],
+            pattern=compile_re2(raw["regex"]),
+            keywords=tuple(k.lower() for k in raw.get("keywords", [])),
+            entropy=float(raw["entropy"]) if "entropy" in raw else None,
+            allowlists=tuple(_allowlist(a) for a in raw.get("allowlists", [])),
+        )
+        for raw in data["rules"]
+    )
+
+
+@cache
+def load_rules() -> tuple[SecretRule, ...]:
+    """The packaged rules, read and compiled on first use."""
+    text = resources.files(__package__).joinpath(RULES_FILE).read_text(encoding="utf-8")
+    return parse_rules(text)
