@@ -52,7 +52,7 @@ if TYPE_CHECKING:
     Fingerprint: TypeAlias = tuple[Any, ...]
 
 FRAGMENT_KIND = "store-json"
-FRAGMENT_VERSION = 4
+FRAGMENT_VERSION = 5  # 5: bold index entries, folder links, health.wikilinks_checked
 
 Fragment = tuple[str, str, tuple[str | None, bool] | None]
 """A store's rendered ``index`` and ``memories`` JSON, and a session summary's (title, empty)."""
