@@ -278,3 +278,19 @@ def test_whole_file_links_are_cached_by_stat(
     deploy.write_text(deploy.read_text().replace("[[ghost]]", "[[gone]]"))
     assert check() == ["gone", "early-ghost"]
     assert read == ["MEMORY.md", "deploy.md"]
+
+
+def test_whole_file_links_open_only_regular_files_of_the_store(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A FIFO is never opened (no reader would ever come: the check would hang) and a link
+    leaving the store is never followed; the other files are still checked whole."""
+    root = tmp_path / "memory"
+    late_link_store(root)
+    os.mkfifo(root / "pipe.md")
+    outside = tmp_path / "outside.md"
+    outside.write_text("".join(f"x {i}\n" for i in range(40)) + "[[outside-ghost]]\n")
+    os.symlink(outside, root / "leaves.md")
+    text = index_text(capsys, root)
+    assert "broken link: [[ghost]] in deploy.md" in text
+    assert "outside-ghost" not in text

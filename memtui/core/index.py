@@ -1094,7 +1094,10 @@ def index_health(
             found = _target_in_store(target, index_dir, store_files)
         if found is not None:
             pointed.add(found)
-        elif (folder := _folder_in_store(target, index_dir, exists)) is not None:
+        elif (
+            not target.endswith(".md")  # the common dangling entry: no folder to look for
+            and (folder := _folder_in_store(target, index_dir, exists)) is not None
+        ):
             pointed_dirs.append(folder)
         else:
             dangling.append(entry)

@@ -11,13 +11,13 @@ import pytest
 from helpers import demo_app
 from textual.pilot import Pilot
 from textual.widgets import Static
-from tui.test_bigindex import index_view, rendered
-from tui.test_live import started, wait_until
 
 from memtui.core.demo import DemoHome, build_demo_home, write_index, write_memory
 from memtui.tui.screens.main import MainScreen
 from memtui.tui.testing import settle
 from memtui.tui.widgets.detail import DetailPane
+from tui.test_bigindex import index_view, rendered
+from tui.test_live import started, wait_until
 
 SIZE = (160, 45)
 LATE = "".join(f"step {i}\n" for i in range(40)) + "Then [[late-ghost]].\n"
