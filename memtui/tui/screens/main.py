@@ -35,6 +35,7 @@ from memtui.tui.widgets.detail import DetailPane
 from memtui.tui.widgets.store_tree import StoreTree
 
 NARROW_WIDTH = 120
+LINKS_JOB = "checking [[links]] in whole files"
 
 
 class ScanFinished(Exception):
@@ -69,6 +70,7 @@ class MainScreen(Screen[None]):
         self.search_cache = SearchIndexCache()
         self._tab_echoes: set[str | None] = set()
         self.pane_id = PANES[0].id
+        self.jobs = ""
 
     def compose(self) -> ComposeResult:
         yield Static(self.header_text(), id="header")
@@ -106,6 +108,7 @@ class MainScreen(Screen[None]):
         return text
 
     def set_jobs(self, jobs: str) -> None:
+        self.jobs = jobs
         self.query_one("#header", Static).update(self.header_text(jobs))
 
     @work(thread=True, exclusive=True, group="scan", exit_on_error=False)
@@ -154,7 +157,7 @@ class MainScreen(Screen[None]):
         in a worker (the scan read only headers); ``run_scan`` checks its own."""
         self.result = result
         if result.complete:
-            self.set_jobs("checking [[links]] in whole files")
+            self.set_jobs(LINKS_JOB)
         for spec in PANES:
             if not result.complete and not set(spec.kinds) <= result.scanned:
                 continue
@@ -198,7 +201,8 @@ class MainScreen(Screen[None]):
     def links_checked(self, updates: list[tuple[Store, LoadReport, LoadReport]]) -> None:
         """Put the whole-file checked reports in (a store whose report changed meanwhile is
         left alone) and draw a shown MEMORY.md again when its broken links changed."""
-        self.set_jobs("")
+        if self.jobs == LINKS_JOB:  # not another job's progress (a write's) shown meanwhile
+            self.set_jobs("")
         redrawn: list[Store] = []
         for store, old, new in updates:
             if store.index is not old:
