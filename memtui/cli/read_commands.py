@@ -51,7 +51,8 @@ def index_summary(report: LoadReport, limit: int | None = None) -> list[str]:
         )
     health = report.health
     for entry in health.dangling[:limit]:
-        lines.append(f"dangling: line {entry.line} → {shown(entry.target)} (no such file)")
+        missing = "no such folder" if (entry.target or "").endswith("/") else "no such file"
+        lines.append(f"dangling: line {entry.line} → {shown(entry.target)} ({missing})")
     lines += more_line(health.dangling, limit)
     for orphan in health.orphans[:limit]:
         lines.append(f"orphan: {shown(orphan)} (no index entry points to it)")
@@ -62,6 +63,9 @@ def index_summary(report: LoadReport, limit: int | None = None) -> list[str]:
     for broken in health.broken_wikilinks[:limit]:
         lines.append(f"broken link: [[{shown(broken.link)}]] in {shown(broken.source)}")
     lines += more_line(health.broken_wikilinks, limit)
+    if health.wikilinks_checked == "headers":
+        lines.append("[[wikilinks]] checked in MEMORY.md and the first 30 lines of each memory "
+                     "file (memtui index checks whole files)")
     return lines
 
 
@@ -134,7 +138,13 @@ def cmd_scan(args: argparse.Namespace) -> int:
 
 def cmd_index(args: argparse.Namespace) -> int:
     from memtui.core.model import StoreKind, StoreLocation
-    from memtui.core.scan.scanner import INDEX_NAME, compute_store_index, own_index_dirs, scan_store
+    from memtui.core.scan.scanner import (
+        INDEX_NAME,
+        check_whole_files,
+        compute_store_index,
+        own_index_dirs,
+        scan_store,
+    )
 
     path: Path = args.path
     if path.is_dir():
@@ -145,13 +155,15 @@ def cmd_index(args: argparse.Namespace) -> int:
     kind = StoreKind.AGENT if args.agent else StoreKind.AUTO
     location = StoreLocation(kind=kind, path=path.parent, rule="given on the command line")
     if path.name == INDEX_NAME:
-        report = scan_store(location).index
+        store = scan_store(location)
+        report = store.index
     else:  # any other file is measured as if it were the index of its folder
         store = scan_store(location, index=False)
         report = compute_store_index(store, own_index_dirs(store), path.name)
     if report is None:
         say(f"memtui index: cannot read {shown(path)}", err=True)
         return EXIT_USAGE
+    report = check_whole_files(store, report, name=path.name)  # [[links]] past line 30 too
     if args.json:
         from memtui.core.scan.serialize import load_report_json
 

@@ -62,9 +62,10 @@ class Memory:
         return name.rsplit(".", 1)[0] if "." in name.lstrip(".") else name
 
 
-@dataclass
+@dataclass(slots=True)
 class IndexEntry:
-    """An index line ``- [Title](target) — hook`` of a MEMORY.md (``line`` is 1-based, raw)."""
+    """An index line ``- [Title](target) — hook`` of a MEMORY.md (``line`` is 1-based, raw;
+    slots: a runaway index makes 50,000 of them)."""
 
     line: int
     title: str
@@ -93,6 +94,10 @@ class IndexHealth:
     orphans: list[str] = field(default_factory=list)
     long_entries: list[LongEntry] = field(default_factory=list)
     broken_wikilinks: list[BrokenLink] = field(default_factory=list)
+    wikilinks_checked: str = "headers"
+    """Where ``broken_wikilinks`` were looked for: ``"headers"`` (the whole MEMORY.md and the
+    first 30 lines of each memory file: what a scan reads) or ``"files"`` (whole files, each
+    up to the full-read cap: ``memtui index``, and the TUI after its scan)."""
 
     @property
     def ok(self) -> bool:

@@ -19,7 +19,9 @@ from memtui.tui.widgets.detail import DetailPane
 from memtui.tui.widgets.store_tree import StoreTree
 
 SIZE = (160, 45)
-VISIBLE_WITHIN = 1.5
+VISIBLE_WITHIN = 4.0
+"""Seen at all, on a loaded 2-core CI machine next to other suites: the speed targets (a file
+within 500 ms, a 200-file burst within 1 s) are measured by bench/bench_refresh.py."""
 
 
 @pytest.fixture

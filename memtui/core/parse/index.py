@@ -764,43 +764,47 @@ def strip_for_main_session(raw: str) -> tuple[str, list[int]]:
 # ---------------------------------------------------------------------------------------------
 
 # Searched through "\n" + the file: the literal newline lets the regex engine jump from line
-# start to line start (nothing else in it matches a newline, and ``rest`` stops before one).
+# start to line start (nothing else in it matches a newline, and ``hook`` stops before one).
 _ENTRY = _lazy_re(
     r"\n(?P<line>[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+"
+    # an emphasised link, ``**[Title](file.md)**``: the same run of ``*`` or ``_`` closes it
+    r"(?P<em>\*{1,3}+|_{1,3}+)?"
     # possessive loops: each alternative starts with a different character, so no match needs
     # to give characters back, and runs of plain characters are taken at once
     r"\[(?P<title>(?:[^\[\]\\\n]++|\\.|\[[^\[\]\n]*+\])*+)\]"
     r"\((?P<dest><[^<>\n]*>|(?:[^\s()\\]++|\\.|\([^\s()]*+\))*+)"
     r"""(?:[ \t]+(?:"[^"\n]*"|'[^'\n]*'|\([^()\n]*\)))?[ \t]*\)"""
-    r"(?P<rest>[^\n]*))"
+    r"(?:(?P=em))?"
+    # the hook separator (`` — ``, `` – ``, `` - ``, ``: `` or none) and the spaces around it
+    r"[^\S\n]*+(?:(?:[—–:]|-(?=\s|\Z))[^\S\n]*+)?"
+    r"(?P<hook>[^\n]*))"
 )
-_HOOK_SEPARATOR = _lazy_re(r"^\s*(?:[—–:]|-(?=\s|$))\s*")
 _SCHEME = _lazy_re(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 
 
 def parse_entries(raw: str) -> list[IndexEntry]:
     """Every list item line of ``raw`` that starts with a link: ``- [Title](file.md) — hook``.
 
-    Bullets ``-``, ``*``, ``+`` and ``1.``/``1)`` at any indentation; the hook separator may be
-    `` — ``, `` – ``, `` - ``, ``: `` or nothing. ``target`` is the destination as written (angle
-    brackets removed), ``None`` when empty. Lines are 1-based raw lines.
+    Bullets ``-``, ``*``, ``+`` and ``1.``/``1)`` at any indentation; the link may be wrapped
+    in emphasis (``**[Title](file.md)**``, ``__…__``, ``*…*``, ``_…_``, ``***…***``: the title
+    is then the text inside the brackets, the hook what follows the closing run, which may be
+    missing); the hook separator may be `` — ``, `` – ``, `` - ``, ``: `` or nothing.
+    ``target`` is the destination as written (angle brackets removed), ``None`` when empty.
+    Lines are 1-based raw lines.
     """
     entries: list[IndexEntry] = []
     append = entries.append
     text = "\n" + raw
     count = text.count
-    separator = _HOOK_SEPARATOR.match
     number, counted = 0, 0  # the number of newlines of ``text`` before ``counted``
     for match in _ENTRY.finditer(text):  # one pass, no Python work for the other lines
         start = match.start() + 1
         number += count("\n", counted, start)
         counted = start
-        line, title, dest, rest = match.group(1, 2, 3, 4)  # line, title, dest, rest
+        line, title, dest, hook = match.group(1, 3, 4, 5)  # line, title, dest, hook
         if dest.startswith("<") and dest.endswith(">"):
             dest = dest[1:-1]
-        hook = separator(rest)
-        hook_text = (rest[hook.end() :] if hook else rest).strip()
-        append(IndexEntry(number, title, dest or None, hook_text, line.removesuffix("\r")))
+        append(IndexEntry(number, title, dest or None, hook.rstrip(), line.removesuffix("\r")))
     return entries
 
 
@@ -944,8 +948,13 @@ def _is_under(path: str, folder: str) -> bool:
 
 
 def _orphans(
-    store_files: Set[str], pointed: set[str], index_dir: str, own_index_dirs: Set[str]
+    store_files: Set[str],
+    pointed: set[str],
+    index_dir: str,
+    own_index_dirs: Set[str],
+    pointed_dirs: Sequence[str] = (),
 ) -> list[str]:
+    """``pointed_dirs``: folders an entry links to; the files below them are not orphans."""
     nested = [d for d in own_index_dirs if d.strip("/") != index_dir.strip("/")]
     return sorted(
         rel
@@ -955,7 +964,43 @@ def _orphans(
         and posixpath.basename(rel) != "MEMORY.md"
         and not _DAILY_LOG.search(rel)
         and not any(_is_under(d, index_dir) and _is_under(rel, d) for d in nested)
+        and not any(_is_under(rel, d) for d in pointed_dirs)
     )
+
+
+def _folder_in_store(
+    target: str, index_dir: str, exists: Callable[[str], bool]
+) -> str | None:
+    """The store folder (posix, from the root; ``.`` for the root) a link names, when it
+    exists; None for a file-like target (``….md``), a path that leaves the store, or a folder
+    that does not exist."""
+    for candidate in (target, unquote(target)):
+        resolved = resolve_target(candidate, index_dir)
+        if (
+            resolved
+            and not resolved.lower().endswith(".md")
+            and resolved != ".."
+            and not resolved.startswith(("../", "/"))
+            and exists(resolved)
+        ):
+            return resolved
+    return None
+
+
+def _ancestor_test(store_files: Set[str]) -> Callable[[str], bool]:
+    """A folder exists when a store file lies below it (built on the first call)."""
+    folders: set[str] = set()
+
+    def exists(folder: str) -> bool:
+        if not folders:
+            folders.add(".")
+            for rel in store_files:
+                parts = rel.split("/")[:-1]
+                for end in range(1, len(parts) + 1):
+                    folders.add("/".join(parts[:end]))
+        return folder in folders
+
+    return exists
 
 
 def _long_entries(entries: list[IndexEntry]) -> list[LongEntry]:
@@ -1016,6 +1061,7 @@ def index_health(
     source_links: dict[str, list[str]] | None = None,
     own_index_dirs: Set[str] = frozenset(),
     index_dir: str = "",
+    folder_exists: Callable[[str], bool] | None = None,
 ) -> IndexHealth:
     """Problems of an index against its store.
 
@@ -1024,12 +1070,17 @@ def index_health(
     ``[[wikilinks]]``; ``source_links``: path → the ``wikilinks`` of its text, already
     extracted (searched before ``link_sources``); ``own_index_dirs``: folders holding their
     own ``MEMORY.md`` (files below them are not orphans of this index); ``index_dir``: the
-    folder of this ``MEMORY.md``.
+    folder of this ``MEMORY.md``; ``folder_exists``: whether a folder of the store (posix,
+    from the root) exists (by default: when a store file lies below it).
+    An entry pointing to a folder (``[notes/](notes/)``) is dangling when the folder does not
+    exist; when it does, it is no problem and the files below it are not orphans.
     Daily logs (``logs/YYYY/MM/YYYY-MM-DD.md``) are never orphans. Entry lengths are counted in
     characters (code points), limits 150 ("keep under ~150") and 200.
     """
     dangling: list[IndexEntry] = []
     pointed: set[str] = set()
+    pointed_dirs: list[str] = []
+    exists = folder_exists or _ancestor_test(store_files)
     for entry in report.entries:
         target = entry.target
         if target is None:
@@ -1041,19 +1092,41 @@ def index_health(
             continue
         else:
             found = _target_in_store(target, index_dir, store_files)
-        if found is None:
-            dangling.append(entry)
-        else:
+        if found is not None:
             pointed.add(found)
+        elif (
+            not target.endswith(".md")  # the common dangling entry: no folder to look for
+            and (folder := _folder_in_store(target, index_dir, exists)) is not None
+        ):
+            pointed_dirs.append(folder)
+        else:
+            dangling.append(entry)
     return IndexHealth(
         dangling=dangling,
-        orphans=_orphans(store_files, pointed, index_dir, own_index_dirs),
+        orphans=_orphans(store_files, pointed, index_dir, own_index_dirs, pointed_dirs),
         long_entries=_long_entries(report.entries),
-        broken_wikilinks=_broken_wikilinks(
-            chain(
-                (source_links or {}).items(),
-                ((source, wikilinks(text)) for source, text in link_sources.items()),
-            ),
-            _known_names(store_files, memory_names),
+        broken_wikilinks=broken_wikilinks(
+            store_files=store_files,
+            memory_names=memory_names,
+            link_sources=link_sources,
+            source_links=source_links,
         ),
+    )
+
+
+def broken_wikilinks(
+    *,
+    store_files: Set[str],
+    memory_names: dict[str, str],
+    link_sources: dict[str, str],
+    source_links: dict[str, list[str]] | None = None,
+) -> list[BrokenLink]:
+    """The ``[[wikilinks]]`` that match no memory, as ``index_health`` finds them (same
+    arguments): those of ``source_links`` first, then those of ``link_sources``."""
+    return _broken_wikilinks(
+        chain(
+            (source_links or {}).items(),
+            ((source, wikilinks(text)) for source, text in link_sources.items()),
+        ),
+        _known_names(store_files, memory_names),
     )

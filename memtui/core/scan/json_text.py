@@ -31,7 +31,12 @@ from json.encoder import encode_basestring
 from memtui.core.cache import ScanCache, cache_enabled, gc_paused
 from memtui.core.model import StoreKind, StoreLocation
 from memtui.core.plaintext import json_safe
-from memtui.core.scan.serialize import load_report_json, memory_json, project_json, snapshot_json
+from memtui.core.scan.serialize import (
+    load_report_json,
+    memory_json,
+    project_json,
+    snapshot_json,
+)
 from memtui.core.stores.gitroot import current_branch
 from memtui.core.stores.locations import Context, Locations, locate
 from memtui.core.stores.projects import discover_projects
@@ -52,7 +57,7 @@ if TYPE_CHECKING:
     Fingerprint: TypeAlias = tuple[Any, ...]
 
 FRAGMENT_KIND = "store-json"
-FRAGMENT_VERSION = 4
+FRAGMENT_VERSION = 5  # 5: bold index entries, folder links, health.wikilinks_checked
 
 Fragment = tuple[str, str, tuple[str | None, bool] | None]
 """A store's rendered ``index`` and ``memories`` JSON, and a session summary's (title, empty)."""

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import marshal
 import os
-from collections.abc import Callable, Iterator
+import stat
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
 from pathlib import Path
 
@@ -23,7 +24,7 @@ from memtui.core.contents import (
 from memtui.core.fileread import read_full, read_header
 from memtui.core.model import Frontmatter, StoreKind, StoreLocation
 from memtui.core.parse.frontmatter import parse_frontmatter
-from memtui.core.parse.index import index_health, load_report, wikilinks
+from memtui.core.parse.index import broken_wikilinks, index_health, load_report, wikilinks
 from memtui.core.stores.sessions import (
     session_info,
     session_template,
@@ -44,7 +45,7 @@ if TYPE_CHECKING:  # locate(), the git branch and projects: only a whole scan ne
 
 INDEX_NAME = "MEMORY.md"
 SUMMARY_NAME = "summary.md"
-INDEX_PAYLOAD_VERSION = 1
+INDEX_PAYLOAD_VERSION = 2
 
 EMPTY_SLACK_BYTES = 64
 """A summary this much larger than its template may still trim down to it."""
@@ -145,32 +146,43 @@ def store_index(
     key = str(store.path)
     if cache is not None and digest is not None:
         payload = cache.get_keyed("index", key, digest)
-        if payload is not None:
-            store.index = report_from_payload(payload)
+        # the folders entries link to are no files: checked again (a few lstats) each time
+        if payload is not None and all(
+            is_store_folder(store.path, rel) == found for rel, found in payload[1]
+        ):
+            store.index = report_from_payload(payload[0])
             return
-    store.index = compute_store_index(store, own_index_dirs)
+    folders: dict[str, bool] = {}
+    store.index = compute_store_index(store, own_index_dirs, folders=folders)
     if cache is not None and digest is not None:
-        cache.put_keyed("index", key, digest, report_payload(store.index), newest=0.0)
+        payload = (report_payload(store.index), list(folders.items()))
+        cache.put_keyed("index", key, digest, payload, newest=0.0)
 
 
 def compute_store_index(
-    store: Store, own_index_dirs: set[str], name: str = INDEX_NAME
+    store: Store,
+    own_index_dirs: set[str],
+    name: str = INDEX_NAME,
+    *,
+    folders: dict[str, bool] | None = None,
 ) -> LoadReport:
     """The load report and health of the store's ``name`` (``MEMORY.md``; ``memtui index``
-    measures any file of the store root as if it were the index)."""
+    measures any file of the store root as if it were the index). ``folders`` receives the
+    folders whose existence was checked (entries linking to folders), and the answers."""
+    checked = {} if folders is None else folders
+
+    def folder_exists(rel: str) -> bool:
+        if rel not in checked:
+            checked[rel] = is_store_folder(store.path, rel)
+        return checked[rel]
+
     path = store.path / name
     result = read_full(path, store.path)
     raw = result.data.decode("utf-8", errors="replace") if result.readable else ""
     with gc_paused():  # a runaway index makes 100,000 objects: no collection walks them all
         report = load_report(str(path), raw, agent=store.kind == StoreKind.AGENT)
     report.problems = list(result.problems) + report.problems
-    others = [m for m in store.memories if not m.is_index and m.rel_path != name]
-    files = {m.rel_path for m in others if m.rel_path.endswith(".md")}
-    names: dict[str, str] = {}
-    for memory in others:
-        names.setdefault(memory.stem, memory.rel_path)
-        if memory.name:
-            names.setdefault(memory.name, memory.rel_path)
+    others, files, names = _link_targets(store, name)
     report.health = index_health(
         report,
         store_files=files,
@@ -178,11 +190,105 @@ def compute_store_index(
         link_sources={name: raw},
         source_links={m.rel_path: m.links for m in others},
         own_index_dirs=own_index_dirs,
+        folder_exists=folder_exists,
     )
     if store.kind == StoreKind.AGENTMEMORY:
         # agentmemory's MEMORY.md is a tag index over daily/ and topics/: no file needs an entry.
         report.health.orphans = []
     return report
+
+
+def _link_targets(store: Store, name: str) -> tuple[list[Memory], set[str], dict[str, str]]:
+    """The memories of a store but its index ``name`` (and other ``MEMORY.md`` files), their
+    ``.md`` paths, and every name a ``[[wikilink]]`` may use for one (stem, then ``name:``)."""
+    others = [m for m in store.memories if not m.is_index and m.rel_path != name]
+    files = {m.rel_path for m in others if m.rel_path.endswith(".md")}
+    names: dict[str, str] = {}
+    for memory in others:
+        names.setdefault(memory.stem, memory.rel_path)
+        if memory.name:
+            names.setdefault(memory.name, memory.rel_path)
+    return others, files, names
+
+
+LINKS_KIND = "links"
+"""The scan cache's kind for the ``[[wikilinks]]`` of whole memory files."""
+
+
+def whole_file_links(memory: Memory, store_root: Path, cache: ScanCache | None = None) -> list[str]:
+    """The ``[[wikilinks]]`` of a memory's whole text (``read_full``: up to its cap), never read
+    during a scan. A memory whose header was the whole file costs nothing (its header's
+    links); the others are read once and then cached by stat."""
+    if memory.header_complete:
+        return memory.links
+    try:
+        st = os.lstat(memory.file)
+    except (OSError, ValueError):
+        return memory.links
+    regular = stat.S_ISREG(st.st_mode)  # a symlink's target may change unseen: not cached
+    if cache is not None and regular:
+        cached = cache.get(LINKS_KIND, memory.file, st)
+        if cached is not None:
+            return list(cached)
+    result = read_full(memory.path, store_root)
+    if not result.readable or "binary file (contains NUL bytes)" in result.problems:
+        return memory.links
+    links = wikilinks(result.data.decode("utf-8", errors="replace"))
+    if (cache is not None and regular and result.stat is not None
+            and stat_key(result.stat) == stat_key(st)):  # unchanged while it was read
+        cache.put(LINKS_KIND, memory.file, result.stat, links)
+    return links
+
+
+def check_whole_files(
+    store: Store, report: LoadReport, cache: ScanCache | None = None, name: str = INDEX_NAME
+) -> LoadReport:
+    """``report`` (the store's index ``name``, from a scan) with its broken ``[[wikilinks]]``
+    looked for in whole memory files, not in their first 30 lines only (MEMORY.md itself was
+    read whole already). A new report; ``report`` is left as it is."""
+    if report.health.wikilinks_checked == "files":
+        return report
+    others, files, names = _link_targets(store, name)
+    broken = broken_wikilinks(
+        store_files=files,
+        memory_names=names,
+        link_sources={},
+        source_links={m.rel_path: whole_file_links(m, store.path, cache) for m in others},
+    )
+    broken += [b for b in report.health.broken_wikilinks if b.source == name]
+    health = replace(report.health, broken_wikilinks=broken, wikilinks_checked="files")
+    return replace(report, health=health)
+
+
+def check_store_links(
+    stores: Iterable[Store], cache: ScanCache | None = None
+) -> list[tuple[Store, LoadReport, LoadReport]]:
+    """``check_whole_files`` for every store whose index was not checked so: (store, its
+    report, the checked report). Nothing is changed: the caller puts the new reports in."""
+    return [
+        (store, store.index, check_whole_files(store, store.index, cache))
+        for store in stores
+        if store.index is not None and store.index.health.wikilinks_checked != "files"
+    ]
+
+
+def is_store_folder(root: Path, rel: str) -> bool:
+    """Whether ``rel`` (posix, from ``root``; ``.`` is the root) is a directory of the store:
+    every part of it a real directory (``lstat``: a symlink on the way is no folder of the
+    store, and nothing is followed out of it)."""
+    if rel == ".":
+        return True
+    path = str(root)
+    try:
+        for part in rel.split("/"):
+            if part in ("", ".", ".."):
+                return False
+            path = os.path.join(path, part)
+            if not stat.S_ISDIR(os.lstat(path).st_mode):
+                return False
+    except (OSError, ValueError):
+        return False
+    return True
 
 
 def store_digest(store: Store, stats: list[os.stat_result | None], now: float) -> str | None:

@@ -25,6 +25,7 @@ def health_json(health: IndexHealth) -> dict[str, Any]:
         "broken_wikilinks": [
             {"source": b.source, "link": b.link} for b in health.broken_wikilinks
         ],
+        "wikilinks_checked": health.wikilinks_checked,
     }
 
 

@@ -16,8 +16,12 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static, Tab, Tabs, Tree
 from textual.worker import get_current_worker
 
-from memtui.core.contents import ScanResult, Store
-from memtui.core.scan.scanner import cache_for, scan_progressively
+from memtui.core.contents import LoadReport, ScanResult, Store
+from memtui.core.scan.scanner import (
+    cache_for,
+    check_store_links,
+    scan_progressively,
+)
 from memtui.core.scan.search import SearchHit
 from memtui.core.stores.locations import Context
 from memtui.tui.editor import edit_in_editor
@@ -35,6 +39,7 @@ from memtui.tui.widgets.detail import DetailPane
 from memtui.tui.widgets.store_tree import StoreTree
 
 NARROW_WIDTH = 120
+LINKS_JOB = "checking [[links]] in whole files"
 
 
 class ScanFinished(Exception):
@@ -69,6 +74,7 @@ class MainScreen(Screen[None]):
         self.search_cache = SearchIndexCache()
         self._tab_echoes: set[str | None] = set()
         self.pane_id = PANES[0].id
+        self.jobs = ""
 
     def compose(self) -> ComposeResult:
         yield Static(self.header_text(), id="header")
@@ -106,6 +112,7 @@ class MainScreen(Screen[None]):
         return text
 
     def set_jobs(self, jobs: str) -> None:
+        self.jobs = jobs
         self.query_one("#header", Static).update(self.header_text(jobs))
 
     @work(thread=True, exclusive=True, group="scan", exit_on_error=False)
@@ -118,11 +125,19 @@ class MainScreen(Screen[None]):
             self.app.call_from_thread(self.set_jobs, f"scan: {step}")
 
         result = None
+        cache = cache_for(self.context)
         try:
-            for result in scan_progressively(self.context, progress, cache_for(self.context)):
+            for result in scan_progressively(self.context, progress, cache):
                 if worker.is_cancelled:
                     raise ScanFinished
-                self.app.call_from_thread(self.show_result, result)
+                self.app.call_from_thread(self.show_result, result, check_links=False)
+            if result is not None:
+                # after the first paint, with the scan's cache (it holds the last links)
+                updates = check_store_links(result.stores, cache)
+                cache.save()
+                if worker.is_cancelled:
+                    raise ScanFinished
+                self.app.call_from_thread(self.links_checked, updates)
         except ScanFinished:
             raise
         except Exception as err:  # a bug must not leave "scan: …" in the header for good
@@ -139,11 +154,14 @@ class MainScreen(Screen[None]):
             f"scan failed: {error}", title="Scan", severity="error", timeout=30, markup=False
         )
 
-    def show_result(self, result: ScanResult) -> None:
-        """Show a scan (a partial one leaves the panes it has not reached yet as they are)."""
+    def show_result(self, result: ScanResult, *, check_links: bool = True) -> None:
+        """Show a scan (a partial one leaves the panes it has not reached yet as they are).
+
+        ``check_links``: a complete result's ``[[wikilinks]]`` are then checked in whole files
+        in a worker (the scan read only headers); ``run_scan`` checks its own."""
         self.result = result
         if result.complete:
-            self.set_jobs("")
+            self.set_jobs(LINKS_JOB)
         for spec in PANES:
             if not result.complete and not set(spec.kinds) <= result.scanned:
                 continue
@@ -169,6 +187,37 @@ class MainScreen(Screen[None]):
         self.update_pane_info()
         if result.complete:
             self.live.track(result)
+            if check_links:
+                self.check_links(result)
+
+    @work(thread=True, exclusive=True, group="links", exit_on_error=False, description="links")
+    def check_links(self, result: ScanResult) -> None:
+        """A refreshed result's ``[[wikilinks]]`` in whole files (only its rescanned stores
+        need it), with a cache that is read, never saved (as a partial rescan's)."""
+        try:
+            updates = check_store_links(result.stores, cache_for(self.context))
+        except Exception as err:  # a bug must not leave the job in the header for good
+            self.app.call_from_thread(self.scan_failed, f"{type(err).__name__}: {err}")
+            return
+        if not get_current_worker().is_cancelled:
+            self.app.call_from_thread(self.links_checked, updates)
+
+    def links_checked(self, updates: list[tuple[Store, LoadReport, LoadReport]]) -> None:
+        """Put the whole-file checked reports in (a store whose report changed meanwhile is
+        left alone) and draw a shown MEMORY.md again when its broken links changed."""
+        if self.jobs == LINKS_JOB:  # not another job's progress (a write's) shown meanwhile
+            self.set_jobs("")
+        redrawn: list[Store] = []
+        for store, old, new in updates:
+            if store.index is not old:
+                continue
+            if new.health.broken_wikilinks == old.health.broken_wikilinks:
+                old.health.wikilinks_checked = new.health.wikilinks_checked  # nothing to draw
+            else:
+                store.index = new
+                redrawn.append(store)
+        if redrawn:
+            self.query_one(DetailPane).index_changed(redrawn)
 
     def show_cursor_node(self) -> None:
         """After the first scan, show what the focused tree's cursor is on."""

@@ -279,6 +279,15 @@ class DetailPane(VerticalScroll):
         if self.ref == ref and self.loaded is not None and self.loaded.ref == ref:
             markdown.display = True
 
+    def index_changed(self, stores: list[Store]) -> None:
+        """These stores have a new index report: a MEMORY.md of one of them on show is drawn
+        again (where it is scrolled to stays)."""
+        loaded = self.loaded
+        if loaded is None or loaded.ref.memory is None or not loaded.ref.memory.is_index:
+            return
+        if any(loaded.ref.store is store for store in stores):
+            self._render_loaded(loaded)
+
     def _index_content(self, report: LoadReport, raw: str) -> RenderedOnce:
         """The numbered MEMORY.md view, made again only when its report or text changed (they
         are the same objects while the file is unchanged)."""

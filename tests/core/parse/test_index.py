@@ -7,6 +7,7 @@ Expected values were checked against Claude Code v2.1.88's own code (``truncateE
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 from unittest.mock import patch
@@ -350,6 +351,83 @@ def test_parse_entries() -> None:
         (9, "Title [with] brackets", "b.md", "ok"),
     ]
     assert parse_entries(raw)[0].raw == "- [Em dash](em.md) — the hook"
+
+
+def test_parse_entries_with_emphasised_links() -> None:
+    """Real indexes bold the link (``- **[Title](file.md)** — hook``): the title is the text
+    in the brackets, the hook what follows the closing run."""
+    raw = "\n".join(
+        [
+            "- **[Bold](bold.md)** — bold hook",
+            "- __[Under](under.md)__: under hook",
+            "* *[Italic](it.md)* - italic hook",
+            "1) ***[Both](both.md)***",
+            "- **[Unclosed](open.md) — still an entry",
+            "- **[Odd](odd.md)* — the closing run differs",
+            "- **Bold** then [a link](x.md): not an entry",
+            "- [**Inner**](inner.md) — emphasis inside the title stays",
+        ]
+    )
+    got = [(e.line, e.title, e.target, e.hook) for e in parse_entries(raw)]
+    assert got == [
+        (1, "Bold", "bold.md", "bold hook"),
+        (2, "Under", "under.md", "under hook"),
+        (3, "Italic", "it.md", "italic hook"),
+        (4, "Both", "both.md", ""),
+        (5, "Unclosed", "open.md", "still an entry"),
+        (6, "Odd", "odd.md", "* — the closing run differs"),
+        (8, "**Inner**", "inner.md", "emphasis inside the title stays"),
+    ]
+    assert parse_entries(raw)[0].raw == "- **[Bold](bold.md)** — bold hook"
+
+
+_REF_ITEM = re.compile(
+    r"[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+(\*{1,3}|_{1,3})?"
+    r"\[((?:[^\[\]\\\n]|\\.|\[[^\[\]\n]*\])*)\]"
+    r"\((<[^<>\n]*>|(?:[^\s()\\]|\\.|\([^\s()]*\))*)"
+    r"""(?:[ \t]+(?:"[^"\n]*"|'[^'\n]*'|\([^()\n]*\)))?[ \t]*\)"""
+)
+_REF_SEPARATOR = re.compile(r"^\s*(?:[—–:]|-(?=\s|$))\s*")
+
+
+def reference_entries(raw: str) -> list[tuple[int, str, str | None, str, str]]:
+    """``parse_entries`` the slow way: line by line, the emphasis and the hook separator
+    handled apart (the one-pass regex folds them in)."""
+    found = []
+    for number, line in enumerate(raw.split("\n"), start=1):
+        match = _REF_ITEM.match(line)
+        if match is None:
+            continue
+        em, title, dest = match.groups()
+        rest = line[match.end() :]
+        if em and rest.startswith(em):
+            rest = rest[len(em) :]
+        if dest.startswith("<") and dest.endswith(">"):
+            dest = dest[1:-1]
+        separator = _REF_SEPARATOR.match(rest)
+        hook = (rest[separator.end() :] if separator else rest).strip()
+        found.append((number, title, dest or None, hook, line.removesuffix("\r")))
+    return found
+
+
+ENTRY_LINES = [
+    "- [a](a.md) — h", "- **[a](a.md)** — h", "- __[a](a.md)__: h", "* *[a](a.md)* - h",
+    "- _[a](a.md)_", "1. ***[a](a.md)***  -x", "- **[a](a.md) — h", "- **[a](a.md)*:",
+    "  + [a [b]](<a b.md> \"t\") –\th ", "- [a](a\\)b.md) -", "- [](a.md)", "- [a]()",
+    "- [a](a.md)\r", "- [a](a.md) \u2028— h\x85", "10) [a](x(y).md)—h", "- ****[a](a.md)",
+]  # fmt: skip
+entry_lines = st.lists(
+    st.sampled_from(ENTRY_LINES)
+    | st.text(alphabet="-*_+1.) \t[]()<>\\\"'a.md—–:\r\u2028\x85#", max_size=24),
+    max_size=30,
+).map("\n".join)
+
+
+@settings(max_examples=400, deadline=None)
+@given(raw=entry_lines | st.text(max_size=200))
+def test_parse_entries_agrees_with_a_line_by_line_reference(raw: str) -> None:
+    got = [(e.line, e.title, e.target, e.hook, e.raw) for e in parse_entries(raw)]
+    assert got == reference_entries(raw)
 
 
 @pytest.mark.parametrize(
