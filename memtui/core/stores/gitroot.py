@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from memtui.core.fileread import read_file
+from memtui.core.parse.jsstring import js_trim
 from memtui.core.stores.paths import tilde
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (slow) at run time
@@ -23,11 +24,6 @@ if TYPE_CHECKING:
 
 __all__ = ["GitRoot", "canonical_git_root", "current_branch", "tilde"]
 
-# JavaScript's String.prototype.trim() removes these (WhiteSpace + LineTerminator).
-_JS_TRIM = (
-    "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009"
-    "\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
-)
 _GITDIR_PREFIX = "gitdir:"
 GIT_FILE_CAP = 64 * 1024
 """``HEAD``, ``.git``, ``commondir`` and ``gitdir`` hold one line: nothing longer is read."""
@@ -172,10 +168,10 @@ def _resolve_canonical(checkout: str, project: str) -> GitRoot:
     content, problem = _read_text(git_path)
     if content is None:
         return _own_root(here, f"its .git file cannot be read ({problem})")
-    content = _js_trim(content)
+    content = js_trim(content)
     if not content.startswith(_GITDIR_PREFIX):
         return _own_root(here, "its .git file has no 'gitdir:' line")
-    gitdir = _js_resolve(checkout, _js_trim(content[len(_GITDIR_PREFIX) :]))
+    gitdir = _js_resolve(checkout, js_trim(content[len(_GITDIR_PREFIX) :]))
     commondir_text, _ = _read_text(os.path.join(gitdir, "commondir"))
     if commondir_text is None:
         return _own_root(
@@ -183,7 +179,7 @@ def _resolve_canonical(checkout: str, project: str) -> GitRoot:
             f"its gitdir {tilde(gitdir)} has no readable commondir file "
             "(a submodule or separate git dir keeps its own root)",
         )
-    common = _js_resolve(gitdir, _js_trim(commondir_text))
+    common = _js_resolve(gitdir, js_trim(commondir_text))
     failure = _check_worktree_links(checkout, gitdir, common, project)
     if failure is not None:
         return _own_root(here, failure)
@@ -198,7 +194,7 @@ def _check_worktree_links(checkout: str, gitdir: str, common: str, project: str)
     backlink_text, problem = _read_text(os.path.join(gitdir, "gitdir"))
     if backlink_text is None:
         return f"worktree check failed: {tilde(gitdir)}/gitdir cannot be read ({problem})"
-    backlink = _js_trim(backlink_text)
+    backlink = js_trim(backlink_text)
     # CC realpaths the back-link relative to its own working directory, i.e. the project.
     target = backlink if os.path.isabs(backlink) else os.path.join(project, backlink)
     try:
@@ -246,10 +242,6 @@ def _why(exc: BaseException) -> str:
     if isinstance(exc, OSError) and exc.strerror:
         return exc.strerror.lower()
     return str(exc) or type(exc).__name__
-
-
-def _js_trim(text: str) -> str:
-    return text.strip(_JS_TRIM)
 
 
 def _js_resolve(base: str, path: str) -> str:

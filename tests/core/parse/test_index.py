@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 from memtui.core.contents import DroppedEntry, IndexHealth, LoadReport
 from memtui.core.parse import index as index_module
+from memtui.core.parse import marked
 from memtui.core.parse.index import (
     EMPTY_AGENT_INDEX,
     format_size,
@@ -520,8 +521,8 @@ listish = st.lists(
 def test_skipping_one_line_list_items_gives_marked_s_tokens(raw: str) -> None:
     """The regex that skips runs of one-line items agrees with marked's item loop."""
     src = raw.replace("\r\n", "\n").replace("\r", "\n")
-    fast = index_module._BlockLexer(fast=True).lex(src)
-    slow = index_module._BlockLexer(fast=False).lex(src)
+    fast = marked.BlockLexer(fast=True).lex(src)
+    slow = marked.BlockLexer(fast=False).lex(src)
     assert [(t.type, t.raw, t.parts) for t in fast] == [(t.type, t.raw, t.parts) for t in slow]
 
 
