@@ -13,10 +13,10 @@ from memtui.core.model import StoreKind
 from memtui.core.scan import scan
 from memtui.core.search import build_search_index
 from memtui.tui.app import MemtuiApp
+from memtui.tui.dialogs.search import MATCH_STYLE, SearchIndexCache, SearchScreen, hit_prompt
 from memtui.tui.nodes import NodeRef
 from memtui.tui.palette import subsequence_pattern
 from memtui.tui.screens.main import MainScreen
-from memtui.tui.screens.search import MATCH_STYLE, SearchIndexCache, SearchScreen, hit_prompt
 from memtui.tui.testing import settle
 from memtui.tui.widgets.detail import DetailPane
 from memtui.tui.widgets.store_tree import StoreTree

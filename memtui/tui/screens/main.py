@@ -1,48 +1,58 @@
-"""The main screen: every store kind side by side over a detail pane."""
+"""The main screen: every store kind side by side over a detail pane.
+
+It gets the context and the app's job runner; nothing else in ``memtui/tui`` imports it (the
+app, which makes it, aside). Dialogs and screens it opens get data and close with a result;
+what they change reaches the app as a message, and the app asks this screen to rescan.
+"""
 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import ClassVar
 
 from rich.text import Text
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
+from textual.command import Provider
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Static, Tab, Tabs, Tree
-from textual.worker import get_current_worker
 
 from memtui.core.contents import ScanResult, Store
 from memtui.core.locations import Context
 from memtui.core.scan import cache_for, scan_progressively
 from memtui.core.search import SearchHit
+from memtui.tui.dialogs.projects import ProjectsScreen
+from memtui.tui.dialogs.search import SearchIndexCache, SearchScreen
 from memtui.tui.editor import edit_in_editor
+from memtui.tui.jobs import Job, JobControl, JobRunner
 from memtui.tui.labels import agent_labeler
 from memtui.tui.live import LiveUpdates
+from memtui.tui.messages import ScanUpdated, SelectPath
 from memtui.tui.nodes import NodeRef
+from memtui.tui.operations import (
+    check_interrupted,
+    delete_memory,
+    open_undo_history,
+    undo_latest,
+)
+from memtui.tui.palette import MemoryCommands
 from memtui.tui.panes import PANES, PaneSpec, pane_subtitle, pane_visible, stores_for
 from memtui.tui.plain import line
-from memtui.tui.screens.delete import delete_selected
-from memtui.tui.screens.projects import ProjectsScreen
-from memtui.tui.screens.search import SearchIndexCache, SearchScreen
-from memtui.tui.screens.snapshot_diff import open_snapshot_review
-from memtui.tui.screens.undo import check_interrupted, open_undo_history, undo_latest
+from memtui.tui.screens.snapshot_diff import SnapshotDiffScreen, snapshot_store_for
 from memtui.tui.widgets.detail import DetailPane
 from memtui.tui.widgets.store_tree import StoreTree
 
 NARROW_WIDTH = 120
 
 
-class ScanFinished(Exception):
-    """Raised inside a cancelled scan worker to stop quietly."""
-
-
 class MainScreen(Screen[None]):
     CSS_PATH = "main.tcss"
+    COMMANDS: ClassVar[set[type[Provider] | Callable[[], type[Provider]]]] = {MemoryCommands}
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("left,h", "pane(-1)", "Prev pane", show=False, id="pane.prev"),
@@ -60,12 +70,16 @@ class MainScreen(Screen[None]):
         Binding("question_mark", "app.show_help_panel", "Keys", id="app.keys"),
     ]
 
-    def __init__(self, context: Context) -> None:
+    def __init__(self, context: Context, jobs: JobRunner) -> None:
         super().__init__()
         self.context = context
+        self.jobs = jobs
         self.result: ScanResult | None = None
         self.zoomed = False
-        self.live = LiveUpdates(self)
+        self.jobs_text = ""
+        self.live = LiveUpdates(
+            self, jobs, lambda: self.context, lambda: self.result, self.show_result
+        )
         self.search_cache = SearchIndexCache()
         self._tab_echoes: set[str | None] = set()
         self.pane_id = PANES[0].id
@@ -90,8 +104,9 @@ class MainScreen(Screen[None]):
     def on_mount(self) -> None:
         self.query_one("#tree-auto", StoreTree).focus()
         self.apply_width(self.size.width)
+        self.jobs.changed.subscribe(self, self.set_jobs)
         self.run_scan()
-        check_interrupted(self)
+        check_interrupted(self, self.jobs, self.context)
 
     def header_text(self, jobs: str = "") -> Text:
         ctx = self.context
@@ -106,54 +121,44 @@ class MainScreen(Screen[None]):
         return text
 
     def set_jobs(self, jobs: str) -> None:
-        self.query_one("#header", Static).update(self.header_text(jobs))
+        """The header's ``jobs:`` (the job runner publishes it)."""
+        self.jobs_text = jobs
+        self.update_header()
 
-    @work(thread=True, exclusive=True, group="scan", exit_on_error=False)
-    def run_scan(self) -> ScanResult | None:
-        worker = get_current_worker()
+    def update_header(self) -> None:
+        self.query_one("#header", Static).update(self.header_text(self.jobs_text))
 
-        def progress(step: str) -> None:
-            if worker.is_cancelled:
-                raise ScanFinished
-            self.app.call_from_thread(self.set_jobs, f"scan: {step}")
+    def run_scan(self, header: str | None = None) -> None:
+        """Scan every store in a job; each stage's result reaches :meth:`on_scan_updated`."""
+        context = self.context
 
-        result = None
-        try:
-            for result in scan_progressively(self.context, progress, cache_for(self.context)):
-                if worker.is_cancelled:
-                    raise ScanFinished
-                self.app.call_from_thread(self.show_result, result)
-        except ScanFinished:
-            raise
-        except Exception as err:  # a bug must not leave "scan: …" in the header for good
-            if worker.is_cancelled:
-                raise ScanFinished from err
-            self.app.call_from_thread(self.scan_failed, f"{type(err).__name__}: {err}")
-            return None
-        return result
+        def run(control: JobControl) -> None:
+            def progress(step: str) -> None:
+                control.check()
+                control.progress(f"scan: {step}")
 
-    def scan_failed(self, error: str) -> None:
-        """A scan step raised: clear the header's job and say what went wrong (plain text)."""
-        self.set_jobs("")
-        self.notify(
-            f"scan failed: {error}", title="Scan", severity="error", timeout=30, markup=False
-        )
+            for result in scan_progressively(context, progress, cache_for(context)):
+                control.check()
+                control.post(ScanUpdated(result))
+
+        self.jobs.start(Job("scan", run, group="scan", title="Scan", header=header), self)
+
+    def on_scan_updated(self, message: ScanUpdated) -> None:
+        self.show_result(message.result)
 
     def show_result(self, result: ScanResult) -> None:
         """Show a scan (a partial one leaves the panes it has not reached yet as they are)."""
         self.result = result
         if result.complete:
-            self.set_jobs("")
+            self.update_header()  # the git branch comes with the complete result
         for spec in PANES:
             if not result.complete and not set(spec.kinds) <= result.scanned:
                 continue
             stores = stores_for(spec, result)
             pane = self.query_one(f"#pane-{spec.id}", Vertical)
             tree = self.query_one(f"#tree-{spec.id}", StoreTree)
-            tree._empty_text = spec.empty_text
-            if spec.id == "agents":
-                tree._labeler = agent_labeler(result.stores)
-            tree.set_stores(stores)
+            labeler = agent_labeler(result.stores) if spec.id == "agents" else None
+            tree.set_stores(stores, empty_text=spec.empty_text, labeler=labeler)
             pane.border_subtitle = pane_subtitle(spec, stores)
             visible = pane_visible(spec, stores)
             pane.set_class(not visible, "absent")
@@ -309,6 +314,9 @@ class MainScreen(Screen[None]):
     def selected(self) -> NodeRef | None:
         return self.query_one(DetailPane).ref
 
+    def on_select_path(self, message: SelectPath) -> None:
+        self.select_path(message.store, message.rel_path)
+
     def select_path(self, store: Store, rel_path: str | None) -> None:
         """Jump to a store or a memory in its pane (search results, palette)."""
         for spec in PANES:
@@ -345,8 +353,7 @@ class MainScreen(Screen[None]):
     def switch_project(self, path: Path) -> None:
         """Rescan for the project at ``path`` with the same homes and environment."""
         self.context = replace(self.context, project=Path(os.path.realpath(path)))
-        self.set_jobs("scan: switching project")
-        self.run_scan()
+        self.run_scan(header="scan: switching project")
 
     def file_changed(self, path: Path) -> None:
         """Refresh the store holding ``path`` (a full scan when no store holds it)."""
@@ -360,16 +367,24 @@ class MainScreen(Screen[None]):
 
     def action_snapshot_review(self) -> None:
         """Review the selected agent's snapshot: initialize, replace or mark synced."""
-        open_snapshot_review(self)
+        store = snapshot_store_for(self.selected(), self.result)
+        if store is None or store.snapshot is None:
+            self.notify(
+                "Select an agent snapshot, or an agent whose project ships a snapshot.",
+                title="No snapshot here",
+                severity="warning",
+            )
+            return
+        self.app.push_screen(SnapshotDiffScreen(store.snapshot, self.context, self.jobs))
 
     def action_delete(self) -> None:
         """Delete the selected memory and its MEMORY.md lines (previewed, undoable)."""
-        delete_selected(self)
+        delete_memory(self, self.jobs, self.context, self.selected())
 
     def action_undo(self) -> None:
         """Undo the latest operation memtui made (after a confirmation)."""
-        undo_latest(self)
+        undo_latest(self, self.jobs, self.context)
 
     def action_undo_history(self) -> None:
         """Every operation memtui made; Enter undoes one."""
-        open_undo_history(self)
+        open_undo_history(self, self.jobs, self.context)
