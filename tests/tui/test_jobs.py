@@ -199,3 +199,26 @@ async def test_an_edit_cancelled_halfway_still_says_that_nothing_changed(home: D
         assert heard == ["cancelled: every file was put back"]
         assert errors(app) == ["cancelled: every file was put back"]
         assert "jobs:" not in header(main)
+
+
+async def test_a_detail_read_that_raises_says_so_in_the_pane(
+    home: DemoHome, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A bug while reading the selected memory: the pane said "reading user-role.md …" for
+    good."""
+    from memtui.tui.widgets import detail as detail_module
+
+    def broken(*_args: object, **_kwargs: object) -> object:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(detail_module, "load_full_text", broken)
+    app = demo_app(home, MEMTUI_NO_CACHE="1")
+    async with app.run_test(size=SIZE) as pilot:
+        main = await main_screen(pilot)
+        main.select_path(auto_store(main), VICTIM)
+        await settle(pilot)
+        console = Console(width=300, record=True, file=io.StringIO())
+        console.print(main.query_one("#detail-head", Static).content)
+        shown = console.export_text()
+        assert f"reading {VICTIM} failed: RuntimeError: boom" in shown
+        assert f"reading {VICTIM} failed: RuntimeError: boom" in errors(app)  # and earlier ones

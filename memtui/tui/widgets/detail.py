@@ -234,8 +234,12 @@ class DetailPane(VerticalScroll):
         its worker: a repr of the whole store and its index report costs seconds)."""
         memory = ref.memory
         assert memory is not None
+        def failed(reason: str) -> None:
+            if self.ref == ref:
+                self.query_one("#detail-head", Static).update(Text(line(reason), style="bold red"))
+
         job = Job(f"reading {line(memory.rel_path)}", lambda control: self._read(control, ref),
-                  group="detail", title="Detail", done=self._render_loaded)
+                  group="detail", title="Detail", done=self._render_loaded, failed=failed)
         runner_of(self).start(job, self)
 
     def _read(self, control: JobControl, ref: NodeRef) -> LoadedMemory:
