@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
@@ -110,6 +111,15 @@ class JobControl:
         """Post ``message`` to the job's node (thread-safe); dropped once cancelled."""
         if not self.worker.is_cancelled:
             self.node.post_message(message)
+
+    def post_and_wait(self, message: Message, handled: threading.Event) -> None:
+        """Post ``message`` and wait until its handler sets ``handled`` (stopping quietly if
+        the job is cancelled meanwhile; not waiting when the node takes no more messages)."""
+        self.check()
+        if not self.node.post_message(message):
+            return
+        while not handled.wait(0.05):
+            self.check()
 
 
 @dataclass

@@ -8,7 +8,8 @@ rescans, the main screen hears "scan updated" and "select path".
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import threading
+from dataclasses import dataclass, field
 
 from textual.message import Message
 
@@ -21,6 +22,9 @@ class ScanUpdated(Message, bubble=False):
     """The scan has a result to show: partial (``complete`` False) after each store kind."""
 
     result: ScanResult
+    shown: threading.Event = field(default_factory=threading.Event)
+    """Set once handled: the scan waits for it before it reads on, so the first trees paint
+    without the scan's thread competing for the interpreter."""
 
 
 @dataclass

@@ -138,13 +138,16 @@ class MainScreen(Screen[None]):
                 control.progress(f"scan: {step}")
 
             for result in scan_progressively(context, progress, cache_for(context)):
-                control.check()
-                control.post(ScanUpdated(result))
+                update = ScanUpdated(result)
+                control.post_and_wait(update, update.shown)
 
         self.jobs.start(Job("scan", run, group="scan", title="Scan", header=header), self)
 
     def on_scan_updated(self, message: ScanUpdated) -> None:
-        self.show_result(message.result)
+        try:
+            self.show_result(message.result)
+        finally:
+            message.shown.set()
 
     def show_result(self, result: ScanResult) -> None:
         """Show a scan (a partial one leaves the panes it has not reached yet as they are)."""
