@@ -169,7 +169,7 @@ async def scene_snapshot_review(pilot: Pilot[None], home: DemoHome) -> None:
 
 
 def search_screen_exists() -> bool:
-    return importlib.util.find_spec("memtui.tui.screens.search") is not None
+    return importlib.util.find_spec("memtui.tui.dialogs.search") is not None
 
 
 SHOTS = (
@@ -243,7 +243,7 @@ def main() -> int:
         if shot.name not in wanted:
             continue
         if shot.name == "search" and not search_screen_exists():
-            print("search: skipped (memtui/tui/screens/search.py does not exist yet)")
+            print("search: skipped (memtui/tui/dialogs/search.py does not exist yet)")
             continue
         svg_path = args.out / f"{shot.name}.svg"
         svg = with_stable_ids(asyncio.run(take(shot, args.theme)), shot.name)

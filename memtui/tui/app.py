@@ -1,4 +1,10 @@
-"""The memtui Textual application and the factory the CLI and the tests share."""
+"""The memtui Textual application and the factory the CLI and the tests share.
+
+The app is the wiring: it owns the job runner (:mod:`memtui.tui.jobs`), makes the main screen,
+and handles the messages that concern more than one screen (an operation applied anywhere
+rescans the main screen). It is the only module that imports ``screens/main.py``
+(``tests/tui/test_architecture.py``).
+"""
 
 from __future__ import annotations
 
@@ -6,10 +12,12 @@ from typing import ClassVar
 
 from textual.app import App
 from textual.binding import Binding, BindingType
+from textual.worker import Worker
 
 from memtui.core.config import Config, load_config
 from memtui.core.stores.locations import Context
-from memtui.tui.palette import MemoryCommands
+from memtui.tui.jobs import JobRunner
+from memtui.tui.messages import JobProgress, OperationApplied
 from memtui.tui.plain import line
 from memtui.tui.screens.main import MainScreen
 from memtui.tui.themes import install_themes
@@ -17,7 +25,6 @@ from memtui.tui.themes import install_themes
 
 class MemtuiApp(App[None]):
     TITLE = "memtui"
-    COMMANDS = App.COMMANDS | {MemoryCommands}
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("q", "quit", "Quit", id="app.quit"),
@@ -32,6 +39,8 @@ class MemtuiApp(App[None]):
         self.config: Config = load_config(context.env, context.home)
         requested = theme or self.config.theme  # --theme, else $MEMTUI_THEME, else the file
         self.theme_problems = install_themes(self, context.env, context.home, requested)
+        self.jobs = JobRunner(self)
+        self.main_screen: MainScreen | None = None
 
     def on_mount(self) -> None:
         for config_problem in self.config.problems:
@@ -40,7 +49,21 @@ class MemtuiApp(App[None]):
         for problem in self.theme_problems:
             self.notify(line(problem), title="Theme", severity="warning", timeout=15, markup=False)
         self.apply_keymap()
-        self.push_screen(MainScreen(self.context))
+        self.main_screen = MainScreen(self.context, self.jobs)
+        self.push_screen(self.main_screen)
+
+    def on_job_progress(self, message: JobProgress) -> None:
+        self.jobs.progress(message)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        self.jobs.worker_settled(event.worker)
+
+    def on_operation_applied(self, message: OperationApplied) -> None:
+        """Something changed files (a delete, an undo, a snapshot action, a recovery): say
+        what, and rescan."""
+        self.notify(line(message.summary), title="Done", markup=False)
+        if self.main_screen is not None:
+            self.main_screen.run_scan()
 
     def apply_keymap(self) -> None:
         """The config's ``[keymap]`` through ``App.set_keymap``; an id no binding has is

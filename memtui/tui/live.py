@@ -1,38 +1,46 @@
 """Live updates for the main screen: watch every store, rescan only what changed.
 
 Watchdog reports bursts of changed paths (already debounced) on its own thread; they hop to
-the app with ``call_from_thread`` and gather in ``pending``. One worker at a time (group
-``rescan``) rescans the stores they touch and the result is applied with ``show_result``;
-paths that arrive while it runs wait for the next one, so a burst of writes becomes one or two
-refreshes however long a rescan takes.
+the app with ``call_from_thread`` and gather in ``pending``. One job at a time (group
+``rescan``) rescans the stores they touch and the result is handed to ``show``; paths that
+arrive while it runs wait for the next one, so a burst of writes becomes one or two refreshes
+however long a rescan takes. It gets the screen's context, result and ``show`` as callables,
+never the screen's class.
 """
 
 from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Iterable
-from functools import partial
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from textual.worker import get_current_worker
+from textual.dom import DOMNode
 
 from memtui.core.contents import ScanResult
 from memtui.core.scan.refresh import refresh, watch_targets
 from memtui.core.scan.scanner import cache_for
 from memtui.core.scan.watch import StoreWatcher
-from memtui.tui.plain import line
-
-if TYPE_CHECKING:
-    from memtui.tui.screens.main import MainScreen
+from memtui.core.stores.locations import Context
+from memtui.tui.jobs import Job, JobControl, JobRunner
 
 
 class LiveUpdates:
-    """The watcher of one main screen and the refreshes it triggers."""
+    """The watcher of one screen's stores and the refreshes it triggers."""
 
-    def __init__(self, screen: MainScreen) -> None:
-        self.screen = screen
+    def __init__(
+        self,
+        node: DOMNode,
+        jobs: JobRunner,
+        context: Callable[[], Context],
+        result: Callable[[], ScanResult | None],
+        show: Callable[[ScanResult], object],
+    ) -> None:
+        self.node = node
+        self.jobs = jobs
+        self.context = context
+        self.result = result
+        self.show = show
         self.watcher: StoreWatcher | None = None
         self.pending: set[Path] = set()
         self.refreshes = 0
@@ -43,27 +51,25 @@ class LiveUpdates:
 
     @property
     def enabled(self) -> bool:
-        return bool(getattr(self.screen.app, "watch_files", False))
+        return bool(getattr(self.node.app, "watch_files", False))
 
     # watching ----------------------------------------------------------------------------
 
     def track(self, result: ScanResult) -> None:
-        """Watch the roots of ``result`` (starting or re-aiming the watcher in a worker)."""
+        """Watch the roots of ``result`` (starting or re-aiming the watcher in a job)."""
         if not self.enabled or self._stopped:
             return
-        self.screen.run_worker(
-            partial(self._configure, result),
-            name="watch roots",
-            group="watch",
-            thread=True,
-            exclusive=True,
-            exit_on_error=False,
-        )
+        context = self.context()
 
-    def _configure(self, result: ScanResult) -> None:
-        roots = watch_targets(self.screen.context, result).roots
-        if get_current_worker().is_cancelled:
-            return
+        def run(control: JobControl) -> None:
+            self._configure(control, context, result)
+
+        self.jobs.start(Job("watching the stores", run, group="watch", title="Live updates"),
+                        self.node)
+
+    def _configure(self, control: JobControl, context: Context, result: ScanResult) -> None:
+        roots = watch_targets(context, result).roots
+        control.check()
         with self._lock:
             if self._stopped:
                 return
@@ -85,7 +91,7 @@ class LiveUpdates:
         if self._stopped:
             return
         with contextlib.suppress(RuntimeError):  # the app is closing
-            self.screen.app.call_from_thread(self.changed, paths)
+            self.node.app.call_from_thread(self.changed, paths)
 
     # refreshing --------------------------------------------------------------------------
 
@@ -97,49 +103,33 @@ class LiveUpdates:
     def _schedule(self) -> None:
         """Start a rescan of everything pending, unless one is running: it will call again
         when it is done, so paths that arrive meanwhile become one more refresh, not many."""
-        base = self.screen.result
+        base = self.result()
         if self._busy or base is None or not self.pending:
             return
         self._busy = True
-        self.screen.run_worker(
-            partial(self._rescan, frozenset(self.pending), base),
-            name="rescan",
-            group="rescan",
-            thread=True,
-            exclusive=True,
-            exit_on_error=False,
-        )
+        changed = frozenset(self.pending)
+        context = self.context()
 
-    def _rescan(self, changed: frozenset[Path], base: ScanResult) -> None:
-        fresh: ScanResult | None = None
-        error: str | None = None
-        try:
-            ctx = self.screen.context
-            fresh = refresh(ctx, base, changed, cache=cache_for(ctx))
-        except Exception as err:  # a bug must not stop live updates for good
-            error = f"{type(err).__name__}: {err}"
-        if get_current_worker().is_cancelled:
-            return
-        with contextlib.suppress(RuntimeError):  # the app is closing
-            self.screen.app.call_from_thread(self._done, changed, base, fresh, error)
+        def run(_control: JobControl) -> ScanResult:
+            return refresh(context, base, changed, cache=cache_for(context))
 
-    def _done(
-        self,
-        changed: frozenset[Path],
-        base: ScanResult,
-        fresh: ScanResult | None,
-        error: str | None,
-    ) -> None:
+        def done(fresh: ScanResult) -> None:
+            self._done(changed, base, fresh)
+
+        def failed(_reason: str) -> None:  # the runner said what failed; live updates go on
+            self._done(changed, base, None)
+
+        job = Job("live refresh", run, group="rescan", title="Live refresh", done=done,
+                  failed=failed)
+        self.jobs.start(job, self.node)
+
+    def _done(self, changed: frozenset[Path], base: ScanResult, fresh: ScanResult | None) -> None:
         self._busy = False
         self.pending.difference_update(changed)
-        if error is not None:
-            self.screen.app.notify(
-                f"live refresh failed: {line(error)}", severity="error", markup=False
-            )
-        elif fresh is not None and fresh is not base:
-            if self.screen.result is base:
+        if fresh is not None and fresh is not base:
+            if self.result() is base:
                 self.refreshes += 1
-                self.screen.show_result(fresh)
+                self.show(fresh)
             else:
                 self.pending.update(changed)  # another scan landed meanwhile: redo on top of it
         self._schedule()

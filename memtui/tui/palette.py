@@ -1,4 +1,8 @@
-"""Command palette provider: jump to any memory or store, run the main screen's actions."""
+"""Command palette provider: jump to any memory or store, run the main screen's actions.
+
+The main screen lists it in its ``COMMANDS``; the provider reads the screen's scan result and
+context through :class:`PaletteScreen`, runs actions by name and jumps with a
+:class:`~memtui.tui.messages.SelectPath` message (it never imports the main screen)."""
 
 from __future__ import annotations
 
@@ -8,7 +12,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from textual.command import DiscoveryHit, Hit, Hits, Matcher, Provider
 from textual.content import Content
@@ -16,9 +20,10 @@ from textual.markup import escape
 from textual.screen import Screen
 from textual.style import Style
 
-from memtui.core.contents import ScanResult
+from memtui.core.contents import ScanResult, Store
+from memtui.core.stores.locations import Context
+from memtui.tui.messages import SelectPath
 from memtui.tui.plain import line
-from memtui.tui.screens.main import MainScreen
 
 MAX_HITS = 60
 """Candidates passed to the (slow, exhaustive) fuzzy scorer per query."""
@@ -42,25 +47,43 @@ class Candidate:
         return escape(self.help)
 
 
-def action_candidates(screen: MainScreen) -> list[Candidate]:
-    actions: list[tuple[str, Callable[[], object], str]] = [
-        ("Search memories (full text)", screen.action_search, "every word must match · key /"),
-        ("Switch project", screen.action_projects, "rescan for another project · key p"),
-        ("Rescan all stores", screen.action_rescan, "read every store again · key ctrl+r"),
-        ("Zoom the current pane", screen.action_zoom, "show one pane, or all again · key z"),
+@runtime_checkable
+class PaletteScreen(Protocol):
+    """What the palette needs of the screen it was opened from."""
+
+    context: Context
+    result: ScanResult | None
+
+
+ACTIONS = (
+    ("Search memories (full text)", "search", "every word must match · key /"),
+    ("Switch project", "projects", "rescan for another project · key p"),
+    ("Rescan all stores", "rescan", "read every store again · key ctrl+r"),
+    ("Zoom the current pane", "zoom", "show one pane, or all again · key z"),
+)
+"""The screen's actions the palette offers: text, action name, help."""
+
+
+def action_candidates(screen: Screen[Any]) -> list[Candidate]:
+    return [
+        Candidate(text, text.lower(), partial(screen.run_action, action), help_text, 0)
+        for text, action, help_text in ACTIONS
     ]
-    return [Candidate(text, text.lower(), cmd, help_text, 0) for text, cmd, help_text in actions]
 
 
-def jump_candidates(screen: MainScreen, result: ScanResult) -> list[Candidate]:
+def post_select(screen: Screen[Any], store: Store, rel_path: str | None) -> None:
+    screen.post_message(SelectPath(store, rel_path))
+
+
+def jump_candidates(screen: Screen[Any], context: Context, result: ScanResult) -> list[Candidate]:
     """``agent reviewer (user)`` for each store, ``auto: deploy-freeze.md`` for each memory
     (names, paths and descriptions with their control characters escaped)."""
     out: list[Candidate] = []
     for store in result.stores:
-        where = line(screen.context.show(store.path))
+        where = line(context.show(store.path))
         title = line(store.title)
         out.append(
-            Candidate(title, title.lower(), partial(screen.select_path, store, None), where, 1)
+            Candidate(title, title.lower(), partial(post_select, screen, store, None), where, 1)
         )
         for memory in store.memories:
             text = f"{title}: {line(memory.rel_path)}"
@@ -68,7 +91,7 @@ def jump_candidates(screen: MainScreen, result: ScanResult) -> list[Candidate]:
                 Candidate(
                     text,
                     text.lower(),
-                    partial(screen.select_path, store, memory.rel_path),
+                    partial(post_select, screen, store, memory.rel_path),
                     line(memory.description) if memory.description else where,
                     2,
                 )
@@ -109,11 +132,11 @@ class MemoryCommands(Provider):
 
     async def startup(self) -> None:
         screen = self.screen
-        if not isinstance(screen, MainScreen):
+        if not isinstance(screen, PaletteScreen):
             return
-        self.candidates = action_candidates(screen)
+        self.candidates = action_candidates(self.screen)
         if screen.result is not None:
-            self.candidates += jump_candidates(screen, screen.result)
+            self.candidates += jump_candidates(self.screen, screen.context, screen.result)
 
     async def discover(self) -> Hits:
         for candidate in self.candidates:

@@ -9,8 +9,8 @@ from textual.widgets import OptionList, Static
 
 from memtui.core.demo.build import DemoHome, build_demo_home
 from memtui.core.model import StoreKind
+from memtui.tui.dialogs.projects import ProjectsScreen
 from memtui.tui.screens.main import MainScreen
-from memtui.tui.screens.projects import ProjectsScreen
 from memtui.tui.testing import settle
 from memtui.tui.widgets.store_tree import StoreTree
 

@@ -13,10 +13,10 @@ from memtui.core.model import StoreKind
 from memtui.core.scan.scanner import scan
 from memtui.core.scan.search import build_search_index
 from memtui.tui.app import MemtuiApp
+from memtui.tui.dialogs.search import MATCH_STYLE, SearchIndexCache, SearchScreen, hit_prompt
 from memtui.tui.nodes import NodeRef
 from memtui.tui.palette import subsequence_pattern
 from memtui.tui.screens.main import MainScreen
-from memtui.tui.screens.search import MATCH_STYLE, SearchIndexCache, SearchScreen, hit_prompt
 from memtui.tui.testing import settle
 from memtui.tui.widgets.detail import DetailPane
 from memtui.tui.widgets.store_tree import StoreTree
@@ -172,7 +172,10 @@ async def test_progress_and_empty_states(demo: DemoHome) -> None:
         screen.show_progress(1234, 20000)
         assert str(status.render()) == "indexing 1,234 / 20,000"
         screen.query_one(Input).value = "qqqzzzxx"
-        await pilot.pause()
+        for _ in range(100):  # the query runs after the input's change message (a loaded CI)
+            await pilot.pause(0.05)
+            if "0 hits" in str(status.render()):
+                break
         assert screen.hits == []
         assert "0 hits" in str(status.render())
         await pilot.press("enter")  # nothing to open: stays

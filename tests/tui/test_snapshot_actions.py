@@ -18,7 +18,7 @@ from memtui.core.demo.build import DemoHome, build_demo_home
 from memtui.core.model import StoreKind
 from memtui.core.stores.locations import Context
 from memtui.tui.app import MemtuiApp, make_app
-from memtui.tui.screens.confirm import ConfirmScreen
+from memtui.tui.dialogs.confirm import ConfirmScreen
 from memtui.tui.screens.main import MainScreen
 from memtui.tui.screens.snapshot_diff import SnapshotDiffScreen
 from memtui.tui.testing import settle
@@ -91,12 +91,13 @@ async def open_review(pilot: Pilot[None], agent: str) -> SnapshotDiffScreen:
 
 
 async def confirm(pilot: Pilot[None], key: str) -> str:
-    """Press an action key; return the confirmation's text, then confirm with ``y``."""
+    """Press an action key; return the confirmation's text (summary and diffs), then confirm
+    with ``y``."""
     await pilot.press(key)
     await pilot.pause()
     modal = pilot.app.screen
     assert isinstance(modal, ConfirmScreen)
-    text = plain(modal.query_one("#confirm-body", Static))
+    text = "".join(plain(part) for part in modal.query_one("#confirm-scroll").query(Static))
     await pilot.press("y")
     await settle(pilot)
     return text

@@ -17,9 +17,9 @@ from memtui.core.contents import Store
 from memtui.core.demo.build import DemoHome, build_demo_home
 from memtui.core.model import StoreKind
 from memtui.core.write.journal import Journal
-from memtui.tui.screens.confirm import ConfirmScreen
+from memtui.tui.dialogs.confirm import ConfirmScreen
+from memtui.tui.dialogs.undo import InterruptedScreen, UndoHistoryScreen
 from memtui.tui.screens.main import MainScreen
-from memtui.tui.screens.undo import InterruptedScreen, UndoHistoryScreen
 from tests.tui.test_snapshot_actions import (
     app_for,
     confirm,

@@ -1,53 +1,60 @@
-"""The main screen: every store kind side by side over a detail pane."""
+"""The main screen: every store kind side by side over a detail pane.
+
+It gets the context and the app's job runner; nothing else in ``memtui/tui`` imports it (the
+app, which makes it, aside). Dialogs and screens it opens get data and close with a result;
+what they change reaches the app as a message, and the app asks this screen to rescan.
+"""
 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import ClassVar
 
 from rich.text import Text
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
+from textual.command import Provider
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Static, Tab, Tabs, Tree
-from textual.worker import get_current_worker
 
 from memtui.core.contents import LoadReport, ScanResult, Store
-from memtui.core.scan.scanner import (
-    cache_for,
-    check_store_links,
-    scan_progressively,
-)
+from memtui.core.scan.scanner import cache_for, check_store_links, scan_progressively
 from memtui.core.scan.search import SearchHit
 from memtui.core.stores.locations import Context
+from memtui.tui.dialogs.projects import ProjectsScreen
+from memtui.tui.dialogs.search import SearchIndexCache, SearchScreen
 from memtui.tui.editor import edit_in_editor
+from memtui.tui.jobs import Job, JobControl, JobRunner
 from memtui.tui.labels import agent_labeler
 from memtui.tui.live import LiveUpdates
+from memtui.tui.messages import ScanUpdated, SelectPath
 from memtui.tui.nodes import NodeRef
+from memtui.tui.operations import (
+    check_interrupted,
+    delete_memory,
+    open_undo_history,
+    undo_latest,
+)
+from memtui.tui.palette import MemoryCommands
 from memtui.tui.panes import PANES, PaneSpec, pane_subtitle, pane_visible, stores_for
 from memtui.tui.plain import line
-from memtui.tui.screens.delete import delete_selected
-from memtui.tui.screens.projects import ProjectsScreen
-from memtui.tui.screens.search import SearchIndexCache, SearchScreen
-from memtui.tui.screens.snapshot_diff import open_snapshot_review
-from memtui.tui.screens.undo import check_interrupted, open_undo_history, undo_latest
+from memtui.tui.screens.snapshot_diff import SnapshotDiffScreen, snapshot_store_for
 from memtui.tui.widgets.detail import DetailPane
 from memtui.tui.widgets.store_tree import StoreTree
 
-NARROW_WIDTH = 120
 LINKS_JOB = "checking [[links]] in whole files"
-
-
-class ScanFinished(Exception):
-    """Raised inside a cancelled scan worker to stop quietly."""
+LinkUpdates = list[tuple[Store, LoadReport, LoadReport]]
+NARROW_WIDTH = 120
 
 
 class MainScreen(Screen[None]):
     CSS_PATH = "main.tcss"
+    COMMANDS: ClassVar[set[type[Provider] | Callable[[], type[Provider]]]] = {MemoryCommands}
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("left,h", "pane(-1)", "Prev pane", show=False, id="pane.prev"),
@@ -65,16 +72,19 @@ class MainScreen(Screen[None]):
         Binding("question_mark", "app.show_help_panel", "Keys", id="app.keys"),
     ]
 
-    def __init__(self, context: Context) -> None:
+    def __init__(self, context: Context, jobs: JobRunner) -> None:
         super().__init__()
         self.context = context
+        self.jobs = jobs
         self.result: ScanResult | None = None
         self.zoomed = False
-        self.live = LiveUpdates(self)
+        self.jobs_text = ""
+        self.live = LiveUpdates(
+            self, jobs, lambda: self.context, lambda: self.result, self.show_result
+        )
         self.search_cache = SearchIndexCache()
         self._tab_echoes: set[str | None] = set()
         self.pane_id = PANES[0].id
-        self.jobs = ""
 
     def compose(self) -> ComposeResult:
         yield Static(self.header_text(), id="header")
@@ -96,8 +106,9 @@ class MainScreen(Screen[None]):
     def on_mount(self) -> None:
         self.query_one("#tree-auto", StoreTree).focus()
         self.apply_width(self.size.width)
+        self.jobs.changed.subscribe(self, self.set_jobs)
         self.run_scan()
-        check_interrupted(self)
+        check_interrupted(self, self.jobs, self.context)
 
     def header_text(self, jobs: str = "") -> Text:
         ctx = self.context
@@ -112,66 +123,63 @@ class MainScreen(Screen[None]):
         return text
 
     def set_jobs(self, jobs: str) -> None:
-        self.jobs = jobs
-        self.query_one("#header", Static).update(self.header_text(jobs))
+        """The header's ``jobs:`` (the job runner publishes it)."""
+        self.jobs_text = jobs
+        self.update_header()
 
-    @work(thread=True, exclusive=True, group="scan", exit_on_error=False)
-    def run_scan(self) -> ScanResult | None:
-        worker = get_current_worker()
+    def update_header(self) -> None:
+        self.query_one("#header", Static).update(self.header_text(self.jobs_text))
 
-        def progress(step: str) -> None:
-            if worker.is_cancelled:
-                raise ScanFinished
-            self.app.call_from_thread(self.set_jobs, f"scan: {step}")
+    def run_scan(self, header: str | None = None) -> None:
+        """Scan every store in a job; each stage's result reaches :meth:`on_scan_updated`. After
+        the first paint, the same job checks ``[[wikilinks]]`` in whole files (the scan read only
+        headers) with the scan's cache, and saves it."""
+        context = self.context
 
-        result = None
-        cache = cache_for(self.context)
+        def run(control: JobControl) -> LinkUpdates:
+            def progress(step: str) -> None:
+                control.check()
+                control.progress(f"scan: {step}")
+
+            cache = cache_for(context)
+            last = None
+            for result in scan_progressively(context, progress, cache):
+                update = ScanUpdated(result)
+                control.post_and_wait(update, update.shown)
+                last = result
+            if last is None:
+                return []
+            control.progress(LINKS_JOB)
+            updates = check_store_links(last.stores, cache)
+            cache.save()
+            control.check()
+            return updates
+
+        job = Job("scan", run, group="scan", title="Scan", header=header, done=self.links_checked)
+        self.jobs.start(job, self)
+
+    def on_scan_updated(self, message: ScanUpdated) -> None:
         try:
-            for result in scan_progressively(self.context, progress, cache):
-                if worker.is_cancelled:
-                    raise ScanFinished
-                self.app.call_from_thread(self.show_result, result, check_links=False)
-            if result is not None:
-                # after the first paint, with the scan's cache (it holds the last links)
-                updates = check_store_links(result.stores, cache)
-                cache.save()
-                if worker.is_cancelled:
-                    raise ScanFinished
-                self.app.call_from_thread(self.links_checked, updates)
-        except ScanFinished:
-            raise
-        except Exception as err:  # a bug must not leave "scan: …" in the header for good
-            if worker.is_cancelled:
-                raise ScanFinished from err
-            self.app.call_from_thread(self.scan_failed, f"{type(err).__name__}: {err}")
-            return None
-        return result
-
-    def scan_failed(self, error: str) -> None:
-        """A scan step raised: clear the header's job and say what went wrong (plain text)."""
-        self.set_jobs("")
-        self.notify(
-            f"scan failed: {error}", title="Scan", severity="error", timeout=30, markup=False
-        )
+            self.show_result(message.result, check_links=False)
+        finally:
+            message.shown.set()
 
     def show_result(self, result: ScanResult, *, check_links: bool = True) -> None:
         """Show a scan (a partial one leaves the panes it has not reached yet as they are).
 
         ``check_links``: a complete result's ``[[wikilinks]]`` are then checked in whole files
-        in a worker (the scan read only headers); ``run_scan`` checks its own."""
+        in a job (a live refresh's result; the scan job checks its own)."""
         self.result = result
         if result.complete:
-            self.set_jobs(LINKS_JOB)
+            self.update_header()  # the git branch comes with the complete result
         for spec in PANES:
             if not result.complete and not set(spec.kinds) <= result.scanned:
                 continue
             stores = stores_for(spec, result)
             pane = self.query_one(f"#pane-{spec.id}", Vertical)
             tree = self.query_one(f"#tree-{spec.id}", StoreTree)
-            tree._empty_text = spec.empty_text
-            if spec.id == "agents":
-                tree._labeler = agent_labeler(result.stores)
-            tree.set_stores(stores)
+            labeler = agent_labeler(result.stores) if spec.id == "agents" else None
+            tree.set_stores(stores, empty_text=spec.empty_text, labeler=labeler)
             pane.border_subtitle = pane_subtitle(spec, stores)
             visible = pane_visible(spec, stores)
             pane.set_class(not visible, "absent")
@@ -190,23 +198,21 @@ class MainScreen(Screen[None]):
             if check_links:
                 self.check_links(result)
 
-    @work(thread=True, exclusive=True, group="links", exit_on_error=False, description="links")
     def check_links(self, result: ScanResult) -> None:
         """A refreshed result's ``[[wikilinks]]`` in whole files (only its rescanned stores
         need it), with a cache that is read, never saved (as a partial rescan's)."""
-        try:
-            updates = check_store_links(result.stores, cache_for(self.context))
-        except Exception as err:  # a bug must not leave the job in the header for good
-            self.app.call_from_thread(self.scan_failed, f"{type(err).__name__}: {err}")
-            return
-        if not get_current_worker().is_cancelled:
-            self.app.call_from_thread(self.links_checked, updates)
+        context = self.context
 
-    def links_checked(self, updates: list[tuple[Store, LoadReport, LoadReport]]) -> None:
+        def run(control: JobControl) -> LinkUpdates:
+            control.progress(LINKS_JOB)
+            return check_store_links(result.stores, cache_for(context))
+
+        self.jobs.start(Job("links", run, group="links", title="Links", done=self.links_checked),
+                        self)
+
+    def links_checked(self, updates: LinkUpdates) -> None:
         """Put the whole-file checked reports in (a store whose report changed meanwhile is
         left alone) and draw a shown MEMORY.md again when its broken links changed."""
-        if self.jobs == LINKS_JOB:  # not another job's progress (a write's) shown meanwhile
-            self.set_jobs("")
         redrawn: list[Store] = []
         for store, old, new in updates:
             if store.index is not old:
@@ -358,6 +364,9 @@ class MainScreen(Screen[None]):
     def selected(self) -> NodeRef | None:
         return self.query_one(DetailPane).ref
 
+    def on_select_path(self, message: SelectPath) -> None:
+        self.select_path(message.store, message.rel_path)
+
     def select_path(self, store: Store, rel_path: str | None) -> None:
         """Jump to a store or a memory in its pane (search results, palette)."""
         for spec in PANES:
@@ -394,8 +403,7 @@ class MainScreen(Screen[None]):
     def switch_project(self, path: Path) -> None:
         """Rescan for the project at ``path`` with the same homes and environment."""
         self.context = replace(self.context, project=Path(os.path.realpath(path)))
-        self.set_jobs("scan: switching project")
-        self.run_scan()
+        self.run_scan(header="scan: switching project")
 
     def file_changed(self, path: Path) -> None:
         """Refresh the store holding ``path`` (a full scan when no store holds it)."""
@@ -409,16 +417,24 @@ class MainScreen(Screen[None]):
 
     def action_snapshot_review(self) -> None:
         """Review the selected agent's snapshot: initialize, replace or mark synced."""
-        open_snapshot_review(self)
+        store = snapshot_store_for(self.selected(), self.result)
+        if store is None or store.snapshot is None:
+            self.notify(
+                "Select an agent snapshot, or an agent whose project ships a snapshot.",
+                title="No snapshot here",
+                severity="warning",
+            )
+            return
+        self.app.push_screen(SnapshotDiffScreen(store.snapshot, self.context, self.jobs))
 
     def action_delete(self) -> None:
         """Delete the selected memory and its MEMORY.md lines (previewed, undoable)."""
-        delete_selected(self)
+        delete_memory(self, self.jobs, self.context, self.selected())
 
     def action_undo(self) -> None:
         """Undo the latest operation memtui made (after a confirmation)."""
-        undo_latest(self)
+        undo_latest(self, self.jobs, self.context)
 
     def action_undo_history(self) -> None:
         """Every operation memtui made; Enter undoes one."""
-        open_undo_history(self)
+        open_undo_history(self, self.jobs, self.context)

@@ -1,13 +1,15 @@
 """The snapshot review: an agent's shipped snapshot against its local memory, per scope, and the
 three snapshot actions (initialize, replace, mark synced), each previewed
-(docs/claude-code-rules.md#snapshot-operations)."""
+(docs/claude-code-rules.md#snapshot-operations).
+
+The screen gets the snapshot, the context and the job runner; an applied action reaches the app
+as :class:`~memtui.tui.messages.OperationApplied` (it rescans), and the screen closes."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
-from rich.console import Group, RenderableType
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -15,30 +17,29 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, OptionList, ProgressBar, Select, Static, Tab, Tabs
-from textual.worker import Worker
 
-from memtui.core.contents import Store
+from memtui.core.contents import ScanResult, Store
 from memtui.core.model import Scope, SnapshotInfo, StoreKind
+from memtui.core.stores.locations import Context
 from memtui.core.write.apply import apply
 from memtui.core.write.dirfd import EditRefused
 from memtui.core.write.ops.snapshot import SNAPSHOT_ACTIONS, SnapshotAction, plan_snapshot
 from memtui.core.write.proposal import AppliedOp, FileDiff, Proposal
-from memtui.tui.plain import line
-from memtui.tui.screens.confirm import (
+from memtui.tui.dialogs.confirm import ConfirmScreen, proposal_summary
+from memtui.tui.jobs import (
     Cancelled,
-    ConfirmScreen,
     EditJob,
+    Job,
+    JobHandle,
+    JobRunner,
     Progress,
-    colored_diff,
     journal_for,
-    proposal_summary,
-    run_in_thread,
     start_edit,
-    status_line,
 )
-
-if TYPE_CHECKING:
-    from memtui.tui.screens.main import MainScreen
+from memtui.tui.messages import JobProgress
+from memtui.tui.nodes import NodeRef
+from memtui.tui.plain import line
+from memtui.tui.widgets.diff_view import DiffView, status_line
 
 ACTION_LABELS: dict[SnapshotAction, str] = {
     "initialize": "i initialize",
@@ -81,35 +82,22 @@ def plan_all(snapshot: SnapshotInfo, scope: Scope) -> dict[SnapshotAction, Plan]
     return plans
 
 
-def snapshot_store_for(main: MainScreen) -> Store | None:
-    """The snapshot store of the selection: a snapshot store (or a file in one), or the
-    snapshot shipped for the selected agent store."""
-    ref = main.selected()
-    if ref is None or main.result is None:
+def snapshot_store_for(ref: NodeRef | None, result: ScanResult | None) -> Store | None:
+    """The snapshot store of the selection ``ref``: a snapshot store (or a file in one), or
+    the snapshot shipped for the selected agent store."""
+    if ref is None or result is None:
         return None
     store = ref.store
     if store.kind == StoreKind.SNAPSHOT:
         return store if store.snapshot is not None else None
     if store.kind != StoreKind.AGENT:
         return None
-    for candidate in main.result.stores:
+    for candidate in result.stores:
         snap = candidate.snapshot
         names = () if snap is None else (snap.agent, snap.agent.replace(":", "-"))
         if candidate.kind == StoreKind.SNAPSHOT and store.location.agent in names:
             return candidate
     return None
-
-
-def open_snapshot_review(main: MainScreen) -> None:
-    store = snapshot_store_for(main)
-    if store is None or store.snapshot is None:
-        main.notify(
-            "Select an agent snapshot, or an agent whose project ships a snapshot.",
-            title="No snapshot here",
-            severity="warning",
-        )
-        return
-    main.app.push_screen(SnapshotDiffScreen(main, store.snapshot))
 
 
 def scope_text(snapshot: SnapshotInfo, selected: Scope) -> Text:
@@ -126,17 +114,8 @@ def scope_text(snapshot: SnapshotInfo, selected: Scope) -> Text:
     return text
 
 
-def diff_view(diff: FileDiff, action: SnapshotAction) -> RenderableType:
-    """The highlighted file: its colored diff; a deleted file's full contents."""
-    head = status_line(diff)
-    if diff.binary:
-        return Group(head, Text(line(diff.unified), style="dim"))
-    if diff.status == "unchanged":
-        return Group(head, Text("unchanged: the local file already has these bytes", style="dim"))
-    if diff.status == "deleted":
-        note = Text(f"{action} deletes this local file; its full contents:", style="bold red")
-        return Group(head, note, colored_diff(diff.unified, diff.rel))
-    return Group(head, colored_diff(diff.unified, diff.rel))
+def deleted_note(action: SnapshotAction) -> str:
+    return f"{action} deletes this local file; its full contents:"
 
 
 class SnapshotDiffScreen(Screen[None]):
@@ -151,14 +130,15 @@ class SnapshotDiffScreen(Screen[None]):
         Binding("m", "act('mark-synced')", "Mark synced", id="snapshot.mark_synced"),
     ]
 
-    def __init__(self, main: MainScreen, snapshot: SnapshotInfo) -> None:
+    def __init__(self, snapshot: SnapshotInfo, context: Context, jobs: JobRunner) -> None:
         super().__init__()
-        self.main = main
+        self.context = context
+        self.jobs = jobs
         self.snapshot = snapshot
         self.scope = snapshot.acted_scope
         self.view: SnapshotAction = STATUS_VIEW.get(snapshot.primary.status, "mark-synced")
         self.plans: dict[SnapshotAction, Plan] | None = None
-        self.running: Worker[None] | None = None
+        self.running: JobHandle | None = None
 
     @property
     def invalid(self) -> str | None:
@@ -172,7 +152,7 @@ class SnapshotDiffScreen(Screen[None]):
         head = Text()
         head.append(f" snapshot: {line(snap.agent)} ", style="bold reverse")
         head.append(f"  updatedAt {line(snap.updated_at or '-')}", style="bold")
-        head.append(f"  · {line(self.main.context.show(snap.snapshot_dir))}", style="dim")
+        head.append(f"  · {line(self.context.show(snap.snapshot_dir))}", style="dim")
         yield Static(head, id="snap-head")
         yield Static(scope_text(snap, self.scope), id="snap-scopes")
         with Horizontal(id="snap-controls"):
@@ -191,7 +171,7 @@ class SnapshotDiffScreen(Screen[None]):
         with Horizontal(id="snap-body"):
             yield OptionList(id="snap-files")
             with VerticalScroll(id="snap-diff-scroll"):
-                yield Static("", id="snap-diff")
+                yield DiffView(id="snap-diff")
         yield ProgressBar(id="snap-progress", show_eta=False)
         yield Footer()
 
@@ -218,12 +198,13 @@ class SnapshotDiffScreen(Screen[None]):
         self.plans = None
         self.show_message(f"planning against {self.local_shown()} …", "dim")
         snapshot, scope = self.snapshot, self.scope
-        run_in_thread(
-            self, "snapshot", lambda: plan_all(snapshot, scope), self.show_plans, self.plan_failed
-        )
+        job = Job("planning the snapshot actions", lambda _control: plan_all(snapshot, scope),
+                  group="plan-snapshot", title="Snapshot", done=self.show_plans,
+                  failed=self.plan_failed)
+        self.jobs.start(job, self)
 
     def local_shown(self) -> str:
-        return line(self.main.context.show(self.snapshot.for_scope(self.scope).local))
+        return line(self.context.show(self.snapshot.for_scope(self.scope).local))
 
     def show_plans(self, plans: dict[SnapshotAction, Plan]) -> None:
         self.plans = plans
@@ -235,7 +216,7 @@ class SnapshotDiffScreen(Screen[None]):
     def show_view(self) -> None:
         files = self.query_one("#snap-files", OptionList)
         files.clear_options()
-        self.query_one("#snap-diff", Static).update("")
+        self.query_one("#snap-diff", DiffView).show([])
         if self.plans is None:
             return
         plan = self.plans[self.view]
@@ -257,8 +238,8 @@ class SnapshotDiffScreen(Screen[None]):
             return
         diffs = self.plans[self.view].diffs
         if 0 <= event.option_index < len(diffs):
-            diff = diff_view(diffs[event.option_index], self.view)
-            self.query_one("#snap-diff", Static).update(diff)
+            view = self.query_one("#snap-diff", DiffView)
+            view.show([diffs[event.option_index]], deleted_note=deleted_note(self.view))
 
     @on(Select.Changed, "#snap-scope")
     def scope_changed(self, event: Select.Changed) -> None:
@@ -312,7 +293,7 @@ class SnapshotDiffScreen(Screen[None]):
     def confirmed(self, action: SnapshotAction, proposal: Proposal, yes: bool | None) -> None:
         if not yes:
             return
-        journal = journal_for(self.main)
+        journal = journal_for(self.context)
         agent = line(self.snapshot.agent)
         label = f"{ACTION_DONE[action]} {agent} ({self.scope.value})"
 
@@ -322,14 +303,21 @@ class SnapshotDiffScreen(Screen[None]):
         bar = self.query_one("#snap-progress", ProgressBar)
         bar.display = True
         bar.update(total=max(1, len(proposal.changes)), progress=0)
-        job = EditJob(
+        edit = EditJob(
             label=f"{action} {agent}",
             run=run,
             message=lambda _op: f"{label} · u to undo",
-            progress=lambda done, total: bar.update(total=total, progress=done),
             finished=self.finished,
         )
-        self.running = start_edit(self.main, job)
+        self.running = start_edit(self.jobs, edit, self)
+
+    def on_job_progress(self, message: JobProgress) -> None:
+        """The running action's progress (it also reaches the header)."""
+        running = self.running
+        if running is None or message.job_id != running.job_id or message.total is None:
+            return
+        bar = self.query_one("#snap-progress", ProgressBar)
+        bar.update(total=message.total, progress=message.done or 0)
 
     def finished(self, op: AppliedOp | None) -> None:
         self.running = None

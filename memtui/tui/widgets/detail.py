@@ -12,7 +12,6 @@ from typing import Any
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
-from textual import work
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Markdown, Static
@@ -25,6 +24,7 @@ from memtui.core.parse.frontmatter import body_of, parse_frontmatter
 from memtui.core.scan.scanner import INDEX_NAME, load_full_text
 from memtui.core.stores.paths import tilde
 from memtui.tui import clock
+from memtui.tui.jobs import Job, JobControl, runner_of
 from memtui.tui.labels import snapshot_badge
 from memtui.tui.nodes import NodeRef, normalize
 from memtui.tui.plain import body, content, line, text
@@ -179,7 +179,19 @@ def snapshot_summary(store: Store) -> RenderableType:
 
 
 class DetailPane(VerticalScroll):
-    """Shows the selected store, MEMORY.md or memory. Reads happen in a worker."""
+    """Shows the selected store, MEMORY.md or memory. Reads happen in a job."""
+
+    DEFAULT_CSS = """
+    DetailPane > #detail-pinned {
+        dock: top;
+        height: auto;
+        padding-bottom: 1;
+        background: $surface;
+    }
+    DetailPane > #detail-raw {
+        display: none;
+    }
+    """
 
     can_focus = True
 
@@ -217,19 +229,29 @@ class DetailPane(VerticalScroll):
         head.update(Text(f"reading {line(ref.memory.rel_path)} …", style="dim"))
         self.load(ref)
 
-    # a description of its own: Textual would otherwise repr() the NodeRef, i.e. the whole store
-    # and its index report (50,000 entries of a huge MEMORY.md: seconds, on every selection)
-    @work(thread=True, exclusive=True, group="detail", exit_on_error=False, description="detail")
     def load(self, ref: NodeRef) -> None:
+        """Read the memory of ``ref`` in a job (the job's label, never the NodeRef, describes
+        its worker: a repr of the whole store and its index report costs seconds)."""
+        memory = ref.memory
+        assert memory is not None
+        def failed(reason: str) -> None:
+            if self.ref == ref:
+                self.query_one("#detail-head", Static).update(Text(line(reason), style="bold red"))
+
+        job = Job(f"reading {line(memory.rel_path)}", lambda control: self._read(control, ref),
+                  group="detail", title="Detail", done=self._render_loaded, failed=failed)
+        runner_of(self).start(job, self)
+
+    def _read(self, control: JobControl, ref: NodeRef) -> LoadedMemory:
         memory = ref.memory
         assert memory is not None
         path = str(memory.path)
         key = file_key(path)
         cached = self._read_cache.get(path)
         if key is not None and cached is not None and cached[0] == key:
-            self.app.call_from_thread(self._render_loaded, replace(cached[1], ref=ref))
-            return
+            return replace(cached[1], ref=ref)
         raw, problems = load_full_text(memory, ref.store.path)
+        control.check()
         fm = parse_frontmatter(raw.lstrip("\ufeff").replace("\r", ""))
         loaded = LoadedMemory(ref, raw, fm, body_of(raw, fm), problems)
         if key is not None and file_key(path) == key:  # unchanged while it was read
@@ -237,7 +259,7 @@ class DetailPane(VerticalScroll):
             self._read_cache[path] = (key, loaded)
             while len(self._read_cache) > CACHED_FILES:
                 del self._read_cache[next(iter(self._read_cache))]
-        self.app.call_from_thread(self._render_loaded, loaded)
+        return loaded
 
     def _render_loaded(self, loaded: LoadedMemory) -> None:
         if self.ref != loaded.ref:

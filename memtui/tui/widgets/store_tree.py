@@ -83,12 +83,24 @@ class StoreTree(Tree[NodeRef]):
         if self.cursor_line < 0 and self.last_line >= 0:
             self.cursor_line = 0
 
-    def set_stores(self, stores: Iterable[Store]) -> None:
-        """Replace the content, keeping the expanded nodes and the cursor where they were.
+    def set_stores(
+        self,
+        stores: Iterable[Store],
+        *,
+        empty_text: str | None = None,
+        labeler: StoreLabeler | None = None,
+    ) -> None:
+        """Replace the content, keeping the expanded nodes and the cursor where they were;
+        ``empty_text`` (shown when there is no store) and ``labeler`` (a store's label)
+        replace the tree's own when given.
 
         The same store objects as last time (a refresh that rescanned other stores) leave the
         tree untouched; the restored cursor is not announced, so the detail pane stays on
         what the user chose even when this tree is not the one in focus."""
+        if empty_text is not None:
+            self._empty_text = empty_text
+        if labeler is not None:
+            self._labeler = labeler
         new_stores = list(stores)
         if self._filled and len(new_stores) == len(self.stores) and all(
             new is old for new, old in zip(new_stores, self.stores, strict=True)

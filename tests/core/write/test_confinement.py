@@ -106,7 +106,7 @@ def test_a_plain_store_previews_its_real_directory(
 
 
 def test_the_tui_confirm_text_names_the_real_target(tmp_path: Path) -> None:
-    from memtui.tui.screens.confirm import proposal_summary
+    from memtui.tui.dialogs.confirm import proposal_summary
 
     repo, ssh = hostile_repo(tmp_path)
     snapshots = repo / ".claude" / "agent-memory-snapshots"
@@ -347,7 +347,7 @@ def test_cli_undo_through_a_linked_root_is_refused(
 def test_undo_previews_name_the_real_target(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from memtui.tui.screens.undo import undo_body
+    from memtui.tui.dialogs.undo import undo_body
 
     store = small_store(tmp_path)
     (tmp_path / "home").mkdir()

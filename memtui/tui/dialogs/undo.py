@@ -1,37 +1,25 @@
-"""Undo: ``u`` undoes the latest operation, ``U`` lists them all, and operations interrupted by a
-crash are offered for roll back or finish when the app starts. All of it only for operations of
-the app's Claude Code home: those of other homes are counted and named, never offered."""
+"""The undo dialogs: the history of operations (``U``; Enter picks one to undo) and an operation
+a crash interrupted (roll back, finish or later), with the texts that describe operations.
+Only operations of the app's Claude Code home are offered: those of other homes are counted and
+named. The flows that use them are in :mod:`memtui.tui.operations`."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar, Literal
+from typing import ClassVar, Literal
 
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Button, DataTable, Static
 
-from memtui.core.write import recovery
 from memtui.core.write.journal import Journal, OpRecord, undo_verb
-from memtui.core.write.proposal import AppliedOp, target_text
+from memtui.core.write.proposal import target_text
+from memtui.tui.dialogs.base import Dialog
+from memtui.tui.jobs import Job, runner_of
 from memtui.tui.plain import line
-from memtui.tui.screens.confirm import (
-    Cancelled,
-    ConfirmScreen,
-    EditJob,
-    Progress,
-    journal_for,
-    run_in_thread,
-    start_edit,
-)
-
-if TYPE_CHECKING:
-    from memtui.tui.screens.main import MainScreen
 
 Recovery = Literal["rollback", "complete", "later"]
 
@@ -73,54 +61,12 @@ def undo_body(record: OpRecord) -> Text:
     return text
 
 
-# --- u: undo the latest ------------------------------------------------------------------
-
-
-def undo_latest(main: MainScreen) -> None:
-    """Find the latest undoable operation (worker), confirm, undo."""
-    journal = journal_for(main)
-
-    def found(record: OpRecord | None) -> None:
-        if record is None:
-            main.notify("Nothing to undo.", title="Undo")
-            return
-        confirm_undo(main, journal, record)
-
-    def failed(reason: str) -> None:
-        main.notify(line(reason), title="Undo", severity="error", markup=False)
-
-    run_in_thread(main, "journal", journal.latest_undoable, found, failed)
-
-
-def confirm_undo(main: MainScreen, journal: Journal, record: OpRecord) -> None:
-    def answered(yes: bool | None) -> None:
-        if yes:
-            start_undo(main, journal, record)
-
-    main.app.push_screen(ConfirmScreen("Undo?", undo_body(record), yes="Undo"), answered)
-
-
-def start_undo(main: MainScreen, journal: Journal, record: OpRecord) -> None:
-    def run(progress: Progress, _cancelled: Cancelled) -> AppliedOp:
-        return recovery.undo(journal, record.id, progress=progress)
-
-    job = EditJob(
-        label=f"undo {line(record.kind)}",
-        run=run,
-        message=lambda op: f"undid {line(record.title)} · U lists operations "
-        f"(undo {op.op_id} redoes)",
-    )
-    start_edit(main, job)
-
-
 # --- U: the history ------------------------------------------------------------------------
 
 
-class UndoHistoryScreen(ModalScreen[OpRecord | None]):
-    """Every journaled operation of this home, newest first; Enter undoes the highlighted one.
-    Operations of other homes are only counted."""
-
-    CSS_PATH = "undo.tcss"
+class UndoHistoryScreen(Dialog[OpRecord | None]):
+    """Every journaled operation of this home, newest first; Enter picks the highlighted one
+    to undo. Operations of other homes are only counted."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "close", "Close", id="undo.close"),
@@ -133,11 +79,11 @@ class UndoHistoryScreen(ModalScreen[OpRecord | None]):
         self.elsewhere = 0
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="undo-box") as box:
+        with Vertical(id="undo-box", classes="dialog-box") as box:
             box.border_title = "Operations"
             box.border_subtitle = "⏎ undo · esc close"
             where = Text(f"journal: {line(self.journal.directory)}", style="dim")
-            yield Static(where, id="undo-where")
+            yield Static(where, id="undo-where", classes="dialog-note")
             yield DataTable(id="undo-table", cursor_type="row", zebra_stripes=True)
 
     def on_mount(self) -> None:
@@ -145,8 +91,9 @@ class UndoHistoryScreen(ModalScreen[OpRecord | None]):
         table.add_columns("time (UTC)", "kind", "title", "files", "state")
         table.focus()
         journal = self.journal
-        run_in_thread(self, "history", lambda: history_of(journal), self.show_history,
-                      self.failed)
+        job = Job("reading the history", lambda _control: history_of(journal),
+                  group="plan-history", title="Undo history", done=self.show_history)
+        runner_of(self).start(job, self)
 
     def show_history(self, history: tuple[list[tuple[OpRecord, str]], int]) -> None:
         rows, self.elsewhere = history
@@ -182,9 +129,6 @@ class UndoHistoryScreen(ModalScreen[OpRecord | None]):
                 Text(f"No operations yet in {line(self.journal.directory)}", style="dim")
             )
 
-    def failed(self, reason: str) -> None:
-        self.notify(line(reason), severity="error", markup=False)
-
     @on(DataTable.RowSelected, "#undo-table")
     def row_selected(self, event: DataTable.RowSelected) -> None:
         if 0 <= event.cursor_row < len(self.records):
@@ -212,23 +156,11 @@ def rows_of(journal: Journal, records: list[OpRecord]) -> list[tuple[OpRecord, s
     return rows
 
 
-def open_undo_history(main: MainScreen) -> None:
-    journal = journal_for(main)
-
-    def chosen(record: OpRecord | None) -> None:
-        if record is not None:
-            confirm_undo(main, journal, record)
-
-    main.app.push_screen(UndoHistoryScreen(journal), chosen)
-
-
 # --- interrupted operations at start -------------------------------------------------------
 
 
-class InterruptedScreen(ModalScreen[Recovery]):
+class InterruptedScreen(Dialog[Recovery]):
     """An operation a crash left half done: roll it back, finish it, or decide later."""
-
-    CSS_PATH = "undo.tcss"
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("b", "choose('rollback')", "Roll back", id="interrupted.rollback"),
@@ -259,10 +191,10 @@ class InterruptedScreen(ModalScreen[Recovery]):
         )
         if self.more:
             body.append(f"\n{self.more} more interrupted operation(s) follow.", style="yellow")
-        with Vertical(id="interrupted-box") as box:
+        with Vertical(id="interrupted-box", classes="dialog-box") as box:
             box.border_title = "An operation was interrupted"
             yield Static(body, id="interrupted-body")
-            with Horizontal(id="interrupted-buttons"):
+            with Horizontal(id="interrupted-buttons", classes="dialog-buttons"):
                 yield Button("Roll back (b)", variant="warning", id="rollback")
                 yield Button("Finish (f)", variant="primary", id="complete")
                 yield Button("Later (l)", id="later")
@@ -277,21 +209,6 @@ class InterruptedScreen(ModalScreen[Recovery]):
             self.dismiss("complete")
         else:
             self.dismiss("later")
-
-
-def check_interrupted(main: MainScreen) -> None:
-    """At start: offer every interrupted operation of this home for roll back or finish, and
-    name those of other homes, which are left alone (read in a worker)."""
-    journal = journal_for(main)
-
-    def found(interrupted: tuple[list[OpRecord], list[OpRecord]]) -> None:
-        mine, elsewhere = interrupted
-        if elsewhere:
-            warn_elsewhere(main, elsewhere)
-        offer(main, journal, mine)
-
-    run_in_thread(main, "interrupted", lambda: interrupted_of(journal), found,
-                  lambda reason: None)
 
 
 def interrupted_of(journal: Journal) -> tuple[list[OpRecord], list[OpRecord]]:
@@ -309,50 +226,3 @@ def elsewhere_text(records: list[OpRecord]) -> str:
         option = f" --claude-home {line(record.home)}" if record.home else ""
         lines.append(f"  memtui{option} undo --rollback {line(record.id)}")
     return "\n".join(lines)
-
-
-def warn_elsewhere(main: MainScreen, records: list[OpRecord]) -> None:
-    main.notify(elsewhere_text(records), title="Interrupted elsewhere", severity="warning",
-                timeout=30, markup=False)
-
-
-def offer(main: MainScreen, journal: Journal, records: list[OpRecord]) -> None:
-    if not records:
-        return
-    record, rest = records[0], records[1:]
-
-    def chosen(choice: Recovery | None) -> None:
-        if choice in ("rollback", "complete"):
-            recover(main, journal, record, choice, lambda: offer(main, journal, rest))
-        else:
-            offer(main, journal, rest)
-
-    main.app.push_screen(InterruptedScreen(record, len(rest)), chosen)
-
-
-def recover(
-    main: MainScreen,
-    journal: Journal,
-    record: OpRecord,
-    how: Recovery,
-    then: Callable[[], None],
-) -> None:
-    """Roll back or finish ``record`` in the edit worker, then rescan and offer the next."""
-
-    def run(_progress: Progress, _cancelled: Cancelled) -> AppliedOp:
-        finish = recovery.rollback if how == "rollback" else recovery.complete
-        done = finish(journal, record.id)
-        return AppliedOp(done.id, done.kind, done.title, [], done)
-
-    verb = "rolled back" if how == "rollback" else "finished"
-
-    def finished(_op: AppliedOp | None) -> None:
-        then()
-
-    job = EditJob(
-        label=f"{how} {line(record.kind)}",
-        run=run,
-        message=lambda _op: f"{verb} {line(record.title)}",
-        finished=finished,
-    )
-    start_edit(main, job)

@@ -8,16 +8,16 @@ from pathlib import Path
 from typing import ClassVar, Literal
 
 from rich.text import Text
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
-from textual.worker import get_current_worker
 
 from memtui.core.model import ProjectRef
+from memtui.tui.dialogs.base import Dialog
+from memtui.tui.jobs import Job, JobControl, runner_of
 from memtui.tui.plain import line
 
 PathState = Literal["unknown", "checking", "exists", "missing"]
@@ -94,10 +94,8 @@ def refusal(row: ProjectRow) -> str | None:
     return None
 
 
-class ProjectsScreen(ModalScreen[Path | None]):
-    """Pick another project: the main screen rescans with the same homes for it."""
-
-    CSS_PATH = "projects.tcss"
+class ProjectsScreen(Dialog[Path | None]):
+    """Pick another project: the dialog closes with its path (the main screen rescans)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "close", "Close", id="projects.close"),
@@ -108,11 +106,15 @@ class ProjectsScreen(ModalScreen[Path | None]):
         self.rows = initial_rows(projects, current)
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="projects-box") as box:
+        with Vertical(id="projects-box", classes="dialog-box") as box:
             box.border_title = "Projects"
             box.border_subtitle = "⏎ open · esc close"
-            yield Static(self.summary(), id="projects-summary")
-            yield OptionList(*[Option(row_prompt(row)) for row in self.rows], id="projects-list")
+            yield Static(self.summary(), id="projects-summary", classes="dialog-note")
+            yield OptionList(
+                *[Option(row_prompt(row)) for row in self.rows],
+                id="projects-list",
+                classes="dialog-list",
+            )
 
     def summary(self) -> Text:
         if not self.rows:
@@ -131,15 +133,19 @@ class ProjectsScreen(ModalScreen[Path | None]):
             options.highlighted = current
         self.check_paths()
 
-    @work(thread=True, exclusive=True, group="project-paths", exit_on_error=False)
     def check_paths(self) -> None:
-        worker = get_current_worker()
-        states: list[PathState] = []
-        for row in self.rows:
-            if worker.is_cancelled:
-                return
-            states.append(path_state(row.ref.path))
-        self.app.call_from_thread(self.show_states, states)
+        paths = [row.ref.path for row in self.rows]
+
+        def run(control: JobControl) -> list[PathState]:
+            states: list[PathState] = []
+            for path in paths:
+                control.check()
+                states.append(path_state(path))
+            return states
+
+        job = Job("checking the project paths", run, group="project-paths", title="Projects",
+                  done=self.show_states)
+        runner_of(self).start(job, self)
 
     def show_states(self, states: list[PathState]) -> None:
         if not self.is_attached:

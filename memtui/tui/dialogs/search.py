@@ -6,14 +6,12 @@ import time
 from typing import ClassVar
 
 from rich.text import Text
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
-from textual.worker import Worker, WorkerState, get_current_worker
 
 from memtui.core.contents import ScanResult
 from memtui.core.scan.search import (
@@ -24,6 +22,9 @@ from memtui.core.scan.search import (
     match_spans,
     query_terms,
 )
+from memtui.tui.dialogs.base import Dialog
+from memtui.tui.jobs import Job, JobControl, JobHandle, runner_of
+from memtui.tui.messages import JobProgress
 from memtui.tui.plain import line, styled
 
 MATCH_STYLE = "bold reverse"
@@ -75,10 +76,8 @@ def hit_prompt(hit: SearchHit, terms: tuple[str, ...]) -> Text:
     return prompt
 
 
-class SearchScreen(ModalScreen[SearchHit | None]):
-    """An input over a list of hits; the index is built once per scan, in a worker."""
-
-    CSS_PATH = "search.tcss"
+class SearchScreen(Dialog[SearchHit | None]):
+    """An input over a list of hits; the index is built once per scan, in a job."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "close", "Close", id="search.close"),
@@ -93,9 +92,10 @@ class SearchScreen(ModalScreen[SearchHit | None]):
         self.index: SearchIndex | None = cache.get(result)
         self.hits: list[SearchHit] = []
         self.more = False
+        self.indexing: JobHandle | None = None
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="search-box") as box:
+        with Vertical(id="search-box", classes="dialog-box") as box:
             box.border_title = "Search memories"
             box.border_subtitle = "⏎ open · ↑↓ move · esc close"
             yield Input(
@@ -104,7 +104,7 @@ class SearchScreen(ModalScreen[SearchHit | None]):
                 id="search-input",
             )
             yield Static("", id="search-status")
-            yield OptionList(id="search-results")
+            yield OptionList(id="search-results", classes="dialog-list")
 
     def on_mount(self) -> None:
         self.query_one("#search-input", Input).focus()
@@ -116,24 +116,35 @@ class SearchScreen(ModalScreen[SearchHit | None]):
 
     # indexing ---------------------------------------------------------------------------
 
-    @work(thread=True, exclusive=True, group="search-index", exit_on_error=False)
     def build_index(self) -> None:
-        worker = get_current_worker()
+        result = self.result
         last = 0.0
 
-        def progress(done: int, total: int) -> None:
-            nonlocal last
-            now = time.monotonic()
-            if done < total and now - last < PROGRESS_INTERVAL:
-                return
-            last = now
-            self.app.call_from_thread(self.show_progress, done, total)
+        def run(control: JobControl) -> SearchIndex:
+            def progress(done: int, total: int) -> None:
+                nonlocal last
+                now = time.monotonic()
+                if done < total and now - last < PROGRESS_INTERVAL:
+                    return
+                last = now
+                control.progress(f"indexing {done:,} / {total:,}", done, total)
 
-        index = build_search_index(
-            self.result, cancelled=lambda: worker.is_cancelled, progress=progress
-        )
-        if not worker.is_cancelled:
-            self.app.call_from_thread(self.index_ready, index)
+            index = build_search_index(
+                result, cancelled=lambda: control.is_cancelled, progress=progress
+            )
+            control.check()  # a cancelled index is partial: never kept
+            return index
+
+        job = Job("indexing", run, group="search-index", title="Search", in_header=False,
+                  done=self.index_ready, failed=self.index_failed)
+        self.indexing = runner_of(self).start(job, self)
+
+    def on_job_progress(self, message: JobProgress) -> None:
+        indexing = self.indexing
+        if indexing is None or message.job_id != indexing.job_id:
+            return
+        if message.done is not None and message.total is not None:
+            self.show_progress(message.done, message.total)
 
     def show_progress(self, done: int, total: int) -> None:
         if self.is_attached:
@@ -145,10 +156,9 @@ class SearchScreen(ModalScreen[SearchHit | None]):
         if self.is_attached:
             self.run_query(self.query_one("#search-input", Input).value)
 
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        if event.worker.group == "search-index" and event.state == WorkerState.ERROR:
-            error = line(event.worker.error)
-            self.show_status(Text(f"indexing failed: {error}", style="bold red"))
+    def index_failed(self, reason: str) -> None:
+        if self.is_attached:
+            self.show_status(Text(line(reason), style="bold red"))
 
     # querying ---------------------------------------------------------------------------
 
