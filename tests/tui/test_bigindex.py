@@ -5,12 +5,12 @@ Timing bounds here are loose (a loaded 2-core CI box); bench/bench_bigindex.py h
 
 from __future__ import annotations
 
-import io
 import time
 from pathlib import Path
 
 import pytest
 from helpers import demo_app
+from pilots import index_view, rendered
 from rich.console import Console, ConsoleOptions, RenderResult
 from textual.pilot import Pilot
 from textual.widgets import Static
@@ -18,7 +18,6 @@ from textual.widgets import Static
 from memtui.core.contents import Memory
 from memtui.core.demo.build import DemoHome, build_demo_home
 from memtui.core.demo.writers import huge_index_lines, write_file, write_index
-from memtui.tui.screens.main import MainScreen
 from memtui.tui.testing import settle
 from memtui.tui.widgets import detail as detail_module
 from memtui.tui.widgets.detail import DetailPane
@@ -41,27 +40,6 @@ RESELECTS_WITHIN = 2.0  # seconds; it took 6 s (27 s on this box)
 @pytest.fixture
 def home(tmp_path: Path) -> DemoHome:
     return build_demo_home(tmp_path)
-
-
-def rendered(content: object, width: int) -> list[str]:
-    """The rows ``content`` renders to at ``width`` columns."""
-    console = Console(width=width, file=io.StringIO(), record=True, color_system=None)
-    console.print(content)
-    return console.export_text().splitlines()
-
-
-async def index_view(pilot: Pilot[None], home: DemoHome) -> tuple[DetailPane, StoreTree, str]:
-    """The auto store's MEMORY.md selected and shown."""
-    screen = pilot.app.screen
-    assert isinstance(screen, MainScreen) and screen.result is not None
-    tree = screen.query_one("#tree-auto", StoreTree)
-    tree.focus()
-    key = f"{home.auto_memory}::MEMORY.md"
-    assert tree.select_key(key)
-    await settle(pilot)
-    detail = screen.query_one(DetailPane)
-    assert detail.loaded is not None and detail.loaded.ref.key == key
-    return detail, tree, key
 
 
 async def reselect_seconds(pilot: Pilot[None], detail: DetailPane, tree: StoreTree, key: str,

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from helpers import demo_app
+from pilots import index_view, rendered, started, wait_until
 from textual.pilot import Pilot
 from textual.widgets import Static
 
@@ -17,8 +18,6 @@ from memtui.core.demo.writers import write_index, write_memory
 from memtui.tui.screens.main import MainScreen
 from memtui.tui.testing import settle
 from memtui.tui.widgets.detail import DetailPane
-from tui.test_bigindex import index_view, rendered
-from tui.test_live import started, wait_until
 
 SIZE = (160, 45)
 LATE = "".join(f"step {i}\n" for i in range(40)) + "Then [[late-ghost]].\n"

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from helpers import demo_app
+from pilots import started, wait_until
 from textual.pilot import Pilot
 
 from memtui.core.contents import Memory
@@ -37,28 +36,6 @@ def main_screen(pilot: Pilot[None]) -> MainScreen:
     screen = pilot.app.screen
     assert isinstance(screen, MainScreen)
     return screen
-
-
-async def started(pilot: Pilot[None]) -> MainScreen:
-    """The first scan shown and the watcher running."""
-    for _ in range(3):
-        await pilot.app.workers.wait_for_complete()
-        await pilot.pause()
-    screen = main_screen(pilot)
-    assert screen.result is not None
-    watcher = screen.live.watcher
-    assert watcher is not None and watcher.running
-    return screen
-
-
-async def wait_until(pilot: Pilot[None], check: Callable[[], bool], timeout: float) -> float:
-    """Seconds until ``check`` held (polling the app); fails after ``timeout``."""
-    start = time.monotonic()
-    while not check():
-        elapsed = time.monotonic() - start
-        assert elapsed < timeout, f"not seen within {timeout} s"
-        await pilot.pause(0.05)
-    return time.monotonic() - start
 
 
 def tree_memories(screen: MainScreen, pane: str) -> dict[str, Memory]:

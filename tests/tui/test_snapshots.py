@@ -7,20 +7,37 @@ and look at them (``snapshot_report.html`` shows the differences of a failed run
 from __future__ import annotations
 
 import fcntl
+import json
 import shutil
+import subprocess
+import time
 from collections.abc import Callable, Iterator
+from datetime import UTC, datetime, tzinfo
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from textual.pilot import Pilot
-from textual.widgets import Static
+from textual.widgets import Input, Static
 
 from memtui.core.demo.build import DemoHome, build_demo_home
 from memtui.core.demo.writers import STORY_NOW
+from memtui.core.model import StoreKind, StoreLocation
+from memtui.core.scan.scanner import scan_store
 from memtui.core.stores.locations import Context
+from memtui.core.write import journal as journal_module
+from memtui.core.write.apply import apply
+from memtui.core.write.journal import Journal
+from memtui.core.write.ops.memory import plan_delete_memory
 from memtui.tui import clock
 from memtui.tui.app import MemtuiApp, make_app
+from memtui.tui.dialogs import search as search_dialog
+from memtui.tui.dialogs.confirm import ConfirmScreen
+from memtui.tui.dialogs.projects import ProjectsScreen
+from memtui.tui.dialogs.search import SearchScreen
+from memtui.tui.dialogs.undo import InterruptedScreen, UndoHistoryScreen
 from memtui.tui.screens.main import MainScreen
+from memtui.tui.screens.snapshot_diff import SnapshotDiffScreen
 from memtui.tui.testing import settle
 from memtui.tui.widgets.detail import DetailPane
 from memtui.tui.widgets.store_tree import StoreTree
@@ -138,3 +155,124 @@ def test_snapshot_pane_zoomed(snap_compare: SnapCompare, demo: DemoHome) -> None
 def test_narrow_terminal(snap_compare: SnapCompare, demo: DemoHome) -> None:
     """Under 120 columns: tabs instead of side-by-side panes, one pane at a time."""
     assert snap_compare(demo_app(demo), terminal_size=NARROW, run_before=settle)
+
+
+# --- every dialog and the snapshot review --------------------------------------------------
+
+FROZEN_OP_TIME = datetime(2026, 11, 29, 12, 0, 0, tzinfo=UTC)
+
+
+class _FrozenDatetime(datetime):
+    @classmethod
+    def now(cls, tz: tzinfo | None = None) -> _FrozenDatetime:  # type: ignore[override]
+        return cls.fromtimestamp(FROZEN_OP_TIME.timestamp(), tz)
+
+
+@pytest.fixture
+def frozen_journal(monkeypatch: pytest.MonkeyPatch, state_home: Path) -> Path:
+    """Journal operations made in the test get a fixed time and id."""
+    monkeypatch.setattr(journal_module, "datetime", _FrozenDatetime)
+    monkeypatch.setattr(journal_module, "secrets", SimpleNamespace(token_hex=lambda _n: "c0de"))
+    return state_home
+
+
+def delete_in_the_journal(home: DemoHome, rel: str) -> str:
+    """Delete ``rel`` of the auto store through the write path; the operation's id."""
+    store = scan_store(StoreLocation(StoreKind.AUTO, home.auto_memory, "test"))
+    memory = next(m for m in store.memories if m.rel_path == rel)
+    return apply(plan_delete_memory(store, memory), app_journal(home)).op_id
+
+
+def app_journal(home: DemoHome) -> Journal:
+    """The journal :func:`demo_app`'s app uses (the demo root is its user's HOME)."""
+    return Journal.default({"HOME": str(home.root)}, home=home.claude_home)
+
+
+def test_confirm_dialog_previews_a_delete(snap_compare: SnapCompare, demo: DemoHome,
+                                          state_home: Path) -> None:
+    async def run_before(pilot: Pilot[None]) -> None:
+        await settle(pilot)
+        await select(pilot, "auto", demo.auto_memory, "deploy-freeze.md")
+        await pilot.press("d")
+        await settle(pilot)
+        assert isinstance(pilot.app.screen, ConfirmScreen)
+
+    assert snap_compare(demo_app(demo), terminal_size=WIDE, run_before=run_before)
+
+
+def test_search_dialog(snap_compare: SnapCompare, demo: DemoHome,
+                       monkeypatch: pytest.MonkeyPatch) -> None:
+    still = SimpleNamespace(**{name: getattr(time, name) for name in dir(time) if name[0] != "_"})
+    still.perf_counter = lambda: 0.0  # "in 0 ms": the search's timing is not part of the look
+    monkeypatch.setattr(search_dialog, "time", still)
+
+    async def run_before(pilot: Pilot[None]) -> None:
+        await settle(pilot)
+        await pilot.press("slash")
+        await settle(pilot)
+        assert isinstance(pilot.app.screen, SearchScreen)
+        query = pilot.app.screen.query_one(Input)
+        query.cursor_blink = False  # a blinking cursor is drawn or not, by the clock
+        query.value = "deploy freeze"
+        await settle(pilot)
+
+    assert snap_compare(demo_app(demo), terminal_size=WIDE, run_before=run_before)
+
+
+def test_projects_dialog(snap_compare: SnapCompare, demo: DemoHome) -> None:
+    async def run_before(pilot: Pilot[None]) -> None:
+        await settle(pilot)
+        await pilot.press("p")
+        await settle(pilot)
+        assert isinstance(pilot.app.screen, ProjectsScreen)
+
+    assert snap_compare(demo_app(demo), terminal_size=WIDE, run_before=run_before)
+
+
+def test_snapshot_review_screen(snap_compare: SnapCompare, demo: DemoHome) -> None:
+    async def run_before(pilot: Pilot[None]) -> None:
+        await settle(pilot)
+        screen = main_screen(pilot)
+        assert screen.result is not None
+        store = next(
+            s for s in screen.result.stores
+            if s.kind == StoreKind.SNAPSHOT and s.snapshot and s.snapshot.agent == "reviewer"
+        )
+        screen.select_path(store, None)
+        await settle(pilot)
+        await pilot.press("s")
+        await settle(pilot)
+        assert isinstance(pilot.app.screen, SnapshotDiffScreen)
+
+    assert snap_compare(demo_app(demo), terminal_size=WIDE, run_before=run_before)
+
+
+def test_undo_history_dialog(snap_compare: SnapCompare, demo: DemoHome,
+                             frozen_journal: Path) -> None:
+    delete_in_the_journal(demo, "deploy-freeze.md")
+
+    async def run_before(pilot: Pilot[None]) -> None:
+        await settle(pilot)
+        await pilot.press("U")
+        await settle(pilot)
+        assert isinstance(pilot.app.screen, UndoHistoryScreen)
+
+    assert snap_compare(demo_app(demo), terminal_size=WIDE, run_before=run_before)
+
+
+def test_interrupted_operation_dialog(snap_compare: SnapCompare, demo: DemoHome,
+                                      frozen_journal: Path) -> None:
+    """An operation whose process died halfway (its record says so, its pid is gone)."""
+    op_id = delete_in_the_journal(demo, "deploy-freeze.md")
+    record = app_journal(demo).directory / op_id / "op.json"
+    data = json.loads(record.read_text(encoding="utf-8"))
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    data.update(state="applying", pid=gone.pid)
+    record.write_text(json.dumps(data), encoding="utf-8")
+
+    async def run_before(pilot: Pilot[None]) -> None:
+        await settle(pilot)
+        assert isinstance(pilot.app.screen, InterruptedScreen)
+
+    assert snap_compare(demo_app(demo), terminal_size=WIDE, run_before=run_before)

@@ -10,6 +10,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from pilots import app_for, confirm, main_of, notifications, plain
+from pilots import digest_state as tree_state
 from textual.widgets import DataTable, Static
 
 from memtui.cli import main as cli_main
@@ -20,15 +22,7 @@ from memtui.core.write.journal import Journal
 from memtui.tui.dialogs.confirm import ConfirmScreen
 from memtui.tui.dialogs.undo import InterruptedScreen, UndoHistoryScreen
 from memtui.tui.screens.main import MainScreen
-from tests.tui.test_snapshot_actions import (
-    app_for,
-    confirm,
-    main_of,
-    notifications,
-    plain,
-    settle,
-    tree_state,
-)
+from memtui.tui.testing import settle
 
 VICTIM = "user-role.md"
 VICTIM_LINE = "- [Who I work with](user-role.md)"

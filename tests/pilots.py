@@ -1,0 +1,152 @@
+"""Pilot helpers shared by the TUI tests (not a test module: no test imports another)."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import os
+import stat
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from rich.console import Console
+from textual.pilot import Pilot
+from textual.widgets import OptionList, Static
+
+from memtui.core.contents import Store
+from memtui.core.demo.build import DemoHome
+from memtui.core.model import StoreKind
+from memtui.core.stores.locations import Context
+from memtui.tui.app import MemtuiApp, make_app
+from memtui.tui.dialogs.confirm import ConfirmScreen
+from memtui.tui.screens.main import MainScreen
+from memtui.tui.screens.snapshot_diff import SnapshotDiffScreen
+from memtui.tui.testing import settle
+from memtui.tui.widgets.detail import DetailPane
+from memtui.tui.widgets.store_tree import StoreTree
+
+
+def app_for(home: DemoHome) -> MemtuiApp:
+    root = home.root
+    ctx = Context.create(
+        project=home.project,
+        claude_home=home.claude_home,
+        agent_memory_home=home.agent_memory_home,
+        env={
+            "HOME": str(root),
+            "MEMTUI_NO_CACHE": "1",
+            "XDG_CONFIG_HOME": str(root / "config"),
+            "XDG_STATE_HOME": str(root / "state"),
+        },
+    )
+    return make_app(ctx, watch=False)
+
+
+def digest_state(directory: Path) -> dict[str, tuple[str, int]]:
+    """sha256 and mode of every file under ``directory`` (absent dir: empty)."""
+    state: dict[str, tuple[str, int]] = {}
+    for dirpath, _dirs, files in os.walk(directory):
+        for name in files:
+            path = Path(dirpath) / name
+            mode = stat.S_IMODE(path.lstat().st_mode)
+            digest = hashlib.sha256(path.read_bytes()).hexdigest()
+            state[path.relative_to(directory).as_posix()] = (digest, mode)
+    return state
+
+
+def plain(widget: Static) -> str:
+    console = Console(width=200, record=True, file=io.StringIO())
+    console.print(widget.content)
+    return console.export_text()
+
+
+def option_texts(options: OptionList) -> list[str]:
+    return [str(options.get_option_at_index(i).prompt) for i in range(options.option_count)]
+
+
+def main_of(pilot: Pilot[None]) -> MainScreen:
+    screen = pilot.app.screen_stack[1]
+    assert isinstance(screen, MainScreen)
+    return screen
+
+
+def snapshot_store(main: MainScreen, agent: str) -> Store:
+    assert main.result is not None
+    for store in main.result.stores:
+        if store.kind == StoreKind.SNAPSHOT and store.snapshot and store.snapshot.agent == agent:
+            return store
+    raise AssertionError(agent)
+
+
+async def open_review(pilot: Pilot[None], agent: str) -> SnapshotDiffScreen:
+    await settle(pilot)
+    main = main_of(pilot)
+    main.select_path(snapshot_store(main, agent), None)
+    await pilot.pause()
+    await pilot.press("s")
+    await settle(pilot)
+    screen = pilot.app.screen
+    assert isinstance(screen, SnapshotDiffScreen)
+    return screen
+
+
+async def confirm(pilot: Pilot[None], key: str) -> str:
+    """Press an action key; return the confirmation's text (summary and diffs), then confirm
+    with ``y``."""
+    await pilot.press(key)
+    await pilot.pause()
+    modal = pilot.app.screen
+    assert isinstance(modal, ConfirmScreen)
+    text = "".join(plain(part) for part in modal.query_one("#confirm-scroll").query(Static))
+    await pilot.press("y")
+    await settle(pilot)
+    return text
+
+
+def notifications(app: MemtuiApp) -> list[tuple[str, str]]:
+    return [(n.message, n.severity) for n in app._notifications]
+
+
+def rendered(content: object, width: int) -> list[str]:
+    """The rows ``content`` renders to at ``width`` columns."""
+    console = Console(width=width, file=io.StringIO(), record=True, color_system=None)
+    console.print(content)
+    return console.export_text().splitlines()
+
+
+async def index_view(pilot: Pilot[None], home: DemoHome) -> tuple[DetailPane, StoreTree, str]:
+    """The auto store's MEMORY.md selected and shown."""
+    screen = pilot.app.screen
+    assert isinstance(screen, MainScreen) and screen.result is not None
+    tree = screen.query_one("#tree-auto", StoreTree)
+    tree.focus()
+    key = f"{home.auto_memory}::MEMORY.md"
+    assert tree.select_key(key)
+    await settle(pilot)
+    detail = screen.query_one(DetailPane)
+    assert detail.loaded is not None and detail.loaded.ref.key == key
+    return detail, tree, key
+
+
+async def started(pilot: Pilot[None]) -> MainScreen:
+    """The first scan shown and the watcher running."""
+    for _ in range(3):
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+    screen = pilot.app.screen
+    assert isinstance(screen, MainScreen)
+    assert screen.result is not None
+    watcher = screen.live.watcher
+    assert watcher is not None and watcher.running
+    return screen
+
+
+async def wait_until(pilot: Pilot[None], check: Callable[[], bool], timeout: float) -> float:
+    """Seconds until ``check`` held (polling the app); fails after ``timeout``."""
+    start = time.monotonic()
+    while not check():
+        elapsed = time.monotonic() - start
+        assert elapsed < timeout, f"not seen within {timeout} s"
+        await pilot.pause(0.05)
+    return time.monotonic() - start
