@@ -14,6 +14,7 @@ from memtui.cli.common import EXIT_OK, context_from
 from memtui.cli.config_commands import add_config_parser, cmd_config
 from memtui.cli.edit_commands import add_edit_parsers, cmd_delete, cmd_snapshot_action
 from memtui.cli.read_commands import cmd_index, cmd_scan, cmd_snapshot_status
+from memtui.cli.team_commands import add_team_parser, cmd_team_check
 from memtui.cli.undo_commands import cmd_undo, warn_incomplete_operations
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (slow) at run time
@@ -112,6 +113,7 @@ def _build_parser() -> argparse.ArgumentParser:
     status = snap_sub.add_parser("status", help="each agent's snapshot status")
     status.add_argument("--json", action="store_true")
     add_edit_parsers(sub, snap_sub)
+    add_team_parser(sub)
 
     add_config_parser(sub)
 
@@ -218,6 +220,8 @@ def dispatch(args: argparse.Namespace) -> int:
         return cmd_index(args)
     if args.command == "config":
         return cmd_config(args)
+    if args.command == "team":
+        return cmd_team_check(args)
     if args.command not in ("undo", "demo"):
         warn_incomplete_operations(context_from(args))
     if args.command == "snapshot" and args.snapshot_command != "status":

@@ -24,6 +24,7 @@ ALLOWED: dict[str, set[str]] = {
     "parse": {KERNEL, "parse"},
     "stores": {KERNEL, "parse", "stores"},
     "secrets": {KERNEL, "secrets"},
+    "team": {KERNEL, "parse", "stores", "secrets", "team"},
     "scan": {KERNEL, "parse", "stores", "secrets", "scan"},
     "write": {KERNEL, "write"},
     "write.ops": {KERNEL, "parse", "stores", "secrets", "write", "write.ops"},
