@@ -28,6 +28,7 @@ from memtui.core.demo.story import (
     AREAS,
     CURATED,
     DAILY,
+    DEMO_ORIGIN,
     FAKE_AWS_KEY_ID,
     FAKE_GITHUB_PAT,
     MAIN_LINES_TARGET,
@@ -51,6 +52,7 @@ from memtui.core.demo.writers import (
     index_entry,
     make_dir,
     make_git_repo,
+    run_git,
     set_age,
     snapshot_json,
     write_agent,
@@ -730,6 +732,7 @@ def build_demo_home(root: Path, *, now: float | None = None) -> DemoHome:
     _build_agent_memories(home, clock)
     _build_snapshots(project, clock)
     make_git_repo(project, message="shop: initial import")
+    run_git(project, "remote", "add", "origin", DEMO_ORIGIN)  # team memory syncs per GitHub repo
     add_worktree(project, home.worktree, "hotfix")
     _age_tree(home.worktree, 1, clock)
     _build_auto_memory(auto, home.outside_file, clock)

@@ -15,6 +15,8 @@ FAKE_GITHUB_PAT = "ghp_" + "DEMOfakeTOKENmemtui" + "0123456789abcdefg"
 """Matches gitleaks' github-pat rule ``ghp_[0-9a-zA-Z]{36}``; not a real token."""
 
 
+DEMO_ORIGIN = "https://github.com/acme/shop.git"
+"""The demo project's origin: its team memory syncs for acme/shop (nothing is ever sent)."""
 FAKE_AWS_KEY_ID = "AKIA" + "DEMOFAKEKEY23456"
 """Matches gitleaks' aws-access-token rule; not a real key id."""
 

@@ -13,7 +13,7 @@ import pytest
 
 from memtui.cli import main
 from memtui.core.demo.build import DemoHome, build_demo_home
-from memtui.core.demo.story import FAKE_GITHUB_PAT
+from memtui.core.demo.story import DEMO_ORIGIN, FAKE_GITHUB_PAT
 from memtui.core.team.keys import key_problem, path_problem
 from memtui.core.team.push import MAX_BATCH_BYTES, MAX_FILE_BYTES, plan_push
 from memtui.core.team.repo import github_slug, origin_repo
@@ -108,10 +108,14 @@ def test_github_url_forms(url: str, slug: str | None) -> None:
 
 def test_origin_is_read_with_gitpython(tmp_path: Path) -> None:
     home = build_demo_home(tmp_path / "demo")
+    assert origin_repo(home.project) == ("acme/shop", DEMO_ORIGIN)
+    assert origin_repo(home.worktree) == ("acme/shop", DEMO_ORIGIN)  # a linked worktree
+    git = ["git", "-C", str(home.project), "remote"]
+    subprocess.run([*git, "set-url", "origin", "git@gitlab.com:acme/shop.git"], check=True)
+    elsewhere = (None, "origin is not on GitHub (git@gitlab.com:acme/shop.git)")
+    assert origin_repo(home.project) == elsewhere
+    subprocess.run([*git, "remove", "origin"], check=True)
     assert origin_repo(home.project) == (None, "no origin remote")
-    subprocess.run(["git", "-C", str(home.project), "remote", "add", "origin",
-                    "git@github.com:acme/shop.git"], check=True)
-    assert origin_repo(home.project) == ("acme/shop", "git@github.com:acme/shop.git")
     assert origin_repo(tmp_path) == (None, "not a git repository")
 
 
@@ -126,7 +130,7 @@ def test_team_check_on_the_demo(tmp_path: Path, capsys: pytest.CaptureFixture[st
     home = build_demo_home(tmp_path / "demo")
     code, out = run_check(home, capsys)
     assert code == 1
-    assert "no GitHub origin" in out and "team memory does not sync" in out
+    assert "syncs for acme/shop" in out
     assert "refused: secret (github-pat)" in out and "ci-tokens.md" in out
     assert "batch 1:" in out
     assert FAKE_GITHUB_PAT not in out
@@ -146,8 +150,7 @@ def test_team_check_exits_0_when_everything_would_push(
     for name in os.listdir(home.team_memory):
         if "token" in name or "aws" in name:
             os.remove(home.team_memory / name)
-    subprocess.run(["git", "-C", str(home.project), "remote", "add", "origin",
-                    "https://github.com/acme/shop.git"], check=True)
+    subprocess.run(["git", "-C", str(home.project), "remote", "remove", "origin"], check=True)
     code, out = run_check(home, capsys)
     assert code == 0, out
-    assert "syncs for acme/shop" in out
+    assert "no GitHub origin (no origin remote): team memory does not sync" in out
