@@ -77,3 +77,8 @@ def json_safe(text: str) -> str:
     if text.isascii() or _JSON_RAW.search(text) is None:
         return text
     return _JSON_RAW.sub(_json_escape, text)
+
+
+def counted(n: int, noun: str, plural: str | None = None) -> str:
+    """``1 file``, ``2 files``, ``1,200 files`` (``plural`` for a noun that is not +s)."""
+    return f"{n:,} {noun if n == 1 else plural or noun + 's'}"

@@ -9,6 +9,7 @@ from rich.text import Text
 
 from memtui.core.contents import ScanResult, Store
 from memtui.core.model import StoreKind
+from memtui.core.plaintext import counted
 from memtui.tui.labels import agent_label, session_label, snapshot_label
 
 
@@ -36,6 +37,11 @@ PANES: tuple[PaneSpec, ...] = (
 )
 
 
+def spec_for(store: Store) -> PaneSpec | None:
+    """The pane that shows ``store``."""
+    return next((spec for spec in PANES if store.kind in spec.kinds), None)
+
+
 def stores_for(spec: PaneSpec, result: ScanResult) -> list[Store]:
     return [s for s in result.stores if s.kind in spec.kinds]
 
@@ -45,8 +51,8 @@ def pane_subtitle(spec: PaneSpec, stores: list[Store]) -> str:
     if spec.single and stores:
         store = stores[0]
         state = "" if store.location.enabled else " · disabled"
-        return f"{len(store.memories)} files{state}"
-    return f"{len(stores)} stores"
+        return f"{counted(len(store.memories), 'file')}{state}"
+    return counted(len(stores), "store")
 
 
 def pane_visible(spec: PaneSpec, stores: list[Store]) -> bool:

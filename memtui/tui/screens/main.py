@@ -23,6 +23,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static, Tab, Tabs, Tree
 
 from memtui.core.contents import LoadReport, ScanResult, Store
+from memtui.core.plaintext import counted
 from memtui.core.scan.scanner import cache_for, check_store_links, scan_progressively
 from memtui.core.scan.search import SearchHit
 from memtui.core.stores.locations import Context
@@ -41,7 +42,14 @@ from memtui.tui.operations import (
     undo_latest,
 )
 from memtui.tui.palette import MemoryCommands
-from memtui.tui.panes import PANES, PaneSpec, pane_subtitle, pane_visible, stores_for
+from memtui.tui.panes import (
+    PANES,
+    PaneSpec,
+    pane_subtitle,
+    pane_visible,
+    spec_for,
+    stores_for,
+)
 from memtui.tui.plain import line
 from memtui.tui.screens.snapshot_diff import SnapshotDiffScreen, snapshot_store_for
 from memtui.tui.widgets.detail import DetailPane
@@ -254,7 +262,7 @@ class MainScreen(Screen[None]):
         elif stores:
             roots = sorted({line(self.context.show(s.path.parent)) for s in stores})
             text.append(", ".join(roots))
-            text.append(f"  ·  {len(stores)} stores", style="dim")
+            text.append(f"  ·  {counted(len(stores), 'store')}", style="dim")
         else:
             text.append(spec.empty_text, style="dim")
         info.update(text)
@@ -282,8 +290,9 @@ class MainScreen(Screen[None]):
         return [s for s in PANES if not self.query_one(f"#pane-{s.id}").has_class("absent")]
 
     def current_spec(self) -> PaneSpec:
-        """The pane the user is in. Kept as state rather than read from the focus: focus moves
-        after a refresh, and keys typed faster than that must still step from pane to pane."""
+        """The pane the user is in: the focused tree's, or the detail pane's (the pane its
+        node came from). Kept as state rather than read from the focus: focus moves after a
+        refresh, and keys typed faster than that must still step from pane to pane."""
         visible = self.visible_specs()
         return next((s for s in visible if s.id == self.pane_id), visible[0])
 
@@ -329,9 +338,21 @@ class MainScreen(Screen[None]):
         self.sync_pane_visibility()
 
     def on_descendant_focus(self) -> None:
+        """The focused widget's pane becomes the current one (the info line, ``z``, ``←`` and
+        ``→`` follow it); a tree entered shows its cursor's node in the detail pane, so what the
+        detail shows is what ``s``, ``d`` and ``e`` act on."""
         focused = self.focused
+        pane_id: str | None = None
         if isinstance(focused, StoreTree) and focused.id:
-            self.pane_id = focused.id.removeprefix("tree-")
+            pane_id = focused.id.removeprefix("tree-")
+            node = focused.cursor_node
+            if node is not None and node.data is not None:
+                self.show_node(node.data)
+        elif isinstance(focused, DetailPane) and focused.ref is not None:
+            spec = spec_for(focused.ref.store)
+            pane_id = spec.id if spec is not None else None
+        if pane_id is not None:
+            self.pane_id = pane_id
             self.set_active_tab(self.current_spec())
             self.sync_pane_visibility()
         self.update_pane_info()
@@ -355,13 +376,29 @@ class MainScreen(Screen[None]):
 
     @on(Tree.NodeHighlighted)
     def node_highlighted(self, event: Tree.NodeHighlighted[NodeRef]) -> None:
-        self.query_one(DetailPane).show(event.node.data)
+        self.show_node(event.node.data)
 
     @on(Tree.NodeSelected)
     def node_selected(self, event: Tree.NodeSelected[NodeRef]) -> None:
-        self.query_one(DetailPane).show(event.node.data)
+        self.show_node(event.node.data)
+
+    def show_node(self, ref: NodeRef | None) -> None:
+        """Show ``ref`` in the detail pane, unless it already shows that node (where it is
+        scrolled to stays)."""
+        detail = self.query_one(DetailPane)
+        shown = detail.ref
+        if ref is not None and shown is not None and shown.store is ref.store and (
+            shown.key == ref.key
+        ):
+            return
+        detail.show(ref)
 
     def selected(self) -> NodeRef | None:
+        """What the keys act on: the focused tree's node, else the detail pane's."""
+        focused = self.focused
+        if isinstance(focused, StoreTree):
+            node = focused.cursor_node
+            return node.data if node is not None else None
         return self.query_one(DetailPane).ref
 
     def on_select_path(self, message: SelectPath) -> None:

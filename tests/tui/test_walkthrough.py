@@ -1,0 +1,158 @@
+"""What tripped a newcomer walking through the demo (issue 10, "Bugs seen" 1, 2, 3, 5, 6, 8):
+each test drives the real app on the demo home and failed before its fix."""
+
+from __future__ import annotations
+
+import pytest
+from helpers import copy_demo, demo_app
+from rich.text import Text
+from textual.pilot import Pilot
+from textual.widgets import Static
+
+from memtui.core.demo.build import DemoHome, build_demo_home
+from memtui.tui.app import MemtuiApp
+from memtui.tui.panes import PANES
+from memtui.tui.testing import settle
+from memtui.tui.widgets.detail import DetailPane
+from memtui.tui.widgets.store_tree import StoreTree
+
+pytestmark = pytest.mark.usefixtures("state_home")  # tests/conftest.py
+
+
+@pytest.fixture(scope="module")
+def pristine(tmp_path_factory: pytest.TempPathFactory) -> DemoHome:
+    return build_demo_home(tmp_path_factory.mktemp("walk") / "demo")
+
+
+@pytest.fixture
+def demo(pristine: DemoHome) -> DemoHome:
+    """The demo home as built, for the tests that write nothing."""
+    return pristine
+
+
+@pytest.fixture
+def private(pristine: DemoHome, tmp_path_factory: pytest.TempPathFactory) -> DemoHome:
+    """A private copy for the tests that write (no auto memory: its folder is named after the
+    project's path, which moved)."""
+    return copy_demo(pristine, tmp_path_factory.mktemp("copy") / "demo")
+
+
+def app_for(home: DemoHome) -> MemtuiApp:
+    return demo_app(home, MEMTUI_NO_CACHE="1")
+
+
+def shown(widget: Static) -> str:
+    content = widget.content
+    return content.plain if isinstance(content, Text) else str(content)
+
+
+def visible_panes(app: MemtuiApp) -> list[str]:
+    return [
+        spec.id for spec in PANES
+        if app.screen.query_one(f"#pane-{spec.id}").styles.display != "none"
+        and not app.screen.query_one(f"#pane-{spec.id}").has_class("hidden", "absent")
+    ]
+
+
+def focused_id(app: MemtuiApp) -> str | None:
+    return app.focused.id if app.focused is not None else None
+
+
+async def press(pilot: Pilot[None], *keys: str) -> None:
+    for key in keys:
+        await pilot.press(key)
+        await settle(pilot)
+
+
+def detail_pane_id(app: MemtuiApp) -> str:
+    """The pane the detail pane's node came from."""
+    ref = app.screen.query_one(DetailPane).ref
+    assert ref is not None
+    return next(spec.id for spec in PANES if ref.store.kind in spec.kinds)
+
+
+# --- 1: the info line, z and ← follow the focused widget -----------------------------------
+
+
+async def test_the_detail_pane_belongs_to_the_pane_its_node_came_from(demo: DemoHome) -> None:
+    """Every tree visited once, back in Auto on its MEMORY.md, then Tab through agentmemory
+    into the detail pane: the info line, ``z`` and ``←`` follow the pane of what the detail
+    shows (they named, zoomed and stepped from agentmemory above Auto's MEMORY.md)."""
+    app = app_for(demo)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        await press(pilot, *["right"] * 6, "down", "up")
+        assert focused_id(app) == "tree-auto"
+        await press(pilot, *["tab"] * 6)
+        assert isinstance(app.focused, DetailPane)
+        pane = detail_pane_id(app)
+        title = next(spec.title for spec in PANES if spec.id == pane)
+        info = shown(app.screen.query_one("#pane-info", Static))
+        assert info.strip().startswith(f"{title}:"), info
+        await press(pilot, "z")
+        assert visible_panes(app) == [pane]
+        await press(pilot, "z")
+        order = [spec.id for spec in PANES]
+        await press(pilot, "left")
+        assert focused_id(app) == f"tree-{order[order.index(pane) - 1]}"
+
+
+async def test_entering_a_tree_shows_its_cursor_node(demo: DemoHome) -> None:
+    """Back in a tree visited before, the detail shows that tree's node again (it kept the
+    node of the pane left, and the keys acted on that)."""
+    app = app_for(demo)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        await press(pilot, "right", "down", "left")
+        assert focused_id(app) == "tree-auto"
+        detail = app.screen.query_one(DetailPane)
+        tree = app.screen.query_one("#tree-auto", StoreTree)
+        assert tree.cursor_node is not None and tree.cursor_node.data is not None
+        assert detail.ref is not None and detail.ref.key == tree.cursor_node.data.key
+
+
+# --- 2: s on any node under an agent opens that agent's review -----------------------------
+
+
+async def select_in_agents(pilot: Pilot[None], agent: str, rel_path: str) -> None:
+    """Focus the Agents pane and put its cursor on ``rel_path`` of ``agent``'s user store."""
+    screen = pilot.app.screen
+    tree = screen.query_one("#tree-agents", StoreTree)
+    store = next(s for s in tree.stores if s.location.agent == agent)
+    await press(pilot, "right", "right", "right")
+    assert focused_id(pilot.app) == "tree-agents"
+    assert tree.select_key(f"{store.path}::{rel_path}")
+    await settle(pilot)
+    node = tree.cursor_node
+    assert node is not None and node.data is not None and node.data.memory is not None
+    assert node.data.memory.rel_path == rel_path
+
+
+@pytest.mark.parametrize("elsewhere", [("left", "down", "right"), ("right", "left")])
+async def test_s_on_a_file_of_an_agent_opens_its_review(
+    demo: DemoHome, elsewhere: tuple[str, ...]
+) -> None:
+    """On a file of the reviewer's memory, after a look at a session (or the Snapshots pane)
+    and back: ``s`` opens the reviewer's review (it said "No snapshot here" for the session
+    the detail still showed, or opened the docs-writer's review for the Snapshots node)."""
+    app = app_for(demo)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        await select_in_agents(pilot, "reviewer", "common-bugs.md")
+        await press(pilot, *elsewhere)
+        assert focused_id(app) == "tree-agents"
+        await press(pilot, "s")
+        assert [n.title for n in app._notifications] == []
+        head = app.screen.query_one("#snap-head", Static)
+        assert "snapshot: reviewer" in shown(head)
+
+
+async def test_s_in_the_detail_pane_opens_the_review_of_its_agent(demo: DemoHome) -> None:
+    app = app_for(demo)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        await select_in_agents(pilot, "planner", "roadmap.md")
+        app.screen.query_one(DetailPane).focus()
+        await settle(pilot)
+        await press(pilot, "s")
+        assert "snapshot: planner" in shown(app.screen.query_one("#snap-head", Static))
