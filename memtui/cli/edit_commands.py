@@ -19,6 +19,7 @@ from memtui.cli.common import (
 )
 from memtui.cli.undo_commands import add_undo_parser, journal_of
 from memtui.core.model import StoreKind, StoreLocation
+from memtui.core.plaintext import counted
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (slow) at run time
 if TYPE_CHECKING:
@@ -136,7 +137,7 @@ def confirm_and_apply(proposal: Proposal, args: argparse.Namespace, ctx: Context
     if args.json:
         print_json(done.record.to_json())
     else:
-        say(f"done: {shown(done.title)} ({len(done.files)} files); "
+        say(f"done: {shown(done.title)} ({counted(len(done.files), 'file')}); "
             f"undo with: memtui undo {done.op_id}")
     return EXIT_OK
 
@@ -146,7 +147,7 @@ def cmd_snapshot_action(args: argparse.Namespace) -> int:
     from memtui.core.scan.scanner import scan_snapshot
     from memtui.core.stores.locations import locate
     from memtui.core.write.dirfd import EditRefused
-    from memtui.core.write.ops.snapshot import plan_snapshot
+    from memtui.core.write.ops.snapshot import nothing_to_do, plan_snapshot
 
     ctx = context_from(args)
     locations = locate(ctx)
@@ -167,6 +168,14 @@ def cmd_snapshot_action(args: argparse.Namespace) -> int:
         say(f"memtui: refused: {shown(exc.reason)}", err=True)
         return EXIT_PROBLEMS
     proposal.title += f" ({scope.value} scope)"
+    nothing = nothing_to_do(proposal)
+    if nothing is not None:
+        if args.json:
+            print_json({**plan_json(proposal, proposal.diff()), "nothing_to_do": nothing})
+        else:
+            say(f"{shown(proposal.title)}\n  in {shown(ctx.show(proposal.root))}\n"
+                f"  {shown(nothing)}; nothing was written")
+        return EXIT_OK
     return confirm_and_apply(proposal, args, ctx)
 
 

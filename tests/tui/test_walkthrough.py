@@ -3,8 +3,12 @@ each test drives the real app on the demo home and failed before its fix."""
 
 from __future__ import annotations
 
+import io
+from pathlib import Path
+
 import pytest
-from helpers import copy_demo, demo_app
+from helpers import copy_demo, demo_app, tree_state
+from rich.console import Console
 from rich.text import Text
 from textual.pilot import Pilot
 from textual.widgets import Static
@@ -12,6 +16,8 @@ from textual.widgets import Static
 from memtui.core.demo.build import DemoHome, build_demo_home
 from memtui.tui.app import MemtuiApp
 from memtui.tui.panes import PANES
+from memtui.tui.screens.main import MainScreen
+from memtui.tui.screens.snapshot_diff import SnapshotDiffScreen
 from memtui.tui.testing import settle
 from memtui.tui.widgets.detail import DetailPane
 from memtui.tui.widgets.store_tree import StoreTree
@@ -156,3 +162,90 @@ async def test_s_in_the_detail_pane_opens_the_review_of_its_agent(demo: DemoHome
         await settle(pilot)
         await press(pilot, "s")
         assert "snapshot: planner" in shown(app.screen.query_one("#snap-head", Static))
+
+
+# --- 3 and 6: the snapshot review offers only what it can do --------------------------------
+
+
+async def open_review(pilot: Pilot[None], agent: str) -> SnapshotDiffScreen:
+    """The snapshot review of ``agent``, opened with ``s`` on its line in the Snapshots pane,
+    its plans made."""
+    screen = pilot.app.screen
+    assert isinstance(screen, MainScreen)
+    tree = screen.query_one("#tree-snapshots", StoreTree)
+    store = next(s for s in tree.stores if s.location.agent == agent)
+    screen.select_path(store, None)
+    await settle(pilot)
+    await press(pilot, "s")
+    review = pilot.app.screen
+    assert isinstance(review, SnapshotDiffScreen)
+    return review
+
+
+def footer_keys(screen: SnapshotDiffScreen) -> dict[str, bool]:
+    """The keys the footer shows, and whether each is enabled."""
+    return {key: active.enabled for key, active in screen.active_bindings.items()
+            if active.binding.show}
+
+
+async def test_an_action_that_changes_nothing_is_not_offered(
+    private: DemoHome, state_home: Path
+) -> None:
+    """The planner's memory is synced with its snapshot: mark synced would rewrite the same
+    bytes. The review says there is nothing to do, its key is disabled, and pressing it (and
+    y) writes and journals nothing."""
+    before = tree_state(private.root)
+    app = app_for(private)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        review = await open_review(pilot, "planner")
+        assert review.view == "mark-synced"
+        message = shown(review.query_one("#snap-message", Static))
+        assert "Nothing to do" in message
+        assert footer_keys(review) == {"escape": True, "i": True, "R": True, "m": False, "q": True}
+        await press(pilot, "m", "y")
+        assert app.screen is review
+    assert tree_state(private.root) == before
+    assert not (state_home / "memtui" / "journal").exists() or not any(
+        (state_home / "memtui" / "journal").iterdir()
+    )
+
+
+async def test_an_unusable_snapshot_offers_no_action_and_says_why_once(demo: DemoHome) -> None:
+    """docs-writer's snapshot.json is not valid JSON: no i/R/m in the footer, the JSON error
+    said once (it was said four times), its reason indented under the heading."""
+    app = app_for(demo)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        review = await open_review(pilot, "docs-writer")
+        assert review.invalid is not None
+        assert footer_keys(review) == {"escape": True, "q": True}
+        lines = app.export_screenshot().replace("&#160;", " ")  # the screen as shown
+        error = "Expecting property name"
+        assert lines.count(error) == 1
+        text = "\n".join(
+            shown(w) if isinstance(w.content, (str, Text)) else "" for w in review.query(Static)
+            if w.display
+        )
+        assert error not in text.replace(review.invalid, "")  # not repeated per scope
+        assert not review.query_one("#snap-controls").display
+        await press(pilot, "i", "R", "m")
+        assert app.screen is review and list(app._notifications) == []
+
+
+async def test_the_unusable_snapshot_reason_wraps_indented(demo: DemoHome) -> None:
+    """At 80 columns the reason wraps: every line of it stays indented."""
+    app = app_for(demo)
+    async with app.run_test(size=(80, 30)) as pilot:
+        await settle(pilot)
+        review = await open_review(pilot, "docs-writer")
+        message = review.query_one("#snap-message", Static)
+        width = message.content_region.width
+        assert 0 < width < 80
+        console = Console(width=width, file=io.StringIO(), record=True)
+        console.print(message.content)
+        rendered = console.export_text().splitlines()
+        start = next(i for i, row in enumerate(rendered) if "snapshot.json is not" in row)
+        reason = rendered[start:start + 2]
+        assert "(line 1)" in reason[1], rendered  # it wraps at this width
+        assert all(row.startswith("  ") and row[2] != " " for row in reason), rendered

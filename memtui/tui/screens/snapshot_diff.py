@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import ClassVar
 
+from rich.console import Group
+from rich.padding import Padding
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -23,7 +25,12 @@ from memtui.core.model import Scope, SnapshotInfo, StoreKind
 from memtui.core.stores.locations import Context
 from memtui.core.write.apply import apply
 from memtui.core.write.dirfd import EditRefused
-from memtui.core.write.ops.snapshot import SNAPSHOT_ACTIONS, SnapshotAction, plan_snapshot
+from memtui.core.write.ops.snapshot import (
+    SNAPSHOT_ACTIONS,
+    SnapshotAction,
+    nothing_to_do,
+    plan_snapshot,
+)
 from memtui.core.write.proposal import AppliedOp, FileDiff, Proposal
 from memtui.tui.dialogs.confirm import ConfirmScreen, proposal_summary
 from memtui.tui.jobs import (
@@ -60,11 +67,13 @@ STATUS_VIEW: dict[str, SnapshotAction] = {
 
 @dataclass
 class Plan:
-    """One action's proposal and its preview, or why it cannot be planned."""
+    """One action's proposal and its preview, or why it cannot be planned; ``nothing``: why
+    it would change no file (it is then not offered)."""
 
     proposal: Proposal | None = None
     diffs: list[FileDiff] = field(default_factory=list)
     refused: str | None = None
+    nothing: str | None = None
 
 
 def plan_all(snapshot: SnapshotInfo, scope: Scope) -> dict[SnapshotAction, Plan]:
@@ -78,7 +87,7 @@ def plan_all(snapshot: SnapshotInfo, scope: Scope) -> dict[SnapshotAction, Plan]
             plans[action] = Plan(refused=exc.reason)
             continue
         proposal.title += f" ({scope.value} scope)"
-        plans[action] = Plan(proposal, proposal.diff())
+        plans[action] = Plan(proposal, proposal.diff(), nothing=nothing_to_do(proposal))
     return plans
 
 
@@ -101,7 +110,10 @@ def snapshot_store_for(ref: NodeRef | None, result: ScanResult | None) -> Store 
 
 
 def scope_text(snapshot: SnapshotInfo, selected: Scope) -> Text:
+    """A line per scope: its status, whether CC acts on it, and why (an unusable snapshot's
+    reason is the same for every scope: the screen says it once, below)."""
     text = Text()
+    usable = snapshot.updated_at is not None
     for item in snapshot.scopes:
         marker = "▶ " if item.scope == selected else "  "
         text.append(marker, style="bold")
@@ -109,9 +121,19 @@ def scope_text(snapshot: SnapshotInfo, selected: Scope) -> Text:
         style = {"initialize": "yellow", "prompt-update": "bold magenta"}.get(item.status, "dim")
         text.append(f"{item.status:<14}", style=style)
         text.append("CC acts on this scope  " if item.cc_acts else " " * 23, style="green")
-        text.append(line(item.reason), style="dim")
+        if usable:
+            text.append(line(item.reason), style="dim")
         text.append("\n")
     return text
+
+
+def invalid_text(problem: str) -> Group:
+    """Why an unusable snapshot offers nothing: said once, the reason indented under it."""
+    return Group(
+        Text("This snapshot cannot be used: no action is available.", style="bold red"),
+        Padding(Text(line(problem), style="red"), (0, 0, 0, 2)),
+        Text("Fix snapshot.json in the project, then open this review again.", style="dim"),
+    )
 
 
 def deleted_note(action: SnapshotAction) -> str:
@@ -178,11 +200,8 @@ class SnapshotDiffScreen(Screen[None]):
     def on_mount(self) -> None:
         self.query_one("#snap-progress", ProgressBar).display = False
         if self.invalid is not None:
-            self.show_message(
-                f"This snapshot cannot be used: {self.invalid}. Fix snapshot.json in the "
-                "project; no action is available.",
-                "bold red",
-            )
+            self.query_one("#snap-message", Static).update(invalid_text(self.invalid))
+            self.query_one("#snap-controls").display = False
             self.query_one("#snap-body").display = False
             return
         self.query_one("#snap-files", OptionList).focus()
@@ -196,6 +215,7 @@ class SnapshotDiffScreen(Screen[None]):
 
     def replan(self) -> None:
         self.plans = None
+        self.refresh_bindings()
         self.show_message(f"planning against {self.local_shown()} …", "dim")
         snapshot, scope = self.snapshot, self.scope
         job = Job("planning the snapshot actions", lambda _control: plan_all(snapshot, scope),
@@ -208,6 +228,7 @@ class SnapshotDiffScreen(Screen[None]):
 
     def show_plans(self, plans: dict[SnapshotAction, Plan]) -> None:
         self.plans = plans
+        self.refresh_bindings()
         self.show_view()
 
     def plan_failed(self, reason: str) -> None:
@@ -225,6 +246,9 @@ class SnapshotDiffScreen(Screen[None]):
             return
         assert plan.proposal is not None
         note = Text(f"{line(plan.proposal.title)} · in {self.local_shown()}", style="bold")
+        if plan.nothing is not None:
+            note.append(f"\n{line(plan.nothing[:1].upper() + plan.nothing[1:])}; "
+                        "it is not offered.", style="bold yellow")
         for note_line in plan.proposal.notes:
             note.append(f"\n• {line(note_line)}", style="dim")
         self.query_one("#snap-message", Static).update(note)
@@ -258,6 +282,19 @@ class SnapshotDiffScreen(Screen[None]):
 
     # actions ----------------------------------------------------------------------------
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """An unusable snapshot offers no action (the footer drops the keys); one that would
+        change nothing shows its key disabled."""
+        if action != "act":
+            return True
+        if self.invalid is not None:
+            return False
+        if self.plans is not None and parameters and parameters[0] in self.plans:
+            plan = self.plans[parameters[0]]
+            if plan.nothing is not None:
+                return None
+        return True
+
     def action_back(self) -> None:
         if self.running is not None and self.running.is_running:
             self.running.cancel()
@@ -288,7 +325,8 @@ class SnapshotDiffScreen(Screen[None]):
             return "An operation is still running."
         if self.plans is None:
             return "Still planning; try again in a moment."
-        return self.plans[action].refused
+        plan = self.plans[action]
+        return plan.refused or plan.nothing
 
     def confirmed(self, action: SnapshotAction, proposal: Proposal, yes: bool | None) -> None:
         if not yes:

@@ -21,9 +21,15 @@ from typing import Literal
 
 from memtui.core.stores.snapshot import SYNCED_JSON, read_snapshot_meta, snapshot_files
 from memtui.core.write.dirfd import EditRefused
-from memtui.core.write.proposal import FileChange, Proposal, file_sha256, read_regular
+from memtui.core.write.proposal import (
+    FileChange,
+    Proposal,
+    file_sha256,
+    read_regular,
+    sha256_hex,
+)
 
-__all__ = ["SNAPSHOT_ACTIONS", "SnapshotAction", "plan_snapshot", "synced_bytes"]
+__all__ = ["SNAPSHOT_ACTIONS", "SnapshotAction", "nothing_to_do", "plan_snapshot", "synced_bytes"]
 
 SnapshotAction = Literal["initialize", "replace", "mark-synced"]
 SNAPSHOT_ACTIONS: tuple[SnapshotAction, ...] = ("initialize", "replace", "mark-synced")
@@ -71,6 +77,21 @@ def plan_snapshot(snapshot_dir: Path, local_dir: Path, action: SnapshotAction) -
         changes=changes,
         notes=_notes(action, deletes, writes, updated_at),
     )
+
+
+def nothing_to_do(proposal: Proposal) -> str | None:
+    """Why applying ``proposal`` would change no file (every file it writes already has these
+    bytes, every file it deletes is gone, as its plan saw them), or None when it changes one.
+    Such an action is not offered: applying it would only journal an operation that did
+    nothing."""
+    for change in proposal.changes:
+        if change.action == "delete" and change.expected is not None:
+            return None
+        if change.action == "write" and (
+            change.new_bytes is None or change.expected != sha256_hex(change.new_bytes)
+        ):
+            return None
+    return "nothing to do: every file is already as this action would leave it"
 
 
 def _snapshot_contents(snapshot_dir: Path) -> dict[str, bytes]:
