@@ -7,14 +7,18 @@ import io
 from pathlib import Path
 
 import pytest
-from helpers import copy_demo, demo_app, tree_state
+from helpers import copy_demo, demo_app, demo_context, tree_state
 from rich.console import Console
 from rich.text import Text
 from textual.pilot import Pilot
-from textual.widgets import Static
+from textual.widgets import DataTable, Static
 
 from memtui.core.demo.build import DemoHome, build_demo_home
+from memtui.core.write.apply import apply
+from memtui.core.write.ops.snapshot import plan_snapshot
+from memtui.core.write.recovery import undo_operation
 from memtui.tui.app import MemtuiApp
+from memtui.tui.jobs import journal_for
 from memtui.tui.panes import PANES
 from memtui.tui.screens.main import MainScreen
 from memtui.tui.screens.snapshot_diff import SnapshotDiffScreen
@@ -249,3 +253,30 @@ async def test_the_unusable_snapshot_reason_wraps_indented(demo: DemoHome) -> No
         reason = rendered[start:start + 2]
         assert "(line 1)" in reason[1], rendered  # it wraps at this width
         assert all(row.startswith("  ") and row[2] != " " for row in reason), rendered
+
+
+# --- 5: the undo history shows every state whole --------------------------------------------
+
+
+async def test_the_undo_history_shows_the_state_whole_at_160_columns(private: DemoHome) -> None:
+    """An operation with a long title and its undo: at 160 columns the history shows every
+    column whole, the title cut with an ellipsis (the state column was cut: "undone" read
+    "undo")."""
+    context = demo_context(private)
+    journal = journal_for(context)
+    reviewer = private.claude_home / "agent-memory" / "reviewer"
+    snapshot_dir = private.project / ".claude" / "agent-memory-snapshots" / "reviewer"
+    proposal = plan_snapshot(snapshot_dir, reviewer, "replace")
+    proposal.title += " (user scope), deleting common-bugs.md and deploy-freeze.md"
+    done = apply(proposal, journal)
+    undo_operation(journal, done.record)
+    app = app_for(private)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        await press(pilot, "U")
+        table = app.screen.query_one("#undo-table", DataTable)
+        assert table.row_count == 2
+        assert table.virtual_size.width <= table.scrollable_content_region.width
+        assert [cell.plain for cell in table.get_column_at(4)] == ["done", "undone"]
+        titles = [cell.plain for cell in table.get_column_at(2)]
+        assert titles[0].endswith("…") and titles[1].startswith("replace reviewer memory")

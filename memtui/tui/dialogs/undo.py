@@ -111,15 +111,35 @@ class UndoHistoryScreen(Dialog[OpRecord | None]):
         )
         return text
 
+    def title_width(self, rows: list[tuple[OpRecord, str]]) -> int | None:
+        """The width the title column may take so the state column after it shows whole
+        (None: the table has no width yet, titles are not cut)."""
+        table = self.query_one("#undo-table", DataTable)
+        available = table.scrollable_content_region.width
+        if available <= 0 or not rows:
+            return None
+        others = [
+            max(len(op_time(r)) for r, _ in rows),
+            max(len("kind"), *(len(line(r.kind)) for r, _ in rows)),
+            len("files"),
+            max(len("state"), *(len(state) for _, state in rows)),
+        ]
+        padding = 2 * table.cell_padding * (len(others) + 1)
+        return max(12, available - sum(others) - padding)
+
     def show_rows(self, rows: list[tuple[OpRecord, str]]) -> None:
         table = self.query_one("#undo-table", DataTable)
         self.records = [record for record, _state in rows]
+        width = self.title_width(rows)
         for record, state in rows:
             style = "dim" if state != "done" else ""
+            title = Text(line(record.title), style=style)
+            if width is not None:
+                title.truncate(width, overflow="ellipsis")
             table.add_row(
                 Text(op_time(record), style=style),
                 Text(line(record.kind), style=style),
-                Text(line(record.title), style=style),
+                title,
                 Text(str(len(record.files)), style=style),
                 Text(state, style="yellow" if state == "undone" else style),
                 key=record.id,
