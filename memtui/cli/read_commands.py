@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from memtui.cli.common import EXIT_OK, EXIT_USAGE, context_from, print_json, say, shown
-from memtui.core.plaintext import has_controls
+from memtui.core.plaintext import counted, has_controls
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (slow) at run time
 if TYPE_CHECKING:
@@ -47,7 +47,8 @@ def index_summary(report: LoadReport, limit: int | None = None) -> list[str]:
     if report.cut_line is not None:
         lines.append(
             f"Claude stops reading at line {report.cut_line}; "
-            f"{len(report.dropped)} entries are never loaded"
+            f"{counted(len(report.dropped), 'entry', 'entries')} "
+            f"{'is' if len(report.dropped) == 1 else 'are'} never loaded"
         )
     health = report.health
     for entry in health.dangling[:limit]:

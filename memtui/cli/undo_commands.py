@@ -16,6 +16,7 @@ from memtui.cli.common import (
     say,
     shown,
 )
+from memtui.core.plaintext import counted
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (slow) at run time
 if TYPE_CHECKING:
@@ -78,14 +79,15 @@ def warn_incomplete_operations(ctx: Context) -> None:
     for record in journal.incomplete():
         what = f"{shown(record.kind)}: {shown(record.title)}"
         say(f"memtui: operation {record.id} ({what}) was interrupted "
-            f"({record.state}, {record.progress}/{len(record.files)} files). "
+            f"({record.state}, {record.progress} of {counted(len(record.files), 'file')} done). "
             + recovery_hint(journal, record), err=True)
     for record in journal.incomplete_elsewhere():
         what = f"{shown(record.kind)}: {shown(record.title)}"
         say(f"memtui: operation {record.id} ({what}) in Claude Code "
             f"{home_words(journal, record)} was interrupted ({record.state}, "
-            f"{record.progress}/{len(record.files)} files, in {shown(record.root)}); it is left "
-            "as it is. " + recovery_hint(journal, record), err=True)
+            f"{record.progress} of {counted(len(record.files), 'file')} done, in "
+            f"{shown(record.root)}); it is left as it is. " + recovery_hint(journal, record),
+            err=True)
 
 
 def cmd_undo(args: argparse.Namespace) -> int:

@@ -30,7 +30,9 @@ def agent_label(store: Store) -> Text:
     loc = store.location
     label = Text(line(loc.agent or "?"), style="bold")
     label.append(f" ({loc.scope.value if loc.scope else '?'})", style="dim")
-    if not store.exists:
+    if not store.exists:  # as the snapshot review says: "the local memory dir does not exist"
+        label.append(" no memory dir", style="dim italic")
+    elif not store.memories:
         label.append(" empty", style="dim italic")
     if store.index and store.index.binds != "none":
         label.append(" ▲", style="bold red")

@@ -73,3 +73,13 @@ def test_initialize_twice_does_nothing_the_second_time(
     assert tree_state(demo.root) == after_first
     assert journal_ops(state_home) == done
     assert len(Journal(state_home / "memtui" / "journal").list()) == 1
+
+
+def test_one_file_is_counted_in_the_singular(
+    demo: DemoHome, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """mark-synced on qa (no memory dir yet) writes one file: "(1 file)", not "(1 files)"."""
+    code = main([*home_args(demo), "snapshot", "mark-synced", "qa", "--yes"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert "(1 file); undo with: memtui undo " in out

@@ -4,6 +4,7 @@ each test drives the real app on the demo home and failed before its fix."""
 from __future__ import annotations
 
 import io
+import shutil
 from pathlib import Path
 
 import pytest
@@ -13,7 +14,9 @@ from rich.text import Text
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Static
 
+from memtui.core.contents import Store
 from memtui.core.demo.build import DemoHome, build_demo_home
+from memtui.core.demo.writers import write_memory
 from memtui.core.write.apply import apply
 from memtui.core.write.ops.snapshot import plan_snapshot
 from memtui.core.write.recovery import undo_operation
@@ -280,3 +283,111 @@ async def test_the_undo_history_shows_the_state_whole_at_160_columns(private: De
         assert [cell.plain for cell in table.get_column_at(4)] == ["done", "undone"]
         titles = [cell.plain for cell in table.get_column_at(2)]
         assert titles[0].endswith("…") and titles[1].startswith("replace reviewer memory")
+
+
+# --- 8: counts, the raw view, an agent without a directory ---------------------------------
+
+
+async def scrolled_then_r(pilot: Pilot[None], pane: str, store: Store, rel_path: str) -> None:
+    """Open ``rel_path``, scroll down, ``r`` twice: the detail pane stays where it was."""
+    screen = pilot.app.screen
+    assert isinstance(screen, MainScreen)
+    screen.select_path(store, rel_path)
+    await settle(pilot)
+    assert focused_id(pilot.app) == f"tree-{pane}"
+    detail = screen.query_one(DetailPane)
+    assert detail.ref is not None and detail.ref.memory is not None
+    assert detail.max_scroll_y > 20, "the file must be longer than the pane"
+    target = min(40, detail.max_scroll_y - 5)
+    detail.scroll_to(y=target, animate=False)
+    await settle(pilot)
+    assert detail.scroll_y == target
+    await press(pilot, "r")
+    assert detail.raw_mode
+    assert abs(detail.scroll_y - target) <= 3
+    await press(pilot, "r")
+    assert not detail.raw_mode
+    assert abs(detail.scroll_y - target) <= 3
+
+
+async def test_r_keeps_the_scroll_position_in_memory_md(demo: DemoHome) -> None:
+    """Scrolled down the numbered MEMORY.md, ``r`` (raw view and back) stays there (it
+    jumped to the top)."""
+    app = app_for(demo)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        store = app.screen.query_one("#tree-auto", StoreTree).stores[0]
+        await scrolled_then_r(pilot, "auto", store, "MEMORY.md")
+
+
+async def test_r_keeps_the_scroll_position_in_a_memory(private: DemoHome) -> None:
+    """The same in a long memory rendered as Markdown."""
+    reviewer = private.claude_home / "agent-memory" / "reviewer"
+    body = "\n".join(f"- rule {n}: check the refund path {n}" for n in range(150))
+    write_memory(reviewer, "long-rules.md", description="Many rules", type="feedback",
+                 body=body)
+    app = app_for(private)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        tree = app.screen.query_one("#tree-agents", StoreTree)
+        store = next(s for s in tree.stores if s.location.agent == "reviewer")
+        await scrolled_then_r(pilot, "agents", store, "long-rules.md")
+
+
+async def test_one_store_and_one_file_are_counted_in_the_singular(private: DemoHome) -> None:
+    """One snapshot shipped and an agentmemory home of one file: the pane subtitles, the info
+    line and a store of one file's summary say "1 store" and "1 file" (they said "1 stores",
+    "1 files")."""
+    snapshots = private.project / ".claude" / "agent-memory-snapshots"
+    for agent in ("reviewer", "planner", "docs-writer"):
+        shutil.rmtree(snapshots / agent)
+    for child in private.agent_memory_home.iterdir():
+        if child.name != "MEMORY.md":
+            shutil.rmtree(child) if child.is_dir() else child.unlink()
+    for name in ("rules.md", "ignores.md"):
+        (private.claude_home / "agent-memory" / "acme-lint" / name).unlink()
+    app = app_for(private)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert screen.query_one("#pane-snapshots").border_subtitle == "1 store"
+        assert screen.query_one("#pane-agentmemory").border_subtitle == "1 file"
+        screen.query_one("#tree-snapshots", StoreTree).focus()
+        await settle(pilot)
+        info = shown(screen.query_one("#pane-info", Static))
+        assert info.endswith("· 1 store") or "  ·  1 store" in info, info
+        assert "stores" not in info
+        tree = screen.query_one("#tree-agents", StoreTree)
+        store = next(s for s in tree.stores if s.location.agent == "acme-lint")
+        assert isinstance(screen, MainScreen)
+        screen.select_path(store, None)
+        await settle(pilot)
+        summary = render_plain(screen.query_one("#detail-head", Static))
+        assert "\n1 file\n" in summary, summary
+
+
+def render_plain(widget: Static) -> str:
+    console = Console(width=150, file=io.StringIO(), record=True)
+    console.print(widget.content)
+    return console.export_text()
+
+
+async def test_an_agent_without_a_directory_is_labelled_as_its_review_says(
+    demo: DemoHome,
+) -> None:
+    """qa has a user-scope definition and no memory dir yet: its label said "empty" while its
+    review says the directory does not exist."""
+    app = app_for(demo)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        tree = app.screen.query_one("#tree-agents", StoreTree)
+        store = next(s for s in tree.stores if s.location.agent == "qa")
+        assert not store.exists
+        labels = [node.label.plain for node in tree.root.children
+                  if node.data is not None and node.data.store is store]
+        assert len(labels) == 1 and "no memory dir" in labels[0] and "empty" not in labels[0]
+        review = await open_review(pilot, "qa")
+        scopes = shown(review.query_one("#snap-scopes", Static))
+        user_line = next(row for row in scopes.splitlines() if row.strip().startswith("▶ user")
+                         or row.strip().startswith("user"))
+        assert "memory dir does not exist" in user_line

@@ -16,6 +16,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from memtui.core.model import ProjectRef
+from memtui.core.plaintext import counted
 from memtui.tui.dialogs.base import Dialog
 from memtui.tui.jobs import Job, JobControl, runner_of
 from memtui.tui.plain import line
@@ -121,7 +122,8 @@ class ProjectsScreen(Dialog[Path | None]):
             return Text("No project directories under the Claude Code home.", style="dim")
         known = sum(1 for row in self.rows if row.ref.path is not None)
         return Text(
-            f"{len(self.rows)} projects with memory or transcripts · {known} with a known path",
+            f"{counted(len(self.rows), 'project')} with memory or transcripts · {known} with a "
+            "known path",
             style="dim",
         )
 

@@ -14,6 +14,7 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from memtui.core.contents import ScanResult
+from memtui.core.plaintext import counted
 from memtui.core.scan.search import (
     SearchHit,
     SearchIndex,
@@ -186,11 +187,12 @@ class SearchScreen(Dialog[SearchHit | None]):
     def status_text(self, text: str, elapsed_ms: float) -> Text:
         total = len(self.index) if self.index is not None else 0
         if not query_terms(text):
-            return Text(f"type to search {total:,} memories", style="dim")
+            return Text(f"type to search {counted(total, 'memory', 'memories')}", style="dim")
         count = len(self.hits)
         more = "+" if self.more else ""
         words = f"{count}{more} hit{'s' if count != 1 else ''}"
-        return Text(f"{words} in {total:,} memories · {elapsed_ms:.0f} ms", style="dim")
+        return Text(f"{words} in {counted(total, 'memory', 'memories')} · {elapsed_ms:.0f} ms",
+                    style="dim")
 
     def show_status(self, text: Text) -> None:
         self.query_one("#search-status", Static).update(text)

@@ -15,6 +15,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, DataTable, Static
 
+from memtui.core.plaintext import counted
 from memtui.core.write.journal import Journal, OpRecord, undo_verb
 from memtui.core.write.proposal import target_text
 from memtui.tui.dialogs.base import Dialog
@@ -199,7 +200,7 @@ class InterruptedScreen(Dialog[Recovery]):
         body.append(f"{line(record.kind)}: {line(record.title)}\n", style="bold")
         body.append(
             f"started {op_time(record)} UTC (operation {record.id}) and was interrupted "
-            f"({record.state}, {record.progress} of {len(record.files)} files done). "
+            f"({record.state}, {record.progress} of {counted(len(record.files), 'file')} done). "
             "Some files may be old and some new.\n\n"
         )
         body.append_text(files_text(record))

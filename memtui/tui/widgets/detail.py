@@ -21,6 +21,7 @@ from memtui.core.cache import RACY_SECONDS, StatKey, stat_key
 from memtui.core.contents import LoadReport, Memory, Store
 from memtui.core.model import Frontmatter, StoreKind
 from memtui.core.parse.frontmatter import body_of, parse_frontmatter
+from memtui.core.plaintext import counted
 from memtui.core.scan.scanner import INDEX_NAME, load_full_text
 from memtui.core.stores.paths import tilde
 from memtui.tui import clock
@@ -128,7 +129,7 @@ def store_summary(store: Store) -> RenderableType:
         summary.append(f"{line(loc.enabled_rule)}\n", style="dim" if loc.enabled else "yellow")
     if not store.exists and not store.problems:  # a problem says why better than this
         summary.append("The directory does not exist yet.\n", style="italic")
-    summary.append(f"{len(store.memories)} files\n")
+    summary.append(f"{counted(len(store.memories), 'file')}\n")
     for problem in store.problems:
         summary.append(f"⚠ {line(problem)}\n", style="red")
     parts: list[RenderableType] = [summary]
@@ -202,6 +203,7 @@ class DetailPane(VerticalScroll):
         self.loaded: LoadedMemory | None = None
         self._read_cache: dict[str, tuple[StatKey, LoadedMemory]] = {}
         self._index_cache: tuple[LoadReport, str, RenderedOnce] | None = None
+        self._keep_y: float | None = None
 
     def compose(self) -> ComposeResult:
         yield Static("", id="detail-pinned")
@@ -211,6 +213,7 @@ class DetailPane(VerticalScroll):
 
     def show(self, ref: NodeRef | None) -> None:
         self.ref = ref
+        self._keep_y = None
         self.loaded = None
         self.set_pinned(None)
         self.scroll_home(animate=False)
@@ -300,6 +303,7 @@ class DetailPane(VerticalScroll):
         await markdown.update(text)
         if self.ref == ref and self.loaded is not None and self.loaded.ref == ref:
             markdown.display = True
+            self.call_after_refresh(self._restore_scroll)
 
     def index_changed(self, stores: list[Store]) -> None:
         """These stores have a new index report: a MEMORY.md of one of them on show is drawn
@@ -333,6 +337,20 @@ class DetailPane(VerticalScroll):
         self.notify(line(event.href), title="Link (not opened)", markup=False)
 
     def toggle_raw(self) -> None:
+        """Raw text or the rendered view of the shown file, scrolled where it was."""
         self.raw_mode = not self.raw_mode
         if self.loaded is not None:
+            self._keep_y = self.scroll_y
             self._render_loaded(self.loaded)
+            self.call_after_refresh(self._restore_scroll)
+
+    def _restore_scroll(self, tries: int = 8) -> None:
+        """Back where the view was before :meth:`toggle_raw` swapped it, once its new content
+        is laid out (a long text or a Markdown body takes a refresh or more)."""
+        keep = self._keep_y
+        if keep is None:
+            return
+        if self.max_scroll_y < keep and tries > 0:
+            self.call_after_refresh(self._restore_scroll, tries - 1)
+            return
+        self.scroll_to(y=keep, animate=False, immediate=True)
