@@ -31,7 +31,7 @@ def agent_label(store: Store) -> Text:
     label = Text(line(loc.agent or "?"), style="bold")
     label.append(f" ({loc.scope.value if loc.scope else '?'})", style="dim")
     if not store.exists:  # as the snapshot review says: "the local memory dir does not exist"
-        label.append(" no memory dir", style="dim italic")
+        label.append(" no dir", style="dim italic")
     elif not store.memories:
         label.append(" empty", style="dim italic")
     if store.index and store.index.binds != "none":

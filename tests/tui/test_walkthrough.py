@@ -385,7 +385,7 @@ async def test_an_agent_without_a_directory_is_labelled_as_its_review_says(
         assert not store.exists
         labels = [node.label.plain for node in tree.root.children
                   if node.data is not None and node.data.store is store]
-        assert len(labels) == 1 and "no memory dir" in labels[0] and "empty" not in labels[0]
+        assert len(labels) == 1 and "no dir" in labels[0] and "empty" not in labels[0]
         review = await open_review(pilot, "qa")
         scopes = shown(review.query_one("#snap-scopes", Static))
         user_line = next(row for row in scopes.splitlines() if row.strip().startswith("▶ user")
