@@ -3,14 +3,12 @@ each test drives the real app on the demo home and failed before its fix."""
 
 from __future__ import annotations
 
-import io
 import shutil
 from pathlib import Path
 
 import pytest
 from helpers import copy_demo, demo_app, demo_context, tree_state
-from rich.console import Console
-from rich.text import Text
+from pilots import notifications, open_review, plain, rendered
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Static
 
@@ -55,8 +53,8 @@ def app_for(home: DemoHome) -> MemtuiApp:
 
 
 def shown(widget: Static) -> str:
-    content = widget.content
-    return content.plain if isinstance(content, Text) else str(content)
+    """The text a Static shows, without trailing blanks."""
+    return plain(widget).rstrip()
 
 
 def visible_panes(app: MemtuiApp) -> list[str]:
@@ -155,7 +153,7 @@ async def test_s_on_a_file_of_an_agent_opens_its_review(
         await press(pilot, *elsewhere)
         assert focused_id(app) == "tree-agents"
         await press(pilot, "s")
-        assert [n.title for n in app._notifications] == []
+        assert notifications(app) == []
         head = app.screen.query_one("#snap-head", Static)
         assert "snapshot: reviewer" in shown(head)
 
@@ -172,21 +170,6 @@ async def test_s_in_the_detail_pane_opens_the_review_of_its_agent(demo: DemoHome
 
 
 # --- 3 and 6: the snapshot review offers only what it can do --------------------------------
-
-
-async def open_review(pilot: Pilot[None], agent: str) -> SnapshotDiffScreen:
-    """The snapshot review of ``agent``, opened with ``s`` on its line in the Snapshots pane,
-    its plans made."""
-    screen = pilot.app.screen
-    assert isinstance(screen, MainScreen)
-    tree = screen.query_one("#tree-snapshots", StoreTree)
-    store = next(s for s in tree.stores if s.location.agent == agent)
-    screen.select_path(store, None)
-    await settle(pilot)
-    await press(pilot, "s")
-    review = pilot.app.screen
-    assert isinstance(review, SnapshotDiffScreen)
-    return review
 
 
 def footer_keys(screen: SnapshotDiffScreen) -> dict[str, bool]:
@@ -230,14 +213,11 @@ async def test_an_unusable_snapshot_offers_no_action_and_says_why_once(demo: Dem
         lines = app.export_screenshot().replace("&#160;", " ")  # the screen as shown
         error = "Expecting property name"
         assert lines.count(error) == 1
-        text = "\n".join(
-            shown(w) if isinstance(w.content, (str, Text)) else "" for w in review.query(Static)
-            if w.display
-        )
-        assert error not in text.replace(review.invalid, "")  # not repeated per scope
+        text = "\n".join(shown(w) for w in review.query(Static) if w.display)
+        assert text.count(error) == 1  # not repeated per scope
         assert not review.query_one("#snap-controls").display
         await press(pilot, "i", "R", "m")
-        assert app.screen is review and list(app._notifications) == []
+        assert app.screen is review and notifications(app) == []
 
 
 async def test_the_unusable_snapshot_reason_wraps_indented(demo: DemoHome) -> None:
@@ -249,13 +229,11 @@ async def test_the_unusable_snapshot_reason_wraps_indented(demo: DemoHome) -> No
         message = review.query_one("#snap-message", Static)
         width = message.content_region.width
         assert 0 < width < 80
-        console = Console(width=width, file=io.StringIO(), record=True)
-        console.print(message.content)
-        rendered = console.export_text().splitlines()
-        start = next(i for i, row in enumerate(rendered) if "snapshot.json is not" in row)
-        reason = rendered[start:start + 2]
-        assert "(line 1)" in reason[1], rendered  # it wraps at this width
-        assert all(row.startswith("  ") and row[2] != " " for row in reason), rendered
+        rows = rendered(message.content, width)
+        start = next(i for i, row in enumerate(rows) if "snapshot.json is not" in row)
+        reason = rows[start:start + 2]
+        assert "(line 1)" in reason[1], rows  # it wraps at this width
+        assert all(row.startswith("  ") and row[2] != " " for row in reason), rows
 
 
 # --- 5: the undo history shows every state whole --------------------------------------------
@@ -362,14 +340,8 @@ async def test_one_store_and_one_file_are_counted_in_the_singular(private: DemoH
         assert isinstance(screen, MainScreen)
         screen.select_path(store, None)
         await settle(pilot)
-        summary = render_plain(screen.query_one("#detail-head", Static))
+        summary = plain(screen.query_one("#detail-head", Static))
         assert "\n1 file\n" in summary, summary
-
-
-def render_plain(widget: Static) -> str:
-    console = Console(width=150, file=io.StringIO(), record=True)
-    console.print(widget.content)
-    return console.export_text()
 
 
 async def test_an_agent_without_a_directory_is_labelled_as_its_review_says(
