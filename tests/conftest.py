@@ -7,6 +7,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers import copy_demo
+
+from memtui.core.demo.build import DemoHome, build_demo_home
 
 
 @pytest.fixture
@@ -20,3 +23,15 @@ def state_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.delenv("MEMTUI_STATE_DIR", raising=False)
     monkeypatch.setattr(sys, "stdin", io.StringIO(""))
     return state
+
+
+@pytest.fixture(scope="module")
+def pristine(tmp_path_factory: pytest.TempPathFactory) -> DemoHome:
+    """The demo home, built once per test module; never written: tests copy it (``demo``)."""
+    return build_demo_home(tmp_path_factory.mktemp("pristine") / "demo")
+
+
+@pytest.fixture
+def demo(pristine: DemoHome, tmp_path: Path) -> DemoHome:
+    """A private copy of the demo home (mtimes kept), every path moved along."""
+    return copy_demo(pristine, tmp_path / "demo")

@@ -73,3 +73,9 @@ def demo_context(home: DemoHome, **env: str) -> Context:
 def demo_app(home: DemoHome, *, watch: bool = False, **env: str) -> MemtuiApp:
     """The real app on a demo home; file watching off unless a test is about it."""
     return make_app(demo_context(home, **env), watch=watch)
+
+
+def home_args(home: DemoHome) -> list[str]:
+    """The CLI options that point memtui at ``home``."""
+    return ["--claude-home", str(home.claude_home), "--project", str(home.project),
+            "--agent-memory-home", str(home.agent_memory_home)]

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import REPO
+from helpers import REPO, home_args
 
 from memtui.cli import main
 from memtui.core.demo.build import DemoHome, build_demo_home
@@ -36,14 +36,6 @@ def private_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory: pytest.TempPathFactory) -> DemoHome:
     return build_demo_home(tmp_path_factory.mktemp("demo"))
-
-
-def home_args(demo: DemoHome) -> list[str]:
-    return [
-        "--claude-home", str(demo.claude_home),
-        "--project", str(demo.project),
-        "--agent-memory-home", str(demo.agent_memory_home),
-    ]
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:

@@ -12,10 +12,10 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import REPO, copy_demo, tree_state
+from helpers import REPO, home_args, tree_state
 
 from memtui.cli import main
-from memtui.core.demo.build import DemoHome, build_demo_home
+from memtui.core.demo.build import DemoHome
 from memtui.core.demo.writers import index_entry
 from memtui.core.stores.snapshot import SYNCED_JSON
 from memtui.core.write.apply import CRASH_ENV, CRASH_EXIT_CODE
@@ -25,34 +25,11 @@ from memtui.core.write.lock import LOCK_NAME
 pytestmark = pytest.mark.usefixtures("state_home")  # tests/conftest.py
 
 
-@pytest.fixture(scope="module")
-def pristine(tmp_path_factory: pytest.TempPathFactory) -> DemoHome:
-    return build_demo_home(tmp_path_factory.mktemp("pristine") / "demo")
-
-
-@pytest.fixture
-def demo(pristine: DemoHome, tmp_path: Path) -> DemoHome:
-    """A private copy of the demo home without its git data and sessions (never edited here),
-    every path moved along."""
-    return copy_demo(pristine, tmp_path / "demo")
-
-
 class Terminal(io.StringIO):
     """A stdin that says it is a terminal, with the user's typed answer."""
 
     def isatty(self) -> bool:
         return True
-
-
-def home_args(demo: DemoHome) -> list[str]:
-    return [
-        "--claude-home",
-        str(demo.claude_home),
-        "--project",
-        str(demo.project),
-        "--agent-memory-home",
-        str(demo.agent_memory_home),
-    ]
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:

@@ -7,28 +7,13 @@ import json
 from pathlib import Path
 
 import pytest
-from helpers import copy_demo, tree_state
+from helpers import home_args, tree_state
 
 from memtui.cli import main
-from memtui.core.demo.build import DemoHome, build_demo_home
+from memtui.core.demo.build import DemoHome
 from memtui.core.write.journal import Journal
 
 pytestmark = pytest.mark.usefixtures("state_home")  # tests/conftest.py
-
-
-@pytest.fixture(scope="module")
-def pristine(tmp_path_factory: pytest.TempPathFactory) -> DemoHome:
-    return build_demo_home(tmp_path_factory.mktemp("pristine") / "demo")
-
-
-@pytest.fixture
-def demo(pristine: DemoHome, tmp_path: Path) -> DemoHome:
-    return copy_demo(pristine, tmp_path / "demo")
-
-
-def home_args(demo: DemoHome) -> list[str]:
-    return ["--claude-home", str(demo.claude_home), "--project", str(demo.project),
-            "--agent-memory-home", str(demo.agent_memory_home)]
 
 
 def journal_ops(state_home: Path) -> list[str]:

@@ -11,10 +11,10 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from helpers import copy_demo, tree_state
+from helpers import home_args, tree_state
 
 from memtui.cli import main
-from memtui.core.demo.build import DemoHome, build_demo_home
+from memtui.core.demo.build import DemoHome
 from memtui.core.write import journal as journal_module
 from memtui.core.write.journal import Journal
 
@@ -22,21 +22,6 @@ AGENT = "reviewer"
 
 
 pytestmark = pytest.mark.usefixtures("state_home")  # tests/conftest.py
-
-
-@pytest.fixture(scope="module")
-def pristine(tmp_path_factory: pytest.TempPathFactory) -> DemoHome:
-    return build_demo_home(tmp_path_factory.mktemp("pristine") / "demo")
-
-
-@pytest.fixture
-def demo(pristine: DemoHome, tmp_path: Path) -> DemoHome:
-    return copy_demo(pristine, tmp_path / "demo")
-
-
-def home_a(demo: DemoHome) -> list[str]:
-    return ["--claude-home", str(demo.claude_home), "--project", str(demo.project),
-            "--agent-memory-home", str(demo.agent_memory_home)]
 
 
 def home_b(demo: DemoHome, tmp_path: Path) -> list[str]:
@@ -52,7 +37,7 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
 
 def replace_in_a(demo: DemoHome, capsys: pytest.CaptureFixture[str]) -> str:
     """``snapshot replace`` in home A; the operation's id."""
-    code, out, err = run(capsys, *home_a(demo), "snapshot", "replace", AGENT, "--yes")
+    code, out, err = run(capsys, *home_args(demo), "snapshot", "replace", AGENT, "--yes")
     assert code == 0, err
     return out.split("memtui undo ")[-1].strip()
 
@@ -79,7 +64,7 @@ def test_an_operation_of_home_a_is_not_undone_from_home_b(
     assert code == 0
     assert f"this Claude Code home is {tmp_path / 'home-b'}" in out
     assert f"    home   {demo.claude_home} (another home)" in out
-    code, out, _ = run(capsys, *home_a(demo), "undo", "--list")
+    code, out, _ = run(capsys, *home_args(demo), "undo", "--list")
     assert f"    home   {demo.claude_home} (this home)" in out
     code, out, _ = run(capsys, *home_b(demo, tmp_path), "undo", "--list", "--json")
     (listed,) = json.loads(out)
@@ -93,14 +78,14 @@ def test_undo_asks_first_and_refuses_without_a_terminal(
     before = tree_state(demo.root)
     op_id = replace_in_a(demo, capsys)
     after = tree_state(demo.root)
-    code, out, err = run(capsys, *home_a(demo), "undo")
+    code, out, err = run(capsys, *home_args(demo), "undo")
     assert code == 1
     assert "re-run with --yes to undo" in err
     assert f"undo snapshot-replace: replace {AGENT} memory" in out
     assert f"  restore  {demo.claude_home / 'agent-memory' / AGENT / 'common-bugs.md'}" in out
     assert tree_state(demo.root) == after
 
-    code, out, _ = run(capsys, *home_a(demo), "undo", "--yes")
+    code, out, _ = run(capsys, *home_args(demo), "undo", "--yes")
     assert code == 0
     assert out.startswith(f"undid {op_id} ")
     assert tree_state(demo.root) == before
@@ -151,7 +136,7 @@ def test_recovery_on_a_full_disk_says_so_in_words(
 ) -> None:
     op_id = crashed_in_a(demo, capsys)
     no_space(monkeypatch)
-    code, out, err = run(capsys, *home_a(demo), "undo", action, op_id)
+    code, out, err = run(capsys, *home_args(demo), "undo", action, op_id)
     assert code == 1
     assert "memtui undo: stopped by an I/O error: No space left on device (" in err
     assert "Traceback" not in err + out
@@ -166,7 +151,7 @@ def test_undo_on_a_full_disk_says_so_and_leaves_no_partial_operation(
     replace_in_a(demo, capsys)
     after = tree_state(demo.root)
     no_space(monkeypatch)
-    code, _, err = run(capsys, *home_a(demo), "undo", "--yes")
+    code, _, err = run(capsys, *home_args(demo), "undo", "--yes")
     assert code == 1
     assert "cannot write the undo journal" in err and "No space left on device" in err
     assert len(os.listdir(state_home / "memtui" / "journal")) == 1
@@ -183,7 +168,7 @@ def test_gc_prunes_old_operations_and_says_what_it_freed(
     journal.save(record)
     monkeypatch.setenv("MEMTUI_JOURNAL_MAX_AGE_DAYS", "30")
     monkeypatch.setenv("MEMTUI_JOURNAL_MAX_MB", "50")
-    code, out, err = run(capsys, *home_a(demo), "undo", "--gc")
+    code, out, err = run(capsys, *home_args(demo), "undo", "--gc")
     assert code == 0, err
     assert out.startswith("removed 1 journal entries, freed ")
     assert " KB (limits: 30 days, 50.0 MB):\n" in out
@@ -191,7 +176,7 @@ def test_gc_prunes_old_operations_and_says_what_it_freed(
     assert "older than 30 days)" in out
     assert "kept 0 operation(s)" in out
     assert journal.list() == []
-    code, out, _ = run(capsys, *home_a(demo), "undo", "--gc")
+    code, out, _ = run(capsys, *home_args(demo), "undo", "--gc")
     assert out.startswith("nothing to remove (limits: 30 days, 50.0 MB)")
 
 
@@ -204,7 +189,7 @@ def test_gc_reports_an_unreadable_journal_in_words(
         raise OSError(errno.EIO, os.strerror(errno.EIO), str(path))
 
     monkeypatch.setattr(os, "scandir", unreadable)
-    code, out, err = run(capsys, *home_a(demo), "undo", "--gc")
+    code, out, err = run(capsys, *home_args(demo), "undo", "--gc")
     assert code == 1
     assert "memtui undo: stopped by an I/O error: Input/output error (" in err
     assert "Traceback" not in err + out
@@ -224,7 +209,7 @@ def test_gc_names_what_it_could_not_remove(
 
     monkeypatch.setattr(shutil, "rmtree", fails)
     monkeypatch.setenv("MEMTUI_JOURNAL_MAX_MB", "lots")
-    code, out, err = run(capsys, *home_a(demo), "undo", "--gc")
+    code, out, err = run(capsys, *home_args(demo), "undo", "--gc")
     assert code == 1
     assert "memtui: MEMTUI_JOURNAL_MAX_MB='lots' is not a number of 0 or more; using 100" in err
     assert "memtui undo --gc: cannot remove " in err and "Input/output error" in err

@@ -12,7 +12,7 @@ from helpers import copy_demo, demo_app
 from rich.console import Console
 from textual.widgets import Static
 
-from memtui.core.demo.build import DemoHome, build_demo_home
+from memtui.core.demo.build import DemoHome
 from memtui.core.scan import scanner as core_scan
 from memtui.tui.screens.main import MainScreen
 from memtui.tui.testing import settle
@@ -20,11 +20,6 @@ from memtui.tui.widgets.detail import DetailPane
 from memtui.tui.widgets.store_tree import StoreTree
 
 SIZE = (160, 45)
-
-
-@pytest.fixture(scope="module")
-def pristine(tmp_path_factory: pytest.TempPathFactory) -> DemoHome:
-    return build_demo_home(tmp_path_factory.mktemp("pristine"))
 
 
 @pytest.fixture

@@ -72,32 +72,32 @@ def team_keys(team_dir: Path) -> list[str]:
     return sorted(keys)
 
 
-def _judge(team_dir: Path, key: str) -> tuple[TeamFile, bytes | None]:
+def _judge(team_dir: Path, key: str) -> TeamFile:
     problem = key_problem(key) or path_problem(team_dir, key)
     if problem is not None:
-        return TeamFile(key, "refused", f"invalid key ({problem})"), None
+        return TeamFile(key, "refused", f"invalid key ({problem})")
     path = team_dir / key
     try:
         st = os.stat(path)
     except OSError as err:
-        return TeamFile(key, "refused", f"cannot read ({err.strerror or err})"), None
+        return TeamFile(key, "refused", f"cannot read ({err.strerror or err})")
     if not stat.S_ISREG(st.st_mode):
-        return TeamFile(key, "refused", "invalid key (not a regular file)"), None
+        return TeamFile(key, "refused", "invalid key (not a regular file)")
     if st.st_size > MAX_FILE_BYTES:
-        return TeamFile(key, "skipped", f"over {MAX_FILE_BYTES:,} bytes", st.st_size), None
+        return TeamFile(key, "skipped", f"over {MAX_FILE_BYTES:,} bytes", st.st_size)
     result = read_file(path, READ_CAP)
     if not result.readable:
         reason = "; ".join(result.problems) or "cannot read"
-        return TeamFile(key, "refused", f"cannot read ({reason})"), None
+        return TeamFile(key, "refused", f"cannot read ({reason})")
     data = result.data
     if len(data) > MAX_FILE_BYTES:  # grew since the stat
-        return TeamFile(key, "skipped", f"over {MAX_FILE_BYTES:,} bytes", len(data)), None
+        return TeamFile(key, "skipped", f"over {MAX_FILE_BYTES:,} bytes", len(data))
     found = find_secrets(data.decode("utf-8", "replace"), path=key)
     hits = [SecretHit(f.rule, f.line, f.masked) for f in found]
     if hits:
         rules = ", ".join(dict.fromkeys(h.rule for h in hits))
-        return TeamFile(key, "refused", f"secret ({rules})", len(data), checksum(data), hits), None
-    return TeamFile(key, "push", "", len(data), checksum(data)), data
+        return TeamFile(key, "refused", f"secret ({rules})", len(data), checksum(data), hits)
+    return TeamFile(key, "push", "", len(data), checksum(data))
 
 
 def plan_push(team_dir: Path) -> PushPlan:
@@ -107,7 +107,7 @@ def plan_push(team_dir: Path) -> PushPlan:
     current: list[str] = []
     current_bytes = 0
     for key in team_keys(team_dir) if team_dir.is_dir() else []:
-        item, _data = _judge(team_dir, key)
+        item = _judge(team_dir, key)
         files.append(item)
         if item.fate != "push":
             continue

@@ -14,7 +14,7 @@ import pytest
 from helpers import tree_state
 
 from memtui.core.contents import Store
-from memtui.core.demo.build import DemoHome, build_demo_home
+from memtui.core.demo.build import DemoHome
 from memtui.core.demo.writers import index_entry, write_file, write_index
 from memtui.core.model import StoreKind, StoreLocation
 from memtui.core.scan.scanner import scan_store
@@ -406,11 +406,6 @@ def test_diff_statuses_and_texts(store: Path) -> None:
 
 
 # --- deleting a memory --------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def pristine(tmp_path_factory: pytest.TempPathFactory) -> DemoHome:
-    return build_demo_home(tmp_path_factory.mktemp("pristine") / "demo")
 
 
 def agent_store(path: Path) -> Store:

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from helpers import tree_state
 
-from memtui.core.demo.build import DemoHome, build_demo_home
+from memtui.core.demo.build import DemoHome
 from memtui.core.demo.writers import write_file
 from memtui.core.write import journal as journal_module
 from memtui.core.write import recovery as recovery_ops
@@ -29,11 +29,6 @@ from memtui.core.write.ops.snapshot import plan_snapshot
 from memtui.core.write.proposal import FileChange, Proposal, sha256_hex
 
 pytestmark = pytest.mark.usefixtures("state_home")
-
-
-@pytest.fixture(scope="module")
-def pristine(tmp_path_factory: pytest.TempPathFactory) -> DemoHome:
-    return build_demo_home(tmp_path_factory.mktemp("pristine") / "demo")
 
 
 def small_tree(root: Path) -> Path:

@@ -10,9 +10,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from helpers import copy_demo, tree_state
+from helpers import tree_state
 
-from memtui.core.demo.build import DemoHome, build_demo_home
+from memtui.core.demo.build import DemoHome
 from memtui.core.demo.writers import write_file
 from memtui.core.stores.snapshot import SNAPSHOT_JSON, SYNCED_JSON, snapshot_status
 from memtui.core.write import recovery
@@ -27,17 +27,6 @@ from memtui.core.write.ops.snapshot import (
 )
 
 pytestmark = pytest.mark.usefixtures("state_home")
-
-
-@pytest.fixture(scope="module")
-def pristine(tmp_path_factory: pytest.TempPathFactory) -> DemoHome:
-    return build_demo_home(tmp_path_factory.mktemp("pristine") / "demo")
-
-
-@pytest.fixture
-def demo(pristine: DemoHome, tmp_path: Path) -> DemoHome:
-    """A private copy of the demo home (mtimes kept), with every path moved along."""
-    return copy_demo(pristine, tmp_path / "demo")
 
 
 def snapshot_dir(demo: DemoHome, agent: str) -> Path:
