@@ -13,6 +13,7 @@ from pathlib import Path
 from memtui.cli.common import EXIT_OK, context_from
 from memtui.cli.config_commands import add_config_parser, cmd_config
 from memtui.cli.edit_commands import add_edit_parsers, cmd_delete, cmd_snapshot_action
+from memtui.cli.judge_commands import add_judge_parser, cmd_judge
 from memtui.cli.read_commands import cmd_index, cmd_scan, cmd_snapshot_status
 from memtui.cli.team_commands import add_team_parser, cmd_team_check
 from memtui.cli.undo_commands import cmd_undo, warn_incomplete_operations
@@ -114,6 +115,7 @@ def _build_parser() -> argparse.ArgumentParser:
     status.add_argument("--json", action="store_true")
     add_edit_parsers(sub, snap_sub)
     add_team_parser(sub)
+    add_judge_parser(sub)
 
     add_config_parser(sub)
 
@@ -222,6 +224,8 @@ def dispatch(args: argparse.Namespace) -> int:
         return cmd_config(args)
     if args.command == "team":
         return cmd_team_check(args)
+    if args.command == "judge":
+        return cmd_judge(args)
     if args.command not in ("undo", "demo"):
         warn_incomplete_operations(context_from(args))
     if args.command == "snapshot" and args.snapshot_command != "status":

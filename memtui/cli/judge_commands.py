@@ -1,0 +1,326 @@
+"""``memtui judge``: candidate pairs of memories (and CLAUDE.md rules), their verdicts and the
+ledger's state; ``memtui judge resolve PAIR DECISION`` records a decision."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from memtui.cli.common import (
+    EXIT_OK,
+    EXIT_PROBLEMS,
+    EXIT_USAGE,
+    context_from,
+    print_json,
+    say,
+    shown,
+)
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (slow) at run time
+if TYPE_CHECKING:
+    from typing import Any
+
+    from memtui.core.judge.providers import Estimate
+    from memtui.core.judge.run import JudgeRun
+    from memtui.core.judge.verdicts import JudgedPair, JudgeItem, Verdict
+
+STORE_KINDS = ("auto", "team", "session", "agent", "snapshot", "agentmemory")
+RECORD_ONLY = ("related", "compatible", "not_conflict")
+"""Decisions that change no file: the pair is not raised again until one side changes."""
+MAX_SENT_PAIRS = 200
+
+
+def add_judge_parser(sub: Any) -> None:
+    judge = sub.add_parser(
+        "judge",
+        help="find duplicate and contradicting memories (and CLAUDE.md rules), judge "
+        "them; exit 1 while any pair needs a decision",
+    )
+    judge.add_argument(
+        "--provider",
+        choices=("local", "anthropic"),
+        help="who judges (default: the config's judge.provider, else local)",
+    )
+    judge.add_argument(
+        "--store",
+        action="append",
+        choices=STORE_KINDS,
+        metavar="KIND",
+        help="only memories of this store kind (repeatable; default: every kind but session)",
+    )
+    judge.add_argument("--no-claude-md", action="store_true", help="leave the CLAUDE.md files out")
+    judge.add_argument(
+        "--all",
+        action="store_true",
+        help="every candidate pair, not only those that need a decision",
+    )
+    judge.add_argument(
+        "--rejudge",
+        action="store_true",
+        help="judge again pairs the ledger has a verdict for (never decided ones)",
+    )
+    judge.add_argument(
+        "--max-pairs",
+        type=int,
+        default=MAX_SENT_PAIRS,
+        metavar="N",
+        help=f"at most N pairs sent to a provider that sends text (default "
+        f"{MAX_SENT_PAIRS}, best candidates first)",
+    )
+    judge.add_argument(
+        "--yes",
+        action="store_true",
+        help="send to the provider without asking (after printing the estimate)",
+    )
+    judge.add_argument("--json", action="store_true", help="machine-readable output")
+    judge_sub = judge.add_subparsers(dest="judge_command", metavar="ACTION")
+    resolve = judge_sub.add_parser(
+        "resolve",
+        help="record a decision on a pair: related, compatible or not_conflict (changes no file)",
+    )
+    resolve.add_argument("pair", help="the pair's id, as `memtui judge` prints it")
+    resolve.add_argument("decision", choices=RECORD_ONLY)
+    resolve.add_argument("--json", action="store_true", help="machine-readable output")
+
+
+def _side(item: JudgeItem) -> dict[str, Any]:
+    return {
+        "key": item.key,
+        "kind": item.kind,
+        "scope": item.scope,
+        "agent": item.agent,
+        "path": item.rel_path,
+        "file": item.file,
+        "line": item.line,
+        "name": item.name,
+        "modified": item.modified,
+        "mtime": item.mtime or None,
+    }
+
+
+def _verdict(verdict: Verdict | None) -> dict[str, Any] | None:
+    if verdict is None:
+        return None
+    return {
+        "relation": verdict.relation.value,
+        "winner": verdict.winner,
+        "confidence": verdict.confidence,
+        "reason": verdict.reason,
+        "judge": verdict.judge,
+        "evidence": list(verdict.evidence),
+        "fallback": verdict.fallback,
+    }
+
+
+def _pair_json(pair: JudgedPair) -> dict[str, Any]:
+    c = pair.candidate
+    return {
+        "id": c.id,
+        "state": pair.state,
+        "score": c.score,
+        "reasons": list(c.reasons),
+        "a": _side(c.a),
+        "b": _side(c.b),
+        "verdict": _verdict(pair.verdict),
+        "previous": _verdict(pair.previous),
+        "notes": pair.notes,
+    }
+
+
+def _estimate_json(estimate: Estimate | None) -> dict[str, Any] | None:
+    if estimate is None:
+        return None
+    return {
+        "provider": estimate.provider,
+        "model": estimate.model,
+        "pairs": estimate.pairs,
+        "memories": estimate.memories,
+        "requests": estimate.requests,
+        "input_tokens": estimate.input_tokens,
+        "output_tokens": estimate.output_tokens,
+        "cost_usd": round(estimate.cost_usd, 6),
+        "redactions": estimate.redactions,
+        "notes": estimate.notes,
+    }
+
+
+def _ask(question: str) -> bool | None:
+    if not sys.stdin.isatty():
+        return None
+    sys.stderr.write(f"{question} [y/N] ")
+    sys.stderr.flush()
+    return sys.stdin.readline().strip().lower() in ("y", "yes")
+
+
+def _print_pair(pair: JudgedPair) -> None:
+    c, verdict = pair.candidate, pair.verdict or pair.previous
+    head = f"{verdict.relation.value} {verdict.confidence:.2f}" if verdict else "not judged"
+    by = f" by {verdict.judge}" if verdict else ""
+    say(f"[{c.id}] {head}{by} ({pair.state}; {', '.join(c.reasons)})")
+    for tag, item in (("A", c.a), ("B", c.b)):
+        when = f"  modified {item.modified}" if item.modified else ""
+        win = "  ← keep" if verdict is not None and verdict.winner == tag.lower() else ""
+        say(f"  {tag} {shown(item.label)}{shown(when)}{win}")
+    if verdict is not None:
+        say(f"  {shown(verdict.reason)}")
+        for tag, quote in zip("AB", verdict.evidence, strict=False):
+            say(f"  {tag}: “{shown(quote)}”")
+        if verdict.fallback:
+            say(f"  (judged locally: {shown(verdict.fallback)})")
+
+
+def cmd_judge(args: argparse.Namespace) -> int:
+    if getattr(args, "judge_command", None) == "resolve":
+        return cmd_judge_resolve(args)
+    from memtui.core.config import load_config
+    from memtui.core.judge.ledger import Ledger, default_ledger_path
+    from memtui.core.judge.providers import ProviderError, load_judge
+    from memtui.core.judge.run import JudgeRun, collect_items, judge_pairs, pair_up
+    from memtui.core.model import StoreKind
+    from memtui.core.scan.scanner import cache_for, scan
+
+    ctx = context_from(args)
+    config = load_config(ctx.env, ctx.home)
+    provider = args.provider or config.judge.provider
+    if args.max_pairs < 1:
+        say("memtui judge: --max-pairs must be 1 or more", err=True)
+        return EXIT_USAGE
+    try:
+        judge = load_judge(
+            provider, config.judge, **({"env": ctx.env} if provider != "local" else {})
+        )
+    except ProviderError as err:
+        say(f"memtui judge: {shown(err)}", err=True)
+        return EXIT_USAGE
+    result = scan(ctx, cache=cache_for(ctx))
+    kinds = [StoreKind(k) for k in args.store] if args.store else None
+    items, problems = collect_items(ctx, result, kinds, claude_md=not args.no_claude_md)
+    ledger = Ledger.load(default_ledger_path(ctx.env))
+    pairs = pair_up(items, ledger)
+    run = JudgeRun(items, pairs, notes=[*ledger.problems, *problems])
+    estimate = None
+    todo = [
+        p for p in pairs if p.state in ("new", "stale") or (args.rejudge and p.state == "judged")
+    ]
+    if judge.sends_data and todo:
+        todo = todo[: args.max_pairs]
+        if len(todo) < len([p for p in pairs if p.state in ("new", "stale")]):
+            run.notes.append(f"only the best {len(todo)} pairs sent (--max-pairs)")
+        estimate = judge.estimate([p.candidate for p in todo])
+        if estimate is not None:
+            refused = _check_spend(estimate, config.judge.spend_cap_usd, args)
+            if refused is not None:
+                return refused
+    if todo:
+        run.judged = judge_pairs(todo, judge, ledger, rejudge=args.rejudge)
+        ledger.save()
+    run.notes += list(getattr(judge, "notes", []))
+    usage = getattr(judge, "usage", None)
+    shown_pairs = pairs if args.all else run.open_pairs()
+    if args.json:
+        print_json(
+            {
+                "provider": judge.name,
+                "items": len(items),
+                "candidates": len(pairs),
+                "judged": run.judged,
+                "open": len(run.open_pairs()),
+                "estimate": _estimate_json(estimate),
+                "usage": vars(usage) if usage is not None else None,
+                "notes": run.notes,
+                "pairs": [_pair_json(p) for p in shown_pairs],
+            }
+        )
+        return EXIT_PROBLEMS if run.open_pairs() else EXIT_OK
+    return _print_run(run, judge.name, shown_pairs, usage, args.all)
+
+
+def _check_spend(estimate: Estimate, cap: float | None, args: argparse.Namespace) -> int | None:
+    say(f"memtui judge: would send {shown(estimate.describe())}", err=True)
+    for note in estimate.notes:
+        say(f"  {shown(note)}", err=True)
+    if cap is not None and estimate.cost_usd > cap:
+        say(
+            f"memtui judge: that is over judge.spend_cap_usd (${cap:g}); nothing was sent", err=True
+        )
+        return EXIT_PROBLEMS
+    if args.yes:
+        return None
+    answer = _ask("Send?")
+    if answer is None:
+        say("memtui judge: nothing was sent; re-run with --yes to send", err=True)
+        return EXIT_PROBLEMS
+    if not answer:
+        say("memtui judge: nothing was sent", err=True)
+        return EXIT_PROBLEMS
+    return None
+
+
+def _print_run(
+    run: JudgeRun, provider: str, pairs: list[JudgedPair], usage: Any, every: bool
+) -> int:
+    open_pairs = run.open_pairs()
+    memories = sum(1 for i in run.items if i.kind != "claude-md")
+    rules = len(run.items) - memories
+    say(
+        f"judge: {provider} · {memories} memories, {rules} CLAUDE.md rules · "
+        f"{len(run.pairs)} candidate pairs · {run.judged} judged now · "
+        f"{len(open_pairs)} need a decision"
+    )
+    if usage is not None and usage.requests:
+        say(
+            f"sent {usage.requests} requests: {usage.input_tokens:,} input tokens "
+            f"({usage.cache_read_tokens:,} from cache), {usage.output_tokens:,} output, "
+            f"${usage.cost_usd:.4f}"
+        )
+    for note in run.notes:
+        say(f"note: {shown(note)}")
+    for pair in pairs:
+        say()
+        _print_pair(pair)
+    if open_pairs and not every:
+        say()
+        say(
+            "decide with: memtui judge resolve PAIR related|compatible|not_conflict "
+            "(or in the TUI); --all lists every candidate"
+        )
+    return EXIT_PROBLEMS if open_pairs else EXIT_OK
+
+
+def cmd_judge_resolve(args: argparse.Namespace) -> int:
+    from memtui.core.judge.candidates import find_candidates
+    from memtui.core.judge.ledger import USER, Ledger, default_ledger_path
+    from memtui.core.judge.run import collect_items
+    from memtui.core.judge.verdicts import Relation, Verdict
+    from memtui.core.scan.scanner import cache_for, scan
+
+    ctx = context_from(args)
+    result = scan(ctx, cache=cache_for(ctx))
+    items, _problems = collect_items(ctx, result, None)
+    candidates = {c.id: c for c in find_candidates(items)}
+    candidate = candidates.get(args.pair)
+    if candidate is None:
+        say(
+            f"memtui judge resolve: no candidate pair {shown(args.pair)} now (run memtui judge "
+            "for the current ids)",
+            err=True,
+        )
+        return EXIT_USAGE
+    ledger = Ledger.load(default_ledger_path(ctx.env))
+    verdict = Verdict(Relation(args.decision), 1.0, f"decided: {args.decision}", USER)
+    ledger.record(candidate, verdict, note=args.decision)
+    ledger.save()
+    if args.json:
+        print_json(
+            {
+                "id": candidate.id,
+                "decision": args.decision,
+                "a": _side(candidate.a),
+                "b": _side(candidate.b),
+            }
+        )
+    else:
+        say(f"[{candidate.id}] decided: {args.decision} (not raised again until one side changes)")
+        say(f"  A {shown(candidate.a.label)}")
+        say(f"  B {shown(candidate.b.label)}")
+    return EXIT_OK

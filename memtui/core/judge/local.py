@@ -1,0 +1,386 @@
+"""The local judge: offline, deterministic, explainable.
+
+* equal normalized content → ``duplicate`` (1.0); near-identical text with nothing that
+  differs in substance → ``duplicate`` (0.85);
+* the same subject with a different value → ``conflicts_with``, with the newer side proposed
+  as the one to keep (frontmatter ``modified`` when present, else the file's mtime; a CLAUDE.md
+  rule is always proposed to stay: memtui never edits CLAUDE.md). "The same subject" is two
+  sentences sharing most of their words; "a different value" is what the word diff of those
+  sentences shows: a number or date, a negation on one side only ("always"/"never", "use"/
+  "don't use"), an antonym pair, or one or two other words swapped ("pnpm" for "npm");
+* anything else → ``related``, with a confidence no higher than the pair's similarity.
+
+Every verdict carries its evidence: the two phrases that differ (or, for duplicates, the text
+they share), quoted."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from difflib import SequenceMatcher
+
+from memtui.core.config import JudgeConfig
+from memtui.core.judge.candidates import STOPWORDS
+from memtui.core.judge.items import CLAUDE_MD, body_digest, words
+from memtui.core.judge.verdicts import Candidate, JudgeItem, Relation, Verdict
+from memtui.core.secrets.redact import redact
+
+NAME = "local"
+
+NEGATIONS = frozenset(
+    [
+        "not",
+        "no",
+        "never",
+        "don't",
+        "dont",
+        "doesn't",
+        "isn't",
+        "aren't",
+        "won't",
+        "shouldn't",
+        "mustn't",
+        "can't",
+        "cannot",
+        "avoid",
+        "without",
+        "stop",
+        "stopped",
+        "disable",
+        "disabled",
+    ]
+)
+ANTONYMS: tuple[tuple[str, str], ...] = (
+    ("always", "never"),
+    ("enable", "disable"),
+    ("enabled", "disabled"),
+    ("allow", "forbid"),
+    ("allow", "deny"),
+    ("allowed", "forbidden"),
+    ("include", "exclude"),
+    ("required", "optional"),
+    ("true", "false"),
+    ("yes", "no"),
+    ("on", "off"),
+    ("sync", "async"),
+    ("tabs", "spaces"),
+    ("mock", "real"),
+    ("mocked", "real"),
+    ("before", "after"),
+    ("first", "last"),
+    ("min", "max"),
+    ("minimum", "maximum"),
+    ("more", "less"),
+    ("increase", "decrease"),
+    ("add", "remove"),
+    ("public", "private"),
+    ("keep", "delete"),
+)
+_ANTONYM = {frozenset(pair) for pair in ANTONYMS}
+_NUMBER = re.compile(r"^\d[\d.,:/-]*[a-z%]*$")
+_SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
+SAME_SUBJECT = 0.5
+"""Share of words two sentences must have in common to be about the same thing."""
+NEAR_IDENTICAL = 0.92
+MAX_SWAP_WORDS = 3
+
+
+def _names_subject(word: str, subjects: frozenset[str]) -> bool:
+    """``word`` is, or is made of, a subject word ("payments", "payments-oncall")."""
+    return word in subjects or any(part in subjects for part in re.split(r"[-_.']", word))
+
+
+_COMMENT = re.compile(r"<!--[\s\S]*?-->")
+
+
+def sentences(text: str) -> list[str]:
+    """Sentences and lines of three words or more (HTML comments, which hold metadata such as
+    agentmemory's timestamps, left out)."""
+    text = _COMMENT.sub(" ", text)
+    parts = (part.strip(" -*+\t") for part in _SENTENCE.split(text))
+    return [part for part in parts if len(words(part)) >= 3]
+
+
+def _jaccard(a: set[str], b: set[str]) -> float:
+    return len(a & b) / len(a | b) if a and b else 0.0
+
+
+def _quote(tokens: Sequence[str]) -> str:
+    return " ".join(tokens) or "(nothing)"
+
+
+def _difference(
+    left: list[str], right: list[str], subjects: frozenset[str] = frozenset()
+) -> tuple[str, str, str] | None:
+    """What differs between two sentences about one subject: ``(kind, left, right)`` with
+    kind ``number``, ``negation``, ``antonym`` or ``value``; None when they agree.
+    A word swap involving one of ``subjects`` (the words of the two memories' names) is a
+    different subject, not a different value ("payments" vs "refunds" in two owner notes)."""
+    matcher = SequenceMatcher(a=left, b=right, autojunk=False)
+    only_left = {w for w in left if w in NEGATIONS} - {w for w in right if w in NEGATIONS}
+    only_right = {w for w in right if w in NEGATIONS} - {w for w in left if w in NEGATIONS}
+    swaps: list[tuple[list[str], list[str]]] = []
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            continue
+        swaps.append((left[i1:i2], right[j1:j2]))
+    if any(_names_subject(w, subjects) for old, new in swaps for w in (*old, *new)):
+        return None  # the sentences name different subjects
+    for old, new in swaps:
+        for x in old:
+            for y in new:
+                if frozenset((x, y)) in _ANTONYM:
+                    return "antonym", x, y
+    if only_left or only_right:
+        lhs = next(((o, n) for o, n in swaps if set(o) & only_left or set(n) & only_right), None)
+        if lhs is not None:
+            return "negation", _quote(lhs[0]), _quote(lhs[1])
+    for old, new in swaps:
+        if any(_NUMBER.match(w) for w in old) and any(_NUMBER.match(w) for w in new):
+            return "number", _quote(old), _quote(new)
+    replaced = [
+        (old, new)
+        for old, new in swaps
+        if old and new and len(old) <= MAX_SWAP_WORDS and len(new) <= MAX_SWAP_WORDS
+    ]
+    if replaced and len(replaced) == len(swaps):
+        old, new = replaced[0]
+        return "value", _quote(old), _quote(new)
+    return None
+
+
+def _name_words(item: JudgeItem) -> set[str]:
+    return set(words(item.name.replace("_", " ").replace("-", " ")))
+
+
+def subjects_of(a: JudgeItem, b: JudgeItem) -> tuple[frozenset[str], bool]:
+    """The words that name what each side is about, and whether the two are *parallel notes*:
+    names of one pattern with a different subject ("emails-runbook", "refunds-runbook") where
+    the two do not both mention each other's subject. Parallel notes differ in their values by
+    design; alternatives for one slot ("test-db-postgres", "test-db-sqlite", each naming the
+    other) are compared, subject words included."""
+    name_a, name_b = _name_words(a), _name_words(b)
+    only_a, only_b = name_a - name_b, name_b - name_a
+    if not (name_a & name_b) or not only_a or not only_b:
+        return frozenset(only_a | only_b), False
+    text_a, text_b = set(words(a.text)), set(words(b.text))
+    if only_a & text_b and only_b & text_a:
+        return frozenset(), False
+    return frozenset(only_a | only_b), True
+
+
+def find_contradiction(
+    a: JudgeItem, b: JudgeItem, subjects: frozenset[str] | None = None
+) -> tuple[str, str, str, str, str] | None:
+    """The first pair of sentences about one subject that disagree, else a rare word one side
+    asserts and the other negates: ``(kind, phrase of a, phrase of b, sentence of a, sentence
+    of b)``. Sentences whose difference is one of ``subjects`` are about different things."""
+    if subjects is None:
+        subjects = subjects_of(a, b)[0]
+    left_sentences = [(s, words(s)) for s in sentences(a.text)]
+    right_sentences = [(s, words(s)) for s in sentences(b.text)]
+    for sentence, left in left_sentences:
+        left_set = set(left)
+        for other, right in right_sentences:
+            if _jaccard(left_set, set(right)) < SAME_SUBJECT:
+                continue
+            found = _difference(left, right, subjects)
+            if found is not None:
+                kind, old, new = found
+                return kind, old, new, sentence, other
+    return _opposite_polarity(left_sentences, right_sentences)
+
+
+NEGATION_REACH = 3
+"""A negation covers the next few words: "never SQLite", "don't use real mocks"."""
+SUBJECT_WORDS = frozenset(STOPWORDS)
+
+
+def _polarity(sentence: list[str]) -> tuple[set[str], set[str]]:
+    """The content words a sentence negates and the ones it asserts."""
+    negated: set[str] = set()
+    asserted: set[str] = set()
+    reach = 0
+    for word in sentence:
+        if word in NEGATIONS:
+            reach = NEGATION_REACH
+            continue
+        if word in SUBJECT_WORDS or len(word) < 3 or _NUMBER.match(word):
+            reach = max(0, reach - 1)
+            continue
+        (negated if reach else asserted).add(word)
+        reach = max(0, reach - 1)
+    return negated, asserted
+
+
+def _opposite_polarity(
+    left: list[tuple[str, list[str]]], right: list[tuple[str, list[str]]]
+) -> tuple[str, str, str, str, str] | None:
+    """A word that one side negates in a sentence and the other asserts ("never SQLite" vs
+    "tests use SQLite"), when the asserting side never negates it."""
+
+    def collect(side: list[tuple[str, list[str]]]) -> tuple[dict[str, str], dict[str, str]]:
+        negated: dict[str, str] = {}
+        asserted: dict[str, str] = {}
+        for sentence, tokens in side:
+            neg, pos = _polarity(tokens)
+            for word in neg:
+                negated.setdefault(word, sentence)
+            for word in pos:
+                asserted.setdefault(word, sentence)
+        return negated, asserted
+
+    left_neg, left_pos = collect(left)
+    right_neg, right_pos = collect(right)
+    mentions = Counter(w for _, tokens in (*left, *right) for w in tokens)
+    found: list[tuple[int, str, tuple[str, str, str, str, str]]] = []
+    for word, sentence in left_neg.items():
+        if word in right_pos and word not in right_neg:
+            found.append(
+                (mentions[word], word, ("negation", f"not {word}", word, sentence, right_pos[word]))
+            )
+    for word, sentence in right_neg.items():
+        if word in left_pos and word not in left_neg:
+            found.append(
+                (mentions[word], word, ("negation", word, f"not {word}", left_pos[word], sentence))
+            )
+    if not found:
+        return None
+    found.sort(key=lambda f: (-f[0], f[1]))  # the word both sides talk about most
+    return found[0][2]
+
+
+def _newer(a: JudgeItem, b: JudgeItem) -> str | None:
+    """``"a"`` or ``"b"``: the side to keep, or None when nothing tells."""
+    if a.kind == CLAUDE_MD and b.kind != CLAUDE_MD:
+        return "a"
+    if b.kind == CLAUDE_MD and a.kind != CLAUDE_MD:
+        return "b"
+    if a.modified and b.modified and a.modified != b.modified:
+        return "a" if a.modified > b.modified else "b"
+    if a.mtime != b.mtime:
+        return "a" if a.mtime > b.mtime else "b"
+    return None
+
+
+_KIND_WORDS = {
+    "number": "a different number",
+    "negation": "a negation on one side",
+    "antonym": "opposite words",
+    "value": "a different value",
+}
+
+
+def judge_pair(candidate: Candidate) -> Verdict:
+    a, b = candidate.a, candidate.b
+    if a.digest == b.digest and (a.body or a.description):
+        return Verdict(
+            Relation.DUPLICATE,
+            1.0,
+            "the same content, word for word",
+            NAME,
+            evidence=(_short(a.body or a.description),),
+        )
+    if body_digest(a) and body_digest(a) == body_digest(b):
+        return Verdict(
+            Relation.DUPLICATE,
+            0.95,
+            "the same text under two names",
+            NAME,
+            winner=_newer(a, b),
+            evidence=(_short(a.body),),
+        )
+    subjects, parallel = subjects_of(a, b)
+    if parallel:
+        names = " and ".join(sorted(subjects))
+        return Verdict(
+            Relation.RELATED,
+            round(min(0.4, candidate.score * 0.5), 2),
+            f"parallel notes on different subjects ({names}): their values differ by design",
+            NAME,
+        )
+    found = find_contradiction(a, b, subjects)
+    if found is not None:
+        kind, old, new, left, right = found
+        winner = _newer(a, b)
+        keep = ""
+        if winner is not None:
+            side = a if winner == "a" else b
+            keep = (
+                "; the CLAUDE.md rule stays"
+                if side.kind == CLAUDE_MD
+                else f"; keep the newer one ({side.rel_path})"
+            )
+        confidence = 0.8 if kind in ("negation", "antonym", "number") else 0.6
+        return Verdict(
+            Relation.CONFLICTS_WITH,
+            confidence,
+            f"the same subject with {_KIND_WORDS[kind]}: “{_short(old, 60)}” vs "
+            f"“{_short(new, 60)}”{keep}",
+            NAME,
+            winner=winner,
+            evidence=(_short(left), _short(right)),
+        )
+    ratio = SequenceMatcher(a=words(a.text), b=words(b.text), autojunk=False).ratio()
+    if ratio >= NEAR_IDENTICAL:
+        what = "repeats a CLAUDE.md rule" if CLAUDE_MD in (a.kind, b.kind) else "near-identical"
+        return Verdict(
+            Relation.DUPLICATE,
+            0.85,
+            f"{what} ({ratio:.0%} of the words in order)",
+            NAME,
+            winner=_newer(a, b),
+            evidence=(_short(a.body), _short(b.body)),
+        )
+    confidence = round(min(0.5, candidate.score * 0.6), 2)
+    return Verdict(
+        Relation.RELATED,
+        confidence,
+        f"similar subject ({', '.join(candidate.reasons)}), no disagreement found",
+        NAME,
+    )
+
+
+def _short(text: str, limit: int = 160) -> str:
+    """A quote for the evidence: one line, cut, and any secret in it replaced (a verdict is
+    shown, printed and kept in the ledger)."""
+    text = redact(" ".join(text.split())).text
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+class LocalJudge:
+    """The offline judge (:func:`judge_pair` for every candidate)."""
+
+    name = NAME
+    sends_data = False
+
+    @classmethod
+    def from_config(cls, config: JudgeConfig, **options: object) -> LocalJudge:
+        return cls()
+
+    def estimate(self, candidates: Sequence[Candidate]) -> None:
+        return None
+
+    def judge(
+        self,
+        candidates: Sequence[Candidate],
+        *,
+        cancelled: Callable[[], bool] | None = None,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> list[Verdict | None]:
+        out: list[Verdict | None] = []
+        for done, candidate in enumerate(candidates):
+            if cancelled is not None and cancelled():
+                out.extend(None for _ in candidates[done:])
+                break
+            if progress is not None and done % 32 == 0:
+                progress(done, len(candidates))
+            out.append(judge_pair(candidate))
+        if progress is not None:
+            progress(len(candidates), len(candidates))
+        return out
+
+
+def judge_all(candidates: Iterable[Candidate]) -> list[Verdict]:
+    return [judge_pair(c) for c in candidates]

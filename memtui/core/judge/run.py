@@ -1,0 +1,109 @@
+"""One judge run, as the CLI and the TUI's worker do it: items → candidates → the ledger's
+state of each pair → verdicts for the pairs without a current one → recorded.
+
+Each step takes ``cancelled`` and ``progress`` (``progress(step, done, total)``) so a worker
+can show it and stop it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+
+from memtui.core.contents import ScanResult
+from memtui.core.judge.candidates import find_candidates
+from memtui.core.judge.items import claude_md_items, memory_items
+from memtui.core.judge.ledger import Ledger
+from memtui.core.judge.providers import Judge
+from memtui.core.judge.verdicts import NEEDS_ACTION, JudgedPair, JudgeItem
+from memtui.core.model import StoreKind
+from memtui.core.stores.claudemd import MANAGED_CLAUDE_MD, load_chain
+from memtui.core.stores.locations import Context
+
+Progress = Callable[[str, int, int], None]
+
+
+@dataclass
+class JudgeRun:
+    items: list[JudgeItem]
+    pairs: list[JudgedPair]
+    judged: int = 0
+    """Pairs that got a new verdict in this run."""
+    complete: bool = True
+    notes: list[str] = field(default_factory=list)
+
+    def open_pairs(self) -> list[JudgedPair]:
+        """Pairs a user should look at: a current or previous verdict that needs action and
+        no decision."""
+        return [
+            p
+            for p in self.pairs
+            if p.state != "decided"
+            and (v := p.verdict or p.previous) is not None
+            and v.relation in NEEDS_ACTION
+        ]
+
+
+def collect_items(
+    ctx: Context,
+    result: ScanResult,
+    kinds: Iterable[StoreKind] | None = None,
+    *,
+    claude_md: bool = True,
+    managed: object = MANAGED_CLAUDE_MD,
+    cancelled: Callable[[], bool] | None = None,
+    progress: Progress | None = None,
+) -> tuple[list[JudgeItem], list[str]]:
+    """The memories of ``result`` (of ``kinds``) and the CLAUDE.md paragraphs, with problems."""
+
+    def step(done: int, total: int) -> None:
+        if progress is not None:
+            progress("reading memories", done, total)
+
+    items = memory_items(result, kinds, cancelled=cancelled, progress=step)
+    problems: list[str] = []
+    if claude_md:
+        from pathlib import Path
+
+        chain = load_chain(ctx, Path(str(managed)))
+        problems += chain.problems
+        problems += [f"{f.path}: {f.problem}" for f in chain.files if f.problem]
+        items += claude_md_items(chain, ctx.home)
+    return items, problems
+
+
+def pair_up(
+    items: Sequence[JudgeItem], ledger: Ledger, *, cancelled: Callable[[], bool] | None = None
+) -> list[JudgedPair]:
+    return [ledger.lookup(c) for c in find_candidates(items, cancelled=cancelled)]
+
+
+def judge_pairs(
+    pairs: Sequence[JudgedPair],
+    judge: Judge,
+    ledger: Ledger,
+    *,
+    rejudge: bool = False,
+    cancelled: Callable[[], bool] | None = None,
+    progress: Progress | None = None,
+) -> int:
+    """Give every ``new`` and ``stale`` pair (every undecided pair with ``rejudge``) a verdict
+    from ``judge`` and record it; the number judged."""
+    todo = [p for p in pairs if p.state in ("new", "stale") or (rejudge and p.state == "judged")]
+
+    def step(done: int, total: int) -> None:
+        if progress is not None:
+            progress(f"judging ({judge.name})", done, total)
+
+    verdicts = judge.judge([p.candidate for p in todo], cancelled=cancelled, progress=step)
+    count = 0
+    for pair, verdict in zip(todo, verdicts, strict=True):
+        if verdict is None:
+            continue
+        ledger.record(pair.candidate, verdict)
+        pair.previous = pair.verdict or pair.previous
+        pair.verdict = verdict
+        pair.state = "judged"
+        if verdict.fallback:
+            pair.notes.append(f"judged locally: {verdict.fallback}")
+        count += 1
+    return count
