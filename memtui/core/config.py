@@ -17,8 +17,9 @@ parsed) falls back to the default and is reported: a broken config never stops m
 environment overrides the file, key by key (``MEMTUI_<SECTION>_<KEY>``, e.g. ``MEMTUI_THEME``,
 ``MEMTUI_JOURNAL_MAX_MB``). Each value remembers where it came from (:attr:`Config.sources`).
 
-Some keys configure features not built yet (the judge, team and secret rules, history,
-distilling): they are validated and shown by ``memtui config``, nothing more.
+Some keys configure features not built yet (team and secret rules, history, distilling): they
+are validated and shown by ``memtui config``, nothing more. The ``judge`` keys are used by
+``memtui judge``.
 
 Only :func:`load_config` imports ``tomllib``, and only when there is a file to parse.
 """
@@ -66,7 +67,8 @@ class ConfigValueError(ValueError):
 
 @dataclass(frozen=True)
 class JudgeConfig:
-    """The coming judge: which model rates memories, and what it may spend."""
+    """The judge (``memtui judge``): which provider and model rate memory pairs, and what they
+    may spend."""
 
     provider: str = "local"
     model: str | None = None
@@ -250,20 +252,16 @@ SECTIONS: dict[str, Any] = {
     "judge": JudgeConfig, "team": AllowlistConfig, "secrets": AllowlistConfig,
     "history": HistoryConfig, "distil": DistilConfig, "journal": JournalConfig,
 }  # fmt: skip
-JUDGE = "the coming judge"
 ZERO_OFF = "a number of 0 or more"
 """0 is no limit (the journal's wording, kept from its variables' messages)."""
 KEYS: tuple[Key, ...] = (
     Key("theme", matching(THEME_NAME), "a theme name (letters, digits, '-', '_' or '.')",
         unchanged),
-    Key("judge.provider", choice(*PROVIDERS), " or ".join(map(repr, PROVIDERS)), unchanged,
-        JUDGE),
-    Key("judge.model", text, "a model name", unchanged, JUDGE),
+    Key("judge.provider", choice(*PROVIDERS), " or ".join(map(repr, PROVIDERS)), unchanged),
+    Key("judge.model", text, "a model name", unchanged),
     Key("judge.api_key_env", matching(ENV_NAME),
-        "the name of an environment variable (letters, digits, '_')", unchanged, JUDGE,
-        echo=False),
-    Key("judge.spend_cap_usd", number(0), "a number of US dollars, 0 or more", text_number,
-        JUDGE),
+        "the name of an environment variable (letters, digits, '_')", unchanged, echo=False),
+    Key("judge.spend_cap_usd", number(0), "a number of US dollars, 0 or more", text_number),
     Key("team.allowlist", patterns, "a list of glob patterns or rule ids", None,
         "the coming team rules"),
     Key("secrets.allowlist", patterns, "a list of glob patterns or rule ids", None,

@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from memtui.core.judge.items import same_origin, words
 from memtui.core.judge.verdicts import Candidate, JudgeItem
@@ -113,16 +113,20 @@ Vector = dict[str, float]
 
 @dataclass
 class TextIndex:
-    """The weighted word vectors of a list of items (unit length), and document frequencies."""
+    """The weighted word vectors of a list of items (unit length), each one's words as a
+    frozenset (two sets meet in C), and document frequencies."""
 
     vectors: list[Vector]
     df: Counter[str]
+    words: list[frozenset[str]] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if not self.words:
+            self.words = [frozenset(vector) for vector in self.vectors]
 
     def cosine(self, i: int, j: int) -> float:
         a, b = self.vectors[i], self.vectors[j]
-        if len(a) > len(b):
-            a, b = b, a
-        return sum(weight * b[word] for word, weight in a.items() if word in b)
+        return sum([a[word] * b[word] for word in self.words[i] & self.words[j]])
 
 
 def term_counts(item: JudgeItem) -> Counter[str]:

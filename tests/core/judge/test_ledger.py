@@ -1,0 +1,110 @@
+"""The judge's ledger: a judged pair is not raised again until one side changes, a user's
+decision beats every verdict, and a broken ledger file loses nothing."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from core.judge.homes import Note, store_dir, write_home
+
+from memtui.core.demo.writers import write_memory
+from memtui.core.judge.items import memory_items
+from memtui.core.judge.ledger import USER, Ledger
+from memtui.core.judge.local import LocalJudge
+from memtui.core.judge.run import judge_pairs, pair_up
+from memtui.core.judge.verdicts import Candidate, Relation, Verdict
+from memtui.core.scan.scanner import scan
+from memtui.core.stores.locations import Context
+
+NOTES = [
+    Note("auto", "api-timeout.md", "Gateway timeout for the payments API",
+         "The payments gateway timeout is 30 seconds; retries back off twice.", 50),
+    Note("auto", "gateway-timeout.md", "Gateway timeout for the payments API",
+         "The payments gateway timeout is 90 seconds; retries back off twice.", 1),
+    Note("auto", "deploy-freeze.md", "No deploys on Fridays", "No production deploys on Fridays."),
+    Note("team", "deploy-freeze.md", "No deploys on Fridays", "No production deploys on Fridays."),
+]
+
+
+class CountingJudge(LocalJudge):
+    """The local judge, counting the pairs it is asked about."""
+
+    def __init__(self) -> None:
+        self.asked = 0
+
+    def judge(
+        self,
+        candidates: Sequence[Candidate],
+        *,
+        cancelled: Callable[[], bool] | None = None,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> list[Verdict | None]:
+        self.asked += len(candidates)
+        return super().judge(candidates, cancelled=cancelled, progress=progress)
+
+
+def run(ctx: Context, path: Path, judge: CountingJudge, **options: bool):  # type: ignore[no-untyped-def]
+    ledger = Ledger.load(path)
+    pairs = pair_up(memory_items(scan(ctx)), ledger)
+    judged = judge_pairs(pairs, judge, ledger, **options)
+    ledger.save()
+    return pairs, judged
+
+
+def test_a_judged_pair_is_raised_again_only_after_one_side_changes(tmp_path: Path) -> None:
+    ctx = write_home(tmp_path, NOTES)
+    path = tmp_path / "state" / "ledger.json"
+    judge = CountingJudge()
+    pairs, judged = run(ctx, path, judge)
+    assert judged == len(pairs) == 2 and judge.asked == 2
+
+    pairs, judged = run(ctx, path, judge)
+    assert (judged, judge.asked) == (0, 2)
+    assert {p.state for p in pairs} == {"judged"}
+
+    write_memory(store_dir(tmp_path, "auto"), "gateway-timeout.md",
+                 description="Gateway timeout for the payments API", type="project",
+                 body="The payments gateway timeout is 120 seconds; retries back off twice.")
+    ledger = Ledger.load(path)
+    states = {p.candidate.b.rel_path: p for p in pair_up(memory_items(scan(ctx)), ledger)}
+    stale = states["gateway-timeout.md"]
+    assert stale.state == "stale" and stale.verdict is None
+    assert stale.previous is not None and "“30” vs “90”" in stale.previous.reason
+    assert states["deploy-freeze.md"].state == "judged"
+
+    pairs, judged = run(ctx, path, judge)
+    assert (judged, judge.asked) == (1, 3)
+    again = next(p for p in pairs if p.candidate.b.rel_path == "gateway-timeout.md")
+    assert again.verdict is not None and "“30” vs “120”" in again.verdict.reason
+
+
+def test_a_users_decision_beats_the_judges_and_is_never_rejudged(tmp_path: Path) -> None:
+    ctx = write_home(tmp_path, NOTES)
+    path = tmp_path / "ledger.json"
+    judge = CountingJudge()
+    pairs, _ = run(ctx, path, judge)
+    ledger = Ledger.load(path)
+    conflict = next(p for p in pairs if p.verdict and p.verdict.relation is Relation.CONFLICTS_WITH)
+    ledger.record(conflict.candidate, Verdict(Relation.SCOPED, 1.0, "staging vs prod", USER))
+    ledger.save()
+
+    pairs, judged = run(ctx, path, judge, rejudge=True)
+    assert judged == 1  # only the other pair
+    decided = next(p for p in pairs if p.candidate.id == conflict.candidate.id)
+    assert decided.state == "decided"
+    assert decided.verdict is not None and decided.verdict.relation is Relation.SCOPED
+
+
+def test_a_broken_ledger_is_reported_kept_aside_and_replaced(tmp_path: Path) -> None:
+    ctx = write_home(tmp_path, NOTES)
+    path = tmp_path / "ledger.json"
+    path.write_text('{"version": 1, "entries": [{"pair": ')
+    ledger = Ledger.load(path)
+    assert ledger.problems and "starting a new one" in ledger.problems[0]
+    assert not ledger.entries
+    judge = CountingJudge()
+    run(ctx, path, judge)
+    assert path.with_name("ledger.json.bad").read_text() == '{"version": 1, "entries": [{"pair": '
+    assert len(Ledger.load(path).entries) == 2
+    assert oct(path.stat().st_mode & 0o777) == "0o600"
