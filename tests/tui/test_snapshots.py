@@ -18,7 +18,7 @@ from types import SimpleNamespace
 
 import pytest
 from textual.pilot import Pilot
-from textual.widgets import Input, Static
+from textual.widgets import Input, OptionList, Static
 
 from memtui.core.demo.build import DemoHome, build_demo_home
 from memtui.core.demo.writers import STORY_NOW
@@ -36,6 +36,7 @@ from memtui.tui.dialogs.confirm import ConfirmScreen
 from memtui.tui.dialogs.projects import ProjectsScreen
 from memtui.tui.dialogs.search import SearchScreen
 from memtui.tui.dialogs.undo import InterruptedScreen, UndoHistoryScreen
+from memtui.tui.screens.conflicts import ConflictsScreen
 from memtui.tui.screens.main import MainScreen
 from memtui.tui.screens.snapshot_diff import SnapshotDiffScreen
 from memtui.tui.testing import settle
@@ -274,5 +275,22 @@ def test_interrupted_operation_dialog(snap_compare: SnapCompare, demo: DemoHome,
     async def run_before(pilot: Pilot[None]) -> None:
         await settle(pilot)
         assert isinstance(pilot.app.screen, InterruptedScreen)
+
+    assert snap_compare(demo_app(demo), terminal_size=WIDE, run_before=run_before)
+
+
+def test_conflicts_screen(snap_compare: SnapCompare, demo: DemoHome) -> None:
+    """``J``: the planted pairs, the test-database contradiction selected."""
+
+    async def run_before(pilot: Pilot[None]) -> None:
+        await settle(pilot)
+        await pilot.press("J")
+        await settle(pilot)
+        screen = pilot.app.screen
+        assert isinstance(screen, ConflictsScreen)
+        pairs = screen.query_one("#conf-pairs", OptionList)
+        rows = [str(pairs.get_option_at_index(i).prompt) for i in range(pairs.option_count)]
+        pairs.highlighted = next(i for i, r in enumerate(rows) if "test-db-postgres.md" in r)
+        await settle(pilot)
 
     assert snap_compare(demo_app(demo), terminal_size=WIDE, run_before=run_before)

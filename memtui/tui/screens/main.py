@@ -22,6 +22,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Static, Tab, Tabs, Tree
 
+from memtui.core.config import JudgeConfig
 from memtui.core.contents import LoadReport, ScanResult, Store
 from memtui.core.plaintext import counted
 from memtui.core.scan.scanner import cache_for, check_store_links, scan_progressively
@@ -51,6 +52,7 @@ from memtui.tui.panes import (
     stores_for,
 )
 from memtui.tui.plain import line
+from memtui.tui.screens.conflicts import ConflictsScreen
 from memtui.tui.screens.snapshot_diff import SnapshotDiffScreen, snapshot_store_for
 from memtui.tui.widgets.detail import DetailPane
 from memtui.tui.widgets.store_tree import StoreTree
@@ -74,6 +76,7 @@ class MainScreen(Screen[None]):
         Binding("slash", "search", "Search", id="app.search"),
         Binding("p", "projects", "Projects", id="app.projects"),
         Binding("s", "snapshot_review", "Snapshot", id="snapshot.review"),
+        Binding("J", "judge", "Judge", id="judge.open"),
         Binding("d", "delete", "Delete", id="memory.delete"),
         Binding("u", "undo", "Undo", id="edit.undo"),
         Binding("U", "undo_history", "History", show=False, id="edit.history"),
@@ -463,6 +466,15 @@ class MainScreen(Screen[None]):
             )
             return
         self.app.push_screen(SnapshotDiffScreen(store.snapshot, self.context, self.jobs))
+
+    def action_judge(self) -> None:
+        """Find duplicate and contradicting memories across every store; decide pair by pair."""
+        if self.result is None:
+            self.notify("The scan is still running; try again in a moment.", title="Judge")
+            return
+        config = getattr(self.app, "config", None)
+        judge = config.judge if config is not None else JudgeConfig()
+        self.app.push_screen(ConflictsScreen(self.result, self.context, self.jobs, judge))
 
     def action_delete(self) -> None:
         """Delete the selected memory and its MEMORY.md lines (previewed, undoable)."""

@@ -1,0 +1,433 @@
+"""The conflicts screen: candidate pairs of memories (and CLAUDE.md rules), each with its
+verdict, the two sides next to each other and a word diff; one key per decision.
+
+A job runs the judge (docs/claude-code-rules.md#relations-between-memories): the items are read,
+paired and judged with the configured provider. A provider that sends text (anthropic) first
+shows its estimate (pairs, tokens, cost, secrets redacted) and sends only after ``y``. Decisions
+that change no file (related, compatible, not a conflict) are recorded in the ledger; the pair
+is then not raised again until one side changes."""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, replace
+from typing import ClassVar
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, OptionList, Static, Tab, Tabs
+from textual.widgets.option_list import Option
+
+from memtui.core.age import age_text
+from memtui.core.config import JudgeConfig
+from memtui.core.contents import ScanResult
+from memtui.core.judge.items import CLAUDE_MD
+from memtui.core.judge.ledger import USER, Ledger, default_ledger_path
+from memtui.core.judge.providers import Estimate, Judge, ProviderError, load_judge
+from memtui.core.judge.run import JudgeRun, collect_items, judge_pairs, pair_up
+from memtui.core.judge.verdicts import NEEDS_ACTION, JudgedPair, JudgeItem, Relation, Verdict
+from memtui.core.stores.locations import Context
+from memtui.tui.dialogs.confirm import ConfirmScreen
+from memtui.tui.jobs import Job, JobControl, JobRunner
+from memtui.tui.plain import body, line
+
+FILTERS: tuple[str, ...] = ("open", "stale", "judged", "all")
+FILTER_LABELS = {
+    "open": "needs a decision",
+    "stale": "stale",
+    "judged": "judged",
+    "all": "every candidate",
+}
+RECORD_DECISIONS: dict[str, Relation] = {
+    "related": Relation.RELATED,
+    "compatible": Relation.COMPATIBLE,
+    "not_conflict": Relation.NOT_CONFLICT,
+}
+RELATION_STYLE = {
+    Relation.DUPLICATE: "bold yellow",
+    Relation.CONFLICTS_WITH: "bold red",
+    Relation.SUPERSEDES: "bold magenta",
+}
+DIFF_WORDS = 600
+"""Words of each side the word diff compares."""
+
+
+@dataclass
+class Found:
+    """What the first job returns: the run so far, the judge, and (for a provider that sends
+    text) its estimate, to confirm before judging."""
+
+    run: JudgeRun
+    ledger: Ledger
+    judge: Judge
+    estimate: Estimate | None = None
+
+
+def wanted(pair: JudgedPair, name: str) -> bool:
+    verdict = pair.verdict or pair.previous
+    if name == "all":
+        return True
+    if name == "stale":
+        return pair.state == "stale"
+    if name == "judged":
+        return pair.state in ("judged", "decided")
+    return (
+        pair.state != "decided" and verdict is not None and verdict.relation in NEEDS_ACTION
+    )
+
+
+def side_text(item: JudgeItem, keep: bool) -> Text:
+    """One side: where it lives, its age and frontmatter, then its body (plain text)."""
+    out = Text()
+    if keep:
+        out.append("proposed to keep\n", style="bold green")
+    where = item.kind + (f":{item.agent}" if item.agent else "")
+    where += f" ({item.scope})" if item.scope else ""
+    out.append(line(where), style="bold")
+    out.append("\n")
+    out.append(line(item.rel_path + (f" line {item.line}" if item.line else "")), style="dim")
+    out.append("\n")
+    if item.mtime:
+        out.append(age_text(item.mtime), style="dim")
+        out.append("\n")
+    if item.modified:
+        out.append(f"modified {line(item.modified)}\n", style="dim")
+    if item.kind != CLAUDE_MD:
+        out.append(f"name: {line(item.name)}\n")
+    if item.description:
+        out.append(f"description: {line(item.description)}\n")
+    if item.type:
+        out.append(f"type: {line(item.type)}\n")
+    out.append("\n")
+    out.append(body(item.body))
+    return out
+
+
+def word_diff(a: str, b: str) -> Text:
+    """A's words against B's: removed (only in A) struck red, added (only in B) green."""
+    left, right = a.split()[:DIFF_WORDS], b.split()[:DIFF_WORDS]
+    out = Text()
+    matcher = difflib.SequenceMatcher(a=left, b=right, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            out.append(line(" ".join(left[i1:i2])) + " ", style="dim")
+            continue
+        if i2 > i1:
+            out.append(line(" ".join(left[i1:i2])), style="red strike")
+            out.append(" ")
+        if j2 > j1:
+            out.append(line(" ".join(right[j1:j2])), style="bold green")
+            out.append(" ")
+    return out
+
+
+def verdict_text(pair: JudgedPair) -> Text:
+    verdict = pair.verdict or pair.previous
+    out = Text()
+    out.append(f"[{pair.candidate.id}] ", style="dim")
+    if verdict is None:
+        out.append("not judged yet", style="dim")
+        return out
+    out.append(verdict.relation.value, style=RELATION_STYLE.get(verdict.relation, "bold"))
+    out.append(f"  {verdict.confidence:.2f}  by {line(verdict.judge)}", style="bold")
+    out.append(f"  ({pair.state}; {line(', '.join(pair.candidate.reasons))})", style="dim")
+    out.append(f"\n{line(verdict.reason)}")
+    for tag, quote in zip("AB", verdict.evidence, strict=False):
+        out.append(f"\n{tag}: “{line(quote)}”", style="italic")
+    if verdict.fallback:
+        out.append(f"\njudged locally: {line(verdict.fallback)}", style="yellow")
+    if pair.state == "stale":
+        out.append("\none side changed since this verdict: it is judged again on the next run",
+                   style="yellow")
+    return out
+
+
+def pair_label(pair: JudgedPair) -> Text:
+    """Two lines: the verdict and the state, then the two file names."""
+    verdict = pair.verdict or pair.previous
+    out = Text(no_wrap=True, overflow="ellipsis")
+    if verdict is None:
+        out.append("not judged", style="dim")
+    else:
+        out.append(verdict.relation.value, style=RELATION_STYLE.get(verdict.relation, ""))
+        out.append(f" {verdict.confidence:.2f}")
+    state = {"decided": ("  ✓ decided", "green"), "stale": ("  ~ stale", "yellow")}
+    mark, style = state.get(pair.state, ("", ""))
+    out.append(mark, style=style)
+    c = pair.candidate
+    names = f"{_short_name(c.a)} ↔ {_short_name(c.b)}"
+    out.append("\n  " + line(names), style="dim")
+    return out
+
+
+NAME_CHARS = 20
+"""Characters of each file name in the pair list (two names fit its width)."""
+
+
+def _short_name(item: JudgeItem) -> str:
+    name = item.rel_path.rsplit("/", 1)[-1]
+    return name if len(name) <= NAME_CHARS else name[: NAME_CHARS - 1] + "…"
+
+
+class ConflictsScreen(Screen[None]):
+    """Judge conflicts across every store and CLAUDE.md; decide pair by pair."""
+
+    CSS_PATH = "conflicts.tcss"
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "back", "Back", id="conflicts.back"),
+        Binding("left", "move(-1)", "Prev pair", id="conflicts.prev"),
+        Binding("right", "move(1)", "Next pair", id="conflicts.next"),
+        Binding("f", "filter", "Filter", id="conflicts.filter"),
+        Binding("r", "decide('related')", "Related", id="conflicts.related"),
+        Binding("c", "decide('compatible')", "Compatible", id="conflicts.compatible"),
+        Binding("n", "decide('not_conflict')", "Not a conflict", id="conflicts.not_conflict"),
+        Binding("ctrl+r", "rejudge", "Judge again", id="conflicts.rejudge"),
+    ]
+
+    def __init__(
+        self, result: ScanResult, context: Context, jobs: JobRunner, config: JudgeConfig
+    ) -> None:
+        super().__init__()
+        self.result = result
+        self.context = context
+        self.jobs = jobs
+        self.config = config
+        self.found: Found | None = None
+        self.filter = "open"
+        self.shown: list[JudgedPair] = []
+
+    def compose(self) -> ComposeResult:
+        yield Static(Text(" conflicts ", style="bold reverse"), id="conf-head")
+        yield Tabs(*[Tab(FILTER_LABELS[f], id=f"filter-{f}") for f in FILTERS],
+                   active="filter-open", id="conf-filters")
+        yield Static("", id="conf-message")
+        with Horizontal(id="conf-body"):
+            yield OptionList(id="conf-pairs")
+            with Vertical(id="conf-detail"):
+                yield Static("", id="conf-verdict")
+                with Horizontal(id="conf-sides"):
+                    with VerticalScroll(id="conf-a-scroll"):
+                        yield Static("", id="conf-a")
+                    with VerticalScroll(id="conf-b-scroll"):
+                        yield Static("", id="conf-b")
+                with VerticalScroll(id="conf-diff-scroll"):
+                    yield Static("", id="conf-diff")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#conf-a-scroll").border_title = "A"
+        self.query_one("#conf-b-scroll").border_title = "B"
+        self.query_one("#conf-diff-scroll").border_title = "word diff A → B"
+        self.query_one("#conf-pairs", OptionList).focus()
+        self.find()
+
+    # the jobs ---------------------------------------------------------------------------
+
+    def say(self, message: str, style: str = "") -> None:
+        self.query_one("#conf-message", Static).update(Text(line(message), style=style))
+
+    def find(self, rejudge: bool = False) -> None:
+        """Read, pair and (with a provider that sends nothing) judge, in a job."""
+        try:
+            judge = load_judge(self.config.provider, self.config,
+                               **({"env": self.context.env}
+                                  if self.config.provider != "local" else {}))
+        except ProviderError as err:
+            self.say(f"{err}; using the local judge", "bold yellow")
+            judge = load_judge("local", JudgeConfig())
+        result, context = self.result, self.context
+        self.say(f"reading and pairing memories ({judge.name} judge) …", "dim")
+
+        def run(control: JobControl) -> Found:
+            def progress(step: str, done: int, total: int) -> None:
+                control.progress(f"judge: {step}", done, total)
+
+            items, problems = collect_items(context, result, cancelled=lambda: control.is_cancelled,
+                                            progress=progress)
+            control.check()
+            ledger = Ledger.load(default_ledger_path(context.env))
+            pairs = pair_up(items, ledger, cancelled=lambda: control.is_cancelled)
+            control.check()
+            found = Found(JudgeRun(items, pairs, notes=[*ledger.problems, *problems]), ledger,
+                          judge)
+            todo = self.todo(found, rejudge)
+            if judge.sends_data:
+                found.estimate = judge.estimate([p.candidate for p in todo]) if todo else None
+                return found
+            self.judge_now(found, todo, control)
+            return found
+
+        self.jobs.start(Job("judge", run, group="judge", title="Judge", done=self.found_pairs,
+                            failed=lambda why: self.say(why, "bold red")), self)
+
+    def todo(self, found: Found, rejudge: bool) -> list[JudgedPair]:
+        pairs = found.run.pairs
+        todo = [p for p in pairs if p.state in ("new", "stale")
+                or (rejudge and p.state == "judged")]
+        return todo[:200] if found.judge.sends_data else todo
+
+    @staticmethod
+    def judge_now(found: Found, todo: list[JudgedPair], control: JobControl) -> None:
+        def step(text: str, done: int, total: int) -> None:
+            control.progress(f"judge: {text}", done, total)
+
+        found.run.judged = judge_pairs(todo, found.judge, found.ledger,
+                                       rejudge=True, cancelled=lambda: control.is_cancelled,
+                                       progress=step)
+        found.ledger.save()
+
+    def found_pairs(self, found: Found) -> None:
+        self.found = found
+        if found.estimate is not None:
+            estimate = found.estimate
+            body_text = Text(line(estimate.describe()))
+            body_text.append("\n\nEvery text is redacted first (secrets become "
+                             "[REDACTED:rule]). Nothing is sent unless you say yes.",
+                             style="dim")
+            for note in estimate.notes:
+                body_text.append(f"\n• {line(note)}", style="dim")
+            if self.config.spend_cap_usd is not None and \
+                    estimate.cost_usd > self.config.spend_cap_usd:
+                self.say(f"{estimate.describe()}: over judge.spend_cap_usd "
+                         f"(${self.config.spend_cap_usd:g}); nothing was sent", "bold yellow")
+                self.show_pairs()
+                return
+            screen = ConfirmScreen("Send these pairs to Claude?", body_text, yes="Send",
+                                   danger=False)
+            self.app.push_screen(screen, self.send_confirmed)
+        self.show_pairs()
+
+    def send_confirmed(self, yes: bool | None) -> None:
+        found = self.found
+        if found is None:
+            return
+        if not yes:
+            self.say("nothing was sent: the pairs keep their ledger state", "dim")
+            return
+        todo = self.todo(found, rejudge=False)
+        found.estimate = None
+
+        def run(control: JobControl) -> Found:
+            self.judge_now(found, todo, control)
+            return found
+
+        self.say(f"sending {len(todo)} pairs …", "dim")
+        self.jobs.start(Job("judge", run, group="judge", title="Judge", done=self.found_pairs,
+                            failed=lambda why: self.say(why, "bold red")), self)
+
+    # showing ----------------------------------------------------------------------------
+
+    def show_pairs(self) -> None:
+        found = self.found
+        if found is None:
+            return
+        run = found.run
+        self.shown = [p for p in run.pairs if wanted(p, self.filter)]
+        memories = sum(1 for i in run.items if i.kind != CLAUDE_MD)
+        head = Text(" conflicts ", style="bold reverse")
+        head.append(f"  {found.judge.name} judge · {memories} memories, "
+                    f"{len(run.items) - memories} CLAUDE.md rules · {len(run.pairs)} candidates · "
+                    f"{len(run.open_pairs())} need a decision", style="bold")
+        usage = getattr(found.judge, "usage", None)
+        if usage is not None and usage.requests:
+            head.append(f" · sent {usage.requests} requests, ${usage.cost_usd:.4f}", style="dim")
+        self.query_one("#conf-head", Static).update(head)
+        notes = [*run.notes, *getattr(found.judge, "notes", [])]
+        if not self.shown:
+            self.say(f"no pair {FILTER_LABELS[self.filter]}" +
+                     ("" if self.filter != "open" else ": f shows the other pairs"), "green")
+        elif notes:
+            self.say("; ".join(notes), "yellow")
+        else:
+            self.say("")
+        pairs = self.query_one("#conf-pairs", OptionList)
+        keep = pairs.highlighted
+        pairs.clear_options()
+        pairs.add_options([Option(pair_label(p), id=p.candidate.id) for p in self.shown])
+        if self.shown:
+            pairs.highlighted = min(keep or 0, len(self.shown) - 1)
+            self.show_pair(self.shown[pairs.highlighted])
+        else:
+            self.show_pair(None)
+        self.refresh_bindings()
+
+    def show_pair(self, pair: JudgedPair | None) -> None:
+        verdict_static = self.query_one("#conf-verdict", Static)
+        if pair is None:
+            for name in ("#conf-verdict", "#conf-a", "#conf-b", "#conf-diff"):
+                self.query_one(name, Static).update("")
+            return
+        verdict = pair.verdict or pair.previous
+        winner = verdict.winner if verdict is not None else None
+        verdict_static.update(verdict_text(pair))
+        self.query_one("#conf-a", Static).update(side_text(pair.candidate.a, winner == "a"))
+        self.query_one("#conf-b", Static).update(side_text(pair.candidate.b, winner == "b"))
+        self.query_one("#conf-diff", Static).update(
+            word_diff(pair.candidate.a.text, pair.candidate.b.text))
+
+    @on(OptionList.OptionHighlighted, "#conf-pairs")
+    def highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        if 0 <= event.option_index < len(self.shown):
+            self.show_pair(self.shown[event.option_index])
+
+    @on(Tabs.TabActivated, "#conf-filters")
+    def filter_tab(self, event: Tabs.TabActivated) -> None:
+        name = (event.tab.id or "").removeprefix("filter-")
+        if name in FILTERS and name != self.filter:
+            self.filter = name
+            self.show_pairs()
+
+    # actions ----------------------------------------------------------------------------
+
+    def current(self) -> JudgedPair | None:
+        index = self.query_one("#conf-pairs", OptionList).highlighted
+        return self.shown[index] if index is not None and 0 <= index < len(self.shown) else None
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "decide":
+            return True if self.current() is not None else None
+        return True
+
+    def action_back(self) -> None:
+        self.jobs.cancel_group("judge")
+        self.dismiss(None)
+
+    def action_move(self, step: int) -> None:
+        pairs = self.query_one("#conf-pairs", OptionList)
+        if not self.shown:
+            return
+        index = (pairs.highlighted or 0) + step
+        pairs.highlighted = max(0, min(len(self.shown) - 1, index))
+
+    def action_filter(self) -> None:
+        following = FILTERS[(FILTERS.index(self.filter) + 1) % len(FILTERS)]
+        self.query_one("#conf-filters", Tabs).active = f"filter-{following}"
+
+    def action_rejudge(self) -> None:
+        self.find(rejudge=True)
+
+    def action_decide(self, decision: str) -> None:
+        pair, found = self.current(), self.found
+        if pair is None or found is None:
+            return
+        relation = RECORD_DECISIONS[decision]
+        verdict = Verdict(relation, 1.0, f"decided: {decision}", USER)
+        ledger = found.ledger
+        try:
+            ledger.record(pair.candidate, verdict, note=decision)
+            ledger.save()
+        except OSError as err:
+            self.notify(line(f"the ledger could not be saved: {err}"), title="Judge",
+                        severity="error", markup=False)
+            return
+        pair.previous = pair.verdict or pair.previous
+        pair.verdict = replace(verdict)
+        pair.state = "decided"
+        self.notify(line(f"{decision.replace('_', ' ')}: not raised again until one side "
+                         "changes"), title="Decided", markup=False)
+        self.show_pairs()

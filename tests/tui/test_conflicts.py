@@ -1,0 +1,143 @@
+"""The conflicts screen (``J``): the demo's planted pairs, decisions recorded in the ledger,
+and the anthropic judge asked only after its estimate is confirmed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from core.judge.mock_api import MODEL, FakeMessagesAPI
+from pilots import notifications, option_texts, plain
+from textual.pilot import Pilot
+from textual.widgets import OptionList, Static
+
+from memtui.core.demo.build import DemoHome
+from memtui.core.judge import anthropic_judge
+from memtui.core.judge.ledger import Ledger
+from memtui.core.stores.locations import Context
+from memtui.tui.app import MemtuiApp, make_app
+from memtui.tui.dialogs.confirm import ConfirmScreen
+from memtui.tui.screens.conflicts import ConflictsScreen
+from memtui.tui.testing import settle
+
+
+def app_on(home: DemoHome, state: Path, **env: str) -> MemtuiApp:
+    """The app on the demo home (only read: judging writes no memory), the ledger in ``state``."""
+    ctx = Context.create(
+        project=home.project, claude_home=home.claude_home,
+        agent_memory_home=home.agent_memory_home,
+        env={"HOME": str(home.root), "MEMTUI_NO_CACHE": "1", "MEMTUI_STATE_DIR": str(state),
+             "XDG_CONFIG_HOME": str(state / "config"), **env},
+    )
+    return make_app(ctx, watch=False)
+
+
+async def open_conflicts(pilot: Pilot[None]) -> ConflictsScreen:
+    await settle(pilot)
+    await pilot.press("J")
+    await settle(pilot)
+    screen = pilot.app.screen
+    assert isinstance(screen, ConflictsScreen)
+    return screen
+
+
+def pair_rows(screen: ConflictsScreen) -> list[str]:
+    return option_texts(screen.query_one("#conf-pairs", OptionList))
+
+
+async def test_j_shows_the_pairs_that_need_a_decision_side_by_side(
+    pristine: DemoHome, tmp_path: Path
+) -> None:
+    app = app_on(pristine, tmp_path / "state")
+    async with app.run_test(size=(160, 45)) as pilot:
+        screen = await open_conflicts(pilot)
+        rows = pair_rows(screen)
+        assert any("deploy-freeze.md ↔ deploy-freeze.md" in r and "duplicate" in r for r in rows)
+        assert any("test-db-postgres.md ↔ test-db-sqlite.md" in r and "conflicts_with" in r
+                   for r in rows)
+        assert not any("payments-owners.md" in r for r in rows)  # parallel notes: not a conflict
+        head = plain(screen.query_one("#conf-head", Static))
+        assert "local judge" in head and "need a decision" in head
+        index = next(i for i, r in enumerate(rows) if "test-db-postgres.md" in r)
+        screen.query_one("#conf-pairs", OptionList).highlighted = index
+        await pilot.pause()
+        verdict = plain(screen.query_one("#conf-verdict", Static))
+        assert "conflicts_with" in verdict and "“not sqlite” vs “sqlite”" in verdict
+        side_a = plain(screen.query_one("#conf-a", Static))
+        side_b = plain(screen.query_one("#conf-b", Static))
+        assert "test-db-postgres.md" in side_a and "never SQLite" in side_a
+        assert "test-db-sqlite.md" in side_b and "proposed to keep" in side_b
+        assert "SQLite" in plain(screen.query_one("#conf-diff", Static))
+
+
+async def test_a_decision_is_recorded_and_the_pair_is_not_raised_again(
+    pristine: DemoHome, tmp_path: Path
+) -> None:
+    state = tmp_path / "state"
+    app = app_on(pristine, state)
+    async with app.run_test(size=(160, 45)) as pilot:
+        screen = await open_conflicts(pilot)
+        before = pair_rows(screen)
+        index = next(i for i, r in enumerate(before) if "checkout-flags.md" in r)
+        screen.query_one("#conf-pairs", OptionList).highlighted = index
+        await pilot.pause()
+        await pilot.press("n")
+        await settle(pilot)
+        after = pair_rows(screen)
+        assert len(after) == len(before) - 1
+        assert not any("checkout-flags.md" in r for r in after)
+        assert ("not conflict: not raised again until one side changes", "information") in \
+            notifications(app)
+        await pilot.press("escape")
+        await settle(pilot)
+        screen = await open_conflicts(pilot)  # judged again from the ledger
+        assert not any("checkout-flags.md" in r for r in pair_rows(screen))
+        await pilot.press("f")  # stale
+        await pilot.press("f")  # judged (and decided)
+        await settle(pilot)
+        assert any("checkout-flags.md" in r and "✓ decided" in r for r in pair_rows(screen))
+    entries = Ledger.load(state / "judge" / "ledger.json").entries
+    assert sum(e.judge == "user" for history in entries.values() for e in history) == 1
+
+
+@pytest.fixture
+def api(monkeypatch: pytest.MonkeyPatch) -> FakeMessagesAPI:
+    fake = FakeMessagesAPI()
+    monkeypatch.setattr(anthropic_judge, "http_client_factory", fake.client)
+    return fake
+
+
+async def test_the_anthropic_judge_sends_only_after_its_estimate_is_confirmed(
+    pristine: DemoHome, tmp_path: Path, api: FakeMessagesAPI
+) -> None:
+    app = app_on(pristine, tmp_path / "state", ANTHROPIC_API_KEY="sk-test",
+                 MEMTUI_JUDGE_PROVIDER="anthropic")
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot)
+        await pilot.press("J")
+        await settle(pilot)
+        modal = pilot.app.screen
+        assert isinstance(modal, ConfirmScreen)
+        text = "".join(plain(s) for s in modal.query_one("#confirm-scroll").query(Static))
+        assert "anthropic (claude-haiku-5-5)" in text and "input tokens" in text
+        assert "Nothing is sent unless you say yes" in text
+        assert api.calls == 0 and api.counted > 0
+        await pilot.press("n")
+        await settle(pilot)
+        assert api.calls == 0
+        screen = pilot.app.screen
+        assert isinstance(screen, ConflictsScreen)
+        assert "nothing was sent" in plain(screen.query_one("#conf-message", Static))
+
+        await pilot.press("ctrl+r")  # judge again: asked again
+        await settle(pilot)
+        assert isinstance(pilot.app.screen, ConfirmScreen)
+        await pilot.press("y")
+        await settle(pilot)
+        assert api.calls > 0
+        screen = pilot.app.screen
+        assert isinstance(screen, ConflictsScreen)
+        assert "sent " in plain(screen.query_one("#conf-head", Static))
+        assert screen.found is not None
+        assert any(p.verdict is not None and p.verdict.judge == MODEL
+                   for p in screen.found.run.pairs)
