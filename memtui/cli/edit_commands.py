@@ -23,11 +23,12 @@ from memtui.core.plaintext import counted
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (slow) at run time
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
     from memtui.core.stores.locations import Context
     from memtui.core.write.ops.snapshot import SnapshotAction
-    from memtui.core.write.proposal import FileDiff, Proposal
+    from memtui.core.write.proposal import AppliedOp, FileDiff, Proposal
 
 
 SNAPSHOT_ACTION_NAMES: dict[str, SnapshotAction] = {
@@ -106,8 +107,14 @@ def ask_to_apply(question: str = "Apply?") -> bool | None:
     return sys.stdin.readline().strip().lower() in ("y", "yes")
 
 
-def confirm_and_apply(proposal: Proposal, args: argparse.Namespace, ctx: Context) -> int:
-    """Show the plan unless ``--yes``, ask, then apply through the one write path."""
+def confirm_and_apply(
+    proposal: Proposal,
+    args: argparse.Namespace,
+    ctx: Context,
+    after: Callable[[AppliedOp], str | None] | None = None,
+) -> int:
+    """Show the plan unless ``--yes``, ask, then apply through the one write path; ``after``
+    runs once it is applied (its text, if any, is printed with the result)."""
     from memtui.core.write.apply import apply
     from memtui.core.write.dirfd import EditRefused
 
@@ -134,11 +141,14 @@ def confirm_and_apply(proposal: Proposal, args: argparse.Namespace, ctx: Context
     except EditRefused as exc:
         say(f"memtui: refused: {shown(exc.reason)}", err=True)
         return EXIT_PROBLEMS
+    extra = after(done) if after is not None else None
     if args.json:
         print_json(done.record.to_json())
     else:
         say(f"done: {shown(done.title)} ({counted(len(done.files), 'file')}); "
             f"undo with: memtui undo {done.op_id}")
+        if extra:
+            say(shown(extra))
     return EXIT_OK
 
 

@@ -75,12 +75,19 @@ def add_judge_parser(sub: Any) -> None:
     judge.add_argument("--json", action="store_true", help="machine-readable output")
     judge_sub = judge.add_subparsers(dest="judge_command", metavar="ACTION")
     resolve = judge_sub.add_parser(
-        "resolve",
-        help="record a decision on a pair: related, compatible or not_conflict (changes no file)",
-    )
+        "resolve", help="decide a pair: a or b keeps that side and archives the other "
+        "(previewed, journaled, undoable); related, compatible or not_conflict change no file")
     resolve.add_argument("pair", help="the pair's id, as `memtui judge` prints it")
-    resolve.add_argument("decision", choices=RECORD_ONLY)
+    resolve.add_argument("decision", choices=("a", "b", *RECORD_ONLY))
+    resolve.add_argument("--yes", action="store_true", help="apply without asking")
     resolve.add_argument("--json", action="store_true", help="machine-readable output")
+    archive = judge_sub.add_parser("archive", help="memories archived by a decision")
+    archive.add_argument("--json", action="store_true", help="machine-readable output")
+    restore = judge_sub.add_parser(
+        "restore", help="put an archived memory back in its store (previewed, undoable)")
+    restore.add_argument("id", help="the archive id, as `memtui judge archive` prints it")
+    restore.add_argument("--yes", action="store_true", help="apply without asking")
+    restore.add_argument("--json", action="store_true", help="machine-readable output")
 
 
 def _side(item: JudgeItem) -> dict[str, Any]:
@@ -172,6 +179,10 @@ def _print_pair(pair: JudgedPair) -> None:
 def cmd_judge(args: argparse.Namespace) -> int:
     if getattr(args, "judge_command", None) == "resolve":
         return cmd_judge_resolve(args)
+    if getattr(args, "judge_command", None) == "archive":
+        return cmd_judge_archive(args)
+    if getattr(args, "judge_command", None) == "restore":
+        return cmd_judge_restore(args)
     from memtui.core.config import load_config
     from memtui.core.judge.ledger import Ledger, default_ledger_path
     from memtui.core.judge.providers import ProviderError, load_judge
@@ -281,8 +292,8 @@ def _print_run(
     if open_pairs and not every:
         say()
         say(
-            "decide with: memtui judge resolve PAIR related|compatible|not_conflict "
-            "(or in the TUI); --all lists every candidate"
+            "decide with: memtui judge resolve PAIR a|b (keep that side, archive the other) or "
+            "related|compatible|not_conflict (or press J in the TUI); --all lists every candidate"
         )
     return EXIT_PROBLEMS if open_pairs else EXIT_OK
 
@@ -300,27 +311,86 @@ def cmd_judge_resolve(args: argparse.Namespace) -> int:
     candidates = {c.id: c for c in find_candidates(items)}
     candidate = candidates.get(args.pair)
     if candidate is None:
-        say(
-            f"memtui judge resolve: no candidate pair {shown(args.pair)} now (run memtui judge "
-            "for the current ids)",
-            err=True,
-        )
+        say(f"memtui judge resolve: no candidate pair {shown(args.pair)} now (run memtui judge "
+            "for the current ids)", err=True)
         return EXIT_USAGE
     ledger = Ledger.load(default_ledger_path(ctx.env))
+    if args.decision in ("a", "b"):
+        return _keep_side(args, ctx, result, candidate, ledger)
     verdict = Verdict(Relation(args.decision), 1.0, f"decided: {args.decision}", USER)
     ledger.record(candidate, verdict, note=args.decision)
     ledger.save()
     if args.json:
-        print_json(
-            {
-                "id": candidate.id,
-                "decision": args.decision,
-                "a": _side(candidate.a),
-                "b": _side(candidate.b),
-            }
-        )
+        print_json({"id": candidate.id, "decision": args.decision, "a": _side(candidate.a),
+                    "b": _side(candidate.b)})
     else:
-        say(f"[{candidate.id}] decided: {args.decision} (not raised again until one side changes)")
+        say(f"[{candidate.id}] decided: {args.decision} (not raised again until one side "
+            "changes)")
         say(f"  A {shown(candidate.a.label)}")
         say(f"  B {shown(candidate.b.label)}")
     return EXIT_OK
+
+
+def _keep_side(args: argparse.Namespace, ctx: Any, result: Any, candidate: Any,
+               ledger: Any) -> int:
+    from memtui.cli.edit_commands import confirm_and_apply
+    from memtui.core.judge.archive import Archive
+    from memtui.core.judge.resolve import finish_keep, plan_keep
+    from memtui.core.write.dirfd import EditRefused
+
+    try:
+        plan = plan_keep(result, candidate, args.decision)
+    except EditRefused as exc:
+        say(f"memtui: refused: {shown(exc.reason)}; nothing was written", err=True)
+        return EXIT_PROBLEMS
+    archive = Archive.default(ctx.env)
+
+    def after(done: Any) -> str:
+        entry = finish_keep(plan, done, archive, ledger)
+        return f"archived as {entry.id} (memtui judge restore {entry.id} puts it back)"
+
+    return confirm_and_apply(plan.proposal, args, ctx, after)
+
+
+def cmd_judge_archive(args: argparse.Namespace) -> int:
+    from memtui.core.judge.archive import Archive
+
+    ctx = context_from(args)
+    archive = Archive.default(ctx.env)
+    entries = archive.entries()
+    if args.json:
+        print_json({"archive": str(archive.root), "problems": archive.problems, "entries": [
+            {"id": e.id, "time": e.time, "store_kind": e.store_kind, "store_path": e.store_path,
+             "rel_path": e.rel_path, "sha256": e.sha256, "reason": e.reason, "op_id": e.op_id,
+             "pair": e.pair, "index_lines": e.index_lines,
+             "back_in_store": e.original.exists()}
+            for e in entries]})
+        return EXIT_PROBLEMS if archive.problems else EXIT_OK
+    say(f"archive: {shown(ctx.show(archive.root))} · {len(entries)} memories")
+    for problem in archive.problems:
+        say(f"problem: {shown(problem)}")
+    for e in entries:
+        back = "  (a file of that name is back in the store)" if e.original.exists() else ""
+        say(f"{shown(e.id)}  {shown(e.store_kind)} · {shown(e.rel_path)}{back}")
+        say(f"    {shown(e.reason)}")
+    return EXIT_PROBLEMS if archive.problems else EXIT_OK
+
+
+def cmd_judge_restore(args: argparse.Namespace) -> int:
+    from memtui.cli.edit_commands import confirm_and_apply
+    from memtui.core.judge.archive import Archive, plan_restore
+    from memtui.core.write.dirfd import EditRefused
+
+    ctx = context_from(args)
+    archive = Archive.default(ctx.env)
+    entry = next((e for e in archive.entries() if e.id == args.id), None)
+    if entry is None:
+        say(f"memtui judge restore: no archived memory {shown(args.id)} "
+            "(memtui judge archive lists them)", err=True)
+        return EXIT_USAGE
+    try:
+        proposal = plan_restore(archive, entry)
+    except EditRefused as exc:
+        say(f"memtui: refused: {shown(exc.reason)}; nothing was written", err=True)
+        return EXIT_PROBLEMS
+    return confirm_and_apply(proposal, args, ctx)

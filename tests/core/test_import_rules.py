@@ -29,7 +29,7 @@ ALLOWED: dict[str, set[str]] = {
     "write": {KERNEL, "write"},
     "write.ops": {KERNEL, "parse", "stores", "secrets", "write", "write.ops"},
     "demo": {KERNEL, "parse", "stores", "demo"},
-    "judge": {KERNEL, "parse", "stores", "secrets", "scan", "write", "judge"},
+    "judge": {KERNEL, "parse", "stores", "secrets", "scan", "write", "write.ops", "judge"},
 }
 """Which layers each layer may import. A new package must be added here, deciding its rules."""
 

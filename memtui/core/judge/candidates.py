@@ -26,7 +26,7 @@ from memtui.core.judge.items import same_origin, words
 from memtui.core.judge.verdicts import Candidate, JudgeItem
 
 SIMILARITY_THRESHOLD = 0.35
-TOP_TERMS = 12
+TOP_TERMS = 8
 MAX_DF_SHARE = 0.05
 MIN_DF_CAP = 40
 """Words in at most this many items are always indexed, however small the home."""

@@ -106,11 +106,14 @@ class Ledger:
         """The pair with what the ledger knows of it (see the module's doc)."""
         history = self.entries.get(candidate.id, [])
         current = [e for e in history if e.matches(candidate)]
-        decided = [e for e in current if e.decided]
+        # a "keep one side" decision archived the other side: a pair still found means that
+        # operation was undone, and the decision with it
+        decided = [e for e in current if e.decided and not (e.note or "").startswith("archived ")]
         if decided:
             return JudgedPair(candidate, decided[-1].verdict(), "decided")
-        if current:
-            return JudgedPair(candidate, current[-1].verdict(), "judged")
+        judged = [e for e in current if not e.decided]
+        if judged:
+            return JudgedPair(candidate, judged[-1].verdict(), "judged")
         if history:
             return JudgedPair(candidate, None, "stale", previous=history[-1].verdict())
         return JudgedPair(candidate, None, "new")

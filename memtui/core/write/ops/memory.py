@@ -11,17 +11,25 @@ from memtui.core.parse.index import is_external_target, parse_entries, resolve_t
 from memtui.core.write.dirfd import EditRefused
 from memtui.core.write.proposal import FileChange, Proposal, file_sha256, read_regular, sha256_hex
 
-__all__ = ["INDEX_NAME", "index_lines_for", "lock_dir_for", "plan_delete_memory", "remove_lines"]
+__all__ = [
+    "INDEX_NAME", "index_lines_for", "lock_dir_for", "lock_dir_of", "plan_delete_memory",
+    "remove_lines",
+]
 
 INDEX_NAME = "MEMORY.md"
 
 
 def lock_dir_for(store: Store) -> Path | None:
     """The memory dir whose ``.consolidate-lock`` governs ``store`` (None: no lock applies)."""
-    if store.kind in (StoreKind.AUTO, StoreKind.AGENT):
-        return store.path
-    if store.kind == StoreKind.TEAM:
-        return store.path.parent
+    return lock_dir_of(store.kind, store.path)
+
+
+def lock_dir_of(kind: StoreKind, path: Path) -> Path | None:
+    """:func:`lock_dir_for` of a store of ``kind`` at ``path``."""
+    if kind in (StoreKind.AUTO, StoreKind.AGENT):
+        return path
+    if kind == StoreKind.TEAM:
+        return path.parent
     return None
 
 

@@ -1,0 +1,101 @@
+"""Applying a decision on a pair. "Keep A" (A supersedes B) and "keep B" archive the other
+side: its file leaves its store with its MEMORY.md lines, through the one write path (the
+plan is previewed, the operation journaled, ``u`` undoes it), and its bytes go to memtui's
+archive (:mod:`memtui.core.judge.archive`). A CLAUDE.md rule is never archived: memtui does not
+write CLAUDE.md files."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from memtui.core.contents import Memory, ScanResult, Store
+from memtui.core.judge.archive import Archive, ArchiveEntry, new_entry_id
+from memtui.core.judge.items import CLAUDE_MD
+from memtui.core.judge.ledger import USER, Ledger
+from memtui.core.judge.verdicts import Candidate, JudgeItem, Relation, Verdict
+from memtui.core.write.dirfd import EditRefused
+from memtui.core.write.ops.memory import INDEX_NAME, index_lines_for, plan_delete_memory
+from memtui.core.write.proposal import AppliedOp, Proposal, read_regular, sha256_hex
+
+KEEP_DECISIONS = ("a", "b")
+
+
+@dataclass
+class KeepPlan:
+    """A "keep one side" decision, planned: the proposal that removes the other side, and what
+    the archive will hold of it."""
+
+    candidate: Candidate
+    keep: str
+    loser: JudgeItem
+    store: Store
+    memory: Memory
+    proposal: Proposal
+    data: bytes
+    index_lines: list[str]
+
+    @property
+    def winner(self) -> JudgeItem:
+        return self.candidate.a if self.keep == "a" else self.candidate.b
+
+
+def find_memory(result: ScanResult, item: JudgeItem) -> tuple[Store, Memory]:
+    for store in result.stores:
+        for memory in store.memories:
+            if memory.file == item.file:
+                return store, memory
+    raise EditRefused(f"{item.rel_path} is no longer in the scan: rescan and judge again",
+                      Path(item.file))
+
+
+def plan_keep(result: ScanResult, candidate: Candidate, keep: str) -> KeepPlan:
+    """Plan keeping side ``keep`` (``"a"`` or ``"b"``) and archiving the other."""
+    if keep not in KEEP_DECISIONS:
+        raise ValueError(keep)
+    winner, loser = (candidate.a, candidate.b) if keep == "a" else (candidate.b, candidate.a)
+    if loser.kind == CLAUDE_MD:
+        raise EditRefused(
+            f"{loser.rel_path} is a CLAUDE.md rule: memtui does not edit CLAUDE.md files; keep "
+            "the rule and archive the memory, or edit the file yourself", Path(loser.file))
+    store, memory = find_memory(result, loser)
+    data, _st = read_regular(memory.path)
+    if data is None:
+        raise EditRefused(f"{loser.rel_path} does not exist any more", Path(loser.file))
+    proposal = plan_delete_memory(store, memory)
+    proposal.kind = "archive-memory"
+    proposal.title = (f"archive {memory.rel_path} of {store.title} "
+                      f"(superseded by {winner.label})")
+    proposal.notes.insert(0, f"keeps {winner.label}")
+    proposal.notes.append("the archived file stays in memtui's archive (memtui judge restore)")
+    index_raw, _st = read_regular(store.path / INDEX_NAME)
+    lines = [] if index_raw is None else [
+        e.raw for e in index_lines_for(index_raw.decode("utf-8", "replace"), memory.rel_path)
+    ]
+    return KeepPlan(candidate, keep, loser, store, memory, proposal, data, lines)
+
+
+def finish_keep(plan: KeepPlan, done: AppliedOp, archive: Archive, ledger: Ledger) -> ArchiveEntry:
+    """After the removal was applied: archive the bytes and record the decision."""
+    entry = archive.add(
+        ArchiveEntry(
+            id=new_entry_id(plan.memory.rel_path, plan.data),
+            time=time.time(),
+            store_kind=plan.store.kind.value,
+            store_path=str(plan.store.path),
+            rel_path=plan.memory.rel_path,
+            sha256=sha256_hex(plan.data),
+            reason=f"superseded by {plan.winner.label}",
+            op_id=done.op_id,
+            pair=plan.candidate.id,
+            superseded_by=plan.winner.key,
+            index_lines=plan.index_lines,
+        ),
+        plan.data,
+    )
+    verdict = Verdict(Relation.SUPERSEDES, 1.0, f"decided: keep {plan.winner.label}", USER,
+                      winner=plan.keep)
+    ledger.record(plan.candidate, verdict, note=f"archived {entry.id}")
+    ledger.save()
+    return entry
