@@ -6,13 +6,17 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from core.judge.homes import Note, store_dir, write_home
 from core.judge.mock_api import MODEL, FakeMessagesAPI
+from helpers import tree_state
 from pilots import notifications, option_texts, plain
 from textual.pilot import Pilot
 from textual.widgets import OptionList, Static
 
 from memtui.core.demo.build import DemoHome
+from memtui.core.demo.writers import index_entry, write_index
 from memtui.core.judge import anthropic_judge
+from memtui.core.judge.archive import Archive
 from memtui.core.judge.ledger import Ledger
 from memtui.core.stores.locations import Context
 from memtui.tui.app import MemtuiApp, make_app
@@ -141,3 +145,47 @@ async def test_the_anthropic_judge_sends_only_after_its_estimate_is_confirmed(
         assert screen.found is not None
         assert any(p.verdict is not None and p.verdict.judge == MODEL
                    for p in screen.found.run.pairs)
+
+
+async def test_keeping_a_side_archives_the_other_and_u_puts_every_byte_back(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "home"
+    ctx = write_home(root, [
+        Note("agent-user:reviewer", "test-db.md", "Test database: what tests run against",
+             "Integration tests run against a real Postgres 16; never SQLite, never mocks.", 40),
+        Note("auto", "test-db.md", "Test database: what tests run against",
+             "Integration tests run against SQLite in memory so the suite stays fast.", 2),
+    ])
+    write_index(store_dir(root, "auto"), ["# Memory", index_entry("DB", "test-db.md", "sqlite")])
+    before = tree_state(root)
+    state = tmp_path / "state"
+    app = make_app(Context.create(
+        project=ctx.project, claude_home=ctx.claude_home, agent_memory_home=ctx.agent_memory_home,
+        env={"HOME": str(root), "MEMTUI_NO_CACHE": "1", "MEMTUI_STATE_DIR": str(state)},
+    ), watch=False)
+    async with app.run_test(size=(160, 45)) as pilot:
+        screen = await open_conflicts(pilot)
+        assert screen.found is not None
+        [pair] = screen.shown
+        keep = "a" if pair.candidate.a.kind == "agent" else "b"
+        await pilot.press(keep)
+        await settle(pilot)
+        modal = pilot.app.screen
+        assert isinstance(modal, ConfirmScreen)
+        text = "".join(plain(s) for s in modal.query_one("#confirm-scroll").query(Static))
+        assert "archive test-db.md of auto" in text and "keeps agent:reviewer (user)" in text
+        await pilot.press("y")
+        await settle(pilot)
+        assert not (store_dir(root, "auto") / "test-db.md").exists()
+        assert "DB" not in (store_dir(root, "auto") / "MEMORY.md").read_text()
+        assert [e.rel_path for e in Archive(state / "archive").entries()] == ["test-db.md"]
+        assert screen.shown == []
+        await pilot.press("escape")
+        await settle(pilot)
+        await pilot.press("u")
+        await settle(pilot)
+        assert isinstance(pilot.app.screen, ConfirmScreen)
+        await pilot.press("y")
+        await settle(pilot)
+    assert tree_state(root) == before

@@ -5,7 +5,8 @@ A job runs the judge (docs/claude-code-rules.md#relations-between-memories): the
 paired and judged with the configured provider. A provider that sends text (anthropic) first
 shows its estimate (pairs, tokens, cost, secrets redacted) and sends only after ``y``. Decisions
 that change no file (related, compatible, not a conflict) are recorded in the ledger; the pair
-is then not raised again until one side changes."""
+is then not raised again until one side changes. Keeping one side (``a``, ``b``) archives the
+other through the write path: previewed, journaled, ``u`` undoes it."""
 
 from __future__ import annotations
 
@@ -25,14 +26,27 @@ from textual.widgets.option_list import Option
 from memtui.core.age import age_text
 from memtui.core.config import JudgeConfig
 from memtui.core.contents import ScanResult
+from memtui.core.judge.archive import Archive, ArchiveEntry
 from memtui.core.judge.items import CLAUDE_MD
 from memtui.core.judge.ledger import USER, Ledger, default_ledger_path
 from memtui.core.judge.providers import Estimate, Judge, ProviderError, load_judge
+from memtui.core.judge.resolve import KeepPlan, finish_keep, plan_keep
 from memtui.core.judge.run import JudgeRun, collect_items, judge_pairs, pair_up
 from memtui.core.judge.verdicts import NEEDS_ACTION, JudgedPair, JudgeItem, Relation, Verdict
 from memtui.core.stores.locations import Context
-from memtui.tui.dialogs.confirm import ConfirmScreen
-from memtui.tui.jobs import Job, JobControl, JobRunner
+from memtui.core.write.apply import apply
+from memtui.core.write.proposal import AppliedOp, FileDiff
+from memtui.tui.dialogs.confirm import ConfirmScreen, proposal_summary
+from memtui.tui.jobs import (
+    Cancelled,
+    EditJob,
+    Job,
+    JobControl,
+    JobRunner,
+    Progress,
+    journal_for,
+    start_edit,
+)
 from memtui.tui.plain import body, line
 
 FILTERS: tuple[str, ...] = ("open", "stale", "judged", "all")
@@ -183,6 +197,8 @@ class ConflictsScreen(Screen[None]):
         Binding("left", "move(-1)", "Prev pair", id="conflicts.prev"),
         Binding("right", "move(1)", "Next pair", id="conflicts.next"),
         Binding("f", "filter", "Filter", id="conflicts.filter"),
+        Binding("a", "keep('a')", "Keep A", id="conflicts.keep_a"),
+        Binding("b", "keep('b')", "Keep B", id="conflicts.keep_b"),
         Binding("r", "decide('related')", "Related", id="conflicts.related"),
         Binding("c", "decide('compatible')", "Compatible", id="conflicts.compatible"),
         Binding("n", "decide('not_conflict')", "Not a conflict", id="conflicts.not_conflict"),
@@ -389,9 +405,64 @@ class ConflictsScreen(Screen[None]):
         return self.shown[index] if index is not None and 0 <= index < len(self.shown) else None
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "decide":
+        if action in ("decide", "keep"):
             return True if self.current() is not None else None
         return True
+
+    def action_keep(self, side: str) -> None:
+        """Keep one side: the other is archived (previewed, journaled, undoable)."""
+        pair, found = self.current(), self.found
+        if pair is None or found is None:
+            return
+        result, candidate = self.result, pair.candidate
+
+        def plan(_control: JobControl) -> tuple[KeepPlan, list[FileDiff]]:
+            kept = plan_keep(result, candidate, side)
+            return kept, kept.proposal.diff()
+
+        self.jobs.start(Job("planning the decision", plan, group="plan-keep",
+                            title="Cannot keep " + side.upper(), done=self.confirm_keep), self)
+
+    def confirm_keep(self, planned: tuple[KeepPlan, list[FileDiff]]) -> None:
+        kept, diffs = planned
+        summary = proposal_summary(kept.proposal, diffs, self.context.show(kept.proposal.root))
+        index_diffs = [d for d in diffs if d.status == "changed"]
+        title = f"Keep {kept.keep.upper()} and archive {'B' if kept.keep == 'a' else 'A'}?"
+        dialog = ConfirmScreen(title, summary, yes="Archive", diffs=index_diffs,
+                               diffs_title="MEMORY.md after:")
+        self.app.push_screen(dialog, lambda yes: self.keep_confirmed(kept, yes))
+
+    def keep_confirmed(self, kept: KeepPlan, yes: bool | None) -> None:
+        found = self.found
+        if not yes or found is None:
+            return
+        journal = journal_for(self.context)
+        archive = Archive.default(self.context.env)
+        ledger = found.ledger
+        entries: list[ArchiveEntry] = []
+
+        def run(progress: Progress, cancelled: Cancelled) -> AppliedOp:
+            done = apply(kept.proposal, journal, progress=progress, cancelled=cancelled)
+            entries.append(finish_keep(kept, done, archive, ledger))
+            return done
+
+        name = line(kept.memory.rel_path)
+        edit = EditJob(
+            label=f"archive {name}",
+            run=run,
+            message=lambda _op: f"archived {name} (kept {kept.winner.rel_path}) · u to undo",
+            finished=lambda op: self.kept(kept, op),
+        )
+        start_edit(self.jobs, edit, self)
+
+    def kept(self, kept: KeepPlan, op: AppliedOp | None) -> None:
+        found = self.found
+        if op is None or found is None:
+            return
+        gone = kept.loser.key
+        found.run.pairs = [p for p in found.run.pairs
+                           if gone not in (p.candidate.a.key, p.candidate.b.key)]
+        self.show_pairs()
 
     def action_back(self) -> None:
         self.jobs.cancel_group("judge")
