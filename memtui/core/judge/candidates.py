@@ -132,6 +132,8 @@ class TextIndex:
 def term_counts(item: JudgeItem) -> Counter[str]:
     counts = Counter(w for w in words(item.body) if w not in STOPWORDS and len(w) > 1)
     counts.update(w for w in words(item.description) if w not in STOPWORDS and len(w) > 1)
+    if item.kind == "claude-md":  # its name says where it is, not what it is about
+        return counts
     for word in words(item.name.replace("_", " ").replace("-", " ")):
         if word not in STOPWORDS and len(word) > 1:
             counts[word] += NAME_WEIGHT

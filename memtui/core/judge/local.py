@@ -333,6 +333,18 @@ def judge_pair(candidate: Candidate) -> Verdict:
             winner=_newer(a, b),
             evidence=(_short(a.body), _short(b.body)),
         )
+    repeated = _repeats(a, b)
+    if repeated is not None:
+        short, sentence = repeated
+        what = "repeats a CLAUDE.md rule" if CLAUDE_MD in (a.kind, b.kind) else "says again"
+        return Verdict(
+            Relation.DUPLICATE,
+            0.8,
+            f"{what}: every word of “{_short(short, 80)}” is in the other side",
+            NAME,
+            winner=_newer(a, b),
+            evidence=(_short(short), _short(sentence)),
+        )
     confidence = round(min(0.5, candidate.score * 0.6), 2)
     return Verdict(
         Relation.RELATED,
@@ -340,6 +352,36 @@ def judge_pair(candidate: Candidate) -> Verdict:
         f"similar subject ({', '.join(candidate.reasons)}), no disagreement found",
         NAME,
     )
+
+
+CONTAINED = 0.9
+"""Share of a short side's content words one sentence of the other side must hold for the
+short side to be said again there."""
+SHORT_SIDE_WORDS = 25
+
+
+def _content(tokens: list[str]) -> set[str]:
+    return {w for w in tokens if w not in STOPWORDS or w in NEGATIONS}
+
+
+def _repeats(a: JudgeItem, b: JudgeItem) -> tuple[str, str] | None:
+    """A short side (a CLAUDE.md rule, a one-line memory) whose content words all appear in one
+    sentence of the other side, none of them negated on one side only ("never X" is not "X"):
+    ``(short side's text, that sentence)``."""
+    for short, other in ((a, b), (b, a)):
+        text = short.body if short.kind == CLAUDE_MD else f"{short.description} {short.body}"
+        tokens = words(text)
+        if not 3 <= len(tokens) <= SHORT_SIDE_WORDS:
+            continue
+        wanted = _content(tokens)
+        negated_here = _polarity(tokens)[0]
+        for sentence in sentences(other.text):
+            tokens_there = words(sentence)
+            have = _content(tokens_there)
+            flipped = (_polarity(tokens_there)[0] ^ negated_here) & wanted
+            if wanted and len(wanted & have) / len(wanted) >= CONTAINED and not flipped:
+                return text, sentence
+    return None
 
 
 def _short(text: str, limit: int = 160) -> str:

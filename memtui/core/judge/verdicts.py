@@ -73,7 +73,10 @@ class JudgeItem:
 
     @property
     def text(self) -> str:
-        """Name, description and body as one text (what the judge compares)."""
+        """Name, description and body as one text (what the judge compares); a CLAUDE.md
+        paragraph is its text alone (its name only says where it is)."""
+        if self.kind == "claude-md":
+            return self.body
         return "\n".join(part for part in (self.name, self.description, self.body) if part)
 
 

@@ -182,3 +182,22 @@ def test_claude_md_paragraphs_skip_headings_code_and_short_lines() -> None:
         (3, "Use pnpm for every install here."),
         (9, "Prose that goes on two lines."),
     ]
+
+
+def test_a_memory_that_says_a_claude_md_rule_again_with_more_is_a_duplicate(
+    tmp_path: Path,
+) -> None:
+    ctx = write_home(tmp_path, [
+        Note("auto", "money.md", "How amounts are kept",
+             "Money is integer cents everywhere; never floats, not even in reports.", 3),
+        Note("auto", "floats.md", "Amounts in reports",
+             "Money is not integer cents in reports: they use floats.", 3),
+    ], "# shop\n\n- Money is integer cents.\n")
+    items = memory_items(scan(ctx)) + claude_md_items(load_chain(ctx, tmp_path / "none"))
+    by_name = {frozenset((Path(c.a.file).name, Path(c.b.file).name)): c
+               for c in find_candidates(items)}
+    repeated = judge_pair(by_name[frozenset(("money.md", "CLAUDE.md"))])
+    assert repeated.relation is Relation.DUPLICATE
+    assert repeated.reason.startswith("repeats a CLAUDE.md rule")
+    negated = judge_pair(by_name[frozenset(("floats.md", "CLAUDE.md"))])
+    assert negated.relation is Relation.CONFLICTS_WITH  # "not integer cents" is no repeat
