@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from typing import ClassVar
 
 from rich.text import Text
@@ -34,6 +35,15 @@ PROGRESS_INTERVAL = 0.1
 RESULT_LIMIT = 100
 DESCRIPTION_CHARS = 100
 """Hits listed at most: more would cost keystroke time; a longer query narrows them."""
+
+
+@dataclass(frozen=True)
+class MarkHits:
+    """The search closed with ``ctrl+t``: mark every memory its query matches (all of them,
+    not only the hits listed)."""
+
+    query: str
+    hits: list[SearchHit]
 
 
 class SearchIndexCache:
@@ -77,11 +87,12 @@ def hit_prompt(hit: SearchHit, terms: tuple[str, ...]) -> Text:
     return prompt
 
 
-class SearchScreen(Dialog[SearchHit | None]):
+class SearchScreen(Dialog[SearchHit | MarkHits | None]):
     """An input over a list of hits; the index is built once per scan, in a job."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "close", "Close", id="search.close"),
+        Binding("ctrl+t", "mark_all", "Mark every hit (for d)", id="search.mark-all"),
         Binding("down", "move(1)", "Next hit", show=False, id="search.next"),
         Binding("up", "move(-1)", "Previous hit", show=False, id="search.previous"),
     ]
@@ -98,7 +109,7 @@ class SearchScreen(Dialog[SearchHit | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="search-box", classes="dialog-box") as box:
             box.border_title = "Search memories"
-            box.border_subtitle = "⏎ open · ↑↓ move · esc close"
+            box.border_subtitle = "⏎ open · ↑↓ move · ctrl+t mark every hit · esc close"
             yield Input(
                 self.cache.last_query,
                 placeholder="words to find (every word must match)",
@@ -218,6 +229,17 @@ class SearchScreen(Dialog[SearchHit | None]):
         if position is None or not 0 <= position < len(self.hits):
             return
         self.dismiss(self.hits[position])
+
+    def action_mark_all(self) -> None:
+        """Close, marking every memory the query matches (the main screen's ``d`` deletes
+        them as one operation)."""
+        text = self.query_one("#search-input", Input).value
+        if self.index is None or not query_terms(text):
+            self.notify("Type a query first: ctrl+t marks every memory it matches.",
+                        title="Search")
+            return
+        hits = [h for h in self.index.query(text, limit=len(self.index)) if h.memory is not None]
+        self.dismiss(MarkHits(text, hits))
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -28,16 +28,19 @@ from memtui.core.scan.scanner import cache_for, check_store_links, scan_progress
 from memtui.core.scan.search import SearchHit
 from memtui.core.stores.locations import Context
 from memtui.tui.dialogs.projects import ProjectsScreen
-from memtui.tui.dialogs.search import SearchIndexCache, SearchScreen
+from memtui.tui.dialogs.search import MarkHits, SearchIndexCache, SearchScreen
 from memtui.tui.editor import edit_in_editor
 from memtui.tui.jobs import Job, JobControl, JobRunner
 from memtui.tui.labels import agent_labeler
 from memtui.tui.live import LiveUpdates
+from memtui.tui.marks import Marks
 from memtui.tui.messages import ScanUpdated, SelectPath
 from memtui.tui.nodes import NodeRef
 from memtui.tui.operations import (
     check_interrupted,
+    delete_memories,
     delete_memory,
+    delete_refusal,
     open_undo_history,
     undo_latest,
 )
@@ -75,6 +78,8 @@ class MainScreen(Screen[None]):
         Binding("p", "projects", "Projects", id="app.projects"),
         Binding("s", "snapshot_review", "Snapshot", id="snapshot.review"),
         Binding("d", "delete", "Delete", id="memory.delete"),
+        Binding("space", "toggle_mark", "Mark", show=False, id="memory.mark"),
+        Binding("escape", "clear_marks", "Clear marks", show=False, id="memory.clear-marks"),
         Binding("u", "undo", "Undo", id="edit.undo"),
         Binding("U", "undo_history", "History", show=False, id="edit.history"),
         Binding("question_mark", "app.show_help_panel", "Keys", id="app.keys"),
@@ -93,6 +98,7 @@ class MainScreen(Screen[None]):
         self.search_cache = SearchIndexCache()
         self._tab_echoes: set[str | None] = set()
         self.pane_id = PANES[0].id
+        self.marks = Marks()
 
     def compose(self) -> ComposeResult:
         yield Static(self.header_text(), id="header")
@@ -101,12 +107,14 @@ class MainScreen(Screen[None]):
             for spec in PANES:
                 with Vertical(id=f"pane-{spec.id}", classes="pane") as pane:
                     pane.border_title = spec.title
-                    yield StoreTree(
+                    tree = StoreTree(
                         spec.labeler,
                         single=spec.single,
                         empty_text="scanning …",
                         id=f"tree-{spec.id}",
                     )
+                    tree.marks = self.marks
+                    yield tree
         yield Static("", id="pane-info")
         yield DetailPane(id="detail")
         yield Footer()
@@ -180,6 +188,7 @@ class MainScreen(Screen[None]):
         self.result = result
         if result.complete:
             self.update_header()  # the git branch comes with the complete result
+            self.marks.refresh(result)
         for spec in PANES:
             if not result.complete and not set(spec.kinds) <= result.scanned:
                 continue
@@ -265,6 +274,9 @@ class MainScreen(Screen[None]):
             text.append(f"  ·  {counted(len(stores), 'store')}", style="dim")
         else:
             text.append(spec.empty_text, style="dim")
+        if self.marks:
+            text.append(f"  ·  {counted(len(self.marks), 'marked memory', 'marked memories')}"
+                        " (d deletes them, esc clears)", style="bold yellow")
         info.update(text)
 
     def on_unmount(self) -> None:
@@ -421,8 +433,15 @@ class MainScreen(Screen[None]):
             return
         self.app.push_screen(SearchScreen(self.result, self.search_cache), self.open_search_hit)
 
-    def open_search_hit(self, hit: SearchHit | None) -> None:
-        if hit is not None:
+    def open_search_hit(self, hit: SearchHit | MarkHits | None) -> None:
+        if isinstance(hit, MarkHits):
+            refs = [NodeRef(h.store, h.memory) for h in hit.hits if h.memory is not None]
+            refs = [r for r in refs if delete_refusal(r) is None]
+            added = self.marks.add(refs)
+            self.marks_changed([r.key for r in refs])
+            self.notify(f"marked {added} more · {len(self.marks)} marked · d deletes them, "
+                        "esc clears", title=f"Search {line(hit.query)!r}", markup=False)
+        elif hit is not None:
             self.select_path(hit.store, hit.memory.rel_path if hit.memory else None)
 
     def action_projects(self) -> None:
@@ -465,8 +484,42 @@ class MainScreen(Screen[None]):
         self.app.push_screen(SnapshotDiffScreen(store.snapshot, self.context, self.jobs))
 
     def action_delete(self) -> None:
-        """Delete the selected memory and its MEMORY.md lines (previewed, undoable)."""
-        delete_memory(self, self.jobs, self.context, self.selected())
+        """Delete the marked memories (else the selected one) and their MEMORY.md lines, as
+        one previewed operation with one undo."""
+        if not self.marks:
+            delete_memory(self, self.jobs, self.context, self.selected())
+            return
+
+        def done(op: object) -> None:
+            if op is not None:
+                self.marks_changed(self.marks.clear())
+
+        delete_memories(self, self.jobs, self.context, self.marks.refs(), done)
+
+    def action_toggle_mark(self) -> None:
+        """Mark or unmark the selected memory for ``d``; the cursor moves on to the next."""
+        ref = self.selected()
+        if ref is None or ref.memory is None:
+            why: str | None = "Select a memory file to mark (d then deletes every marked one)."
+        else:
+            why = delete_refusal(ref)
+        if why is not None or ref is None:
+            self.notify(why or "", title="Cannot mark", severity="warning")
+            return
+        self.marks.toggle(ref)
+        self.marks_changed([ref.key])
+        focused = self.focused
+        if isinstance(focused, StoreTree):
+            focused.action_cursor_down()
+
+    def action_clear_marks(self) -> None:
+        """Unmark every marked memory."""
+        self.marks_changed(self.marks.clear())
+
+    def marks_changed(self, keys: list[str]) -> None:
+        for tree in self.query(StoreTree):
+            tree.show_marks(keys)
+        self.update_pane_info()
 
     def action_undo(self) -> None:
         """Undo the latest operation memtui made (after a confirmation)."""
