@@ -7,9 +7,7 @@ what they change reaches the app as a message, and the app asks this screen to r
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
-from dataclasses import replace
 from pathlib import Path
 from typing import ClassVar
 
@@ -27,7 +25,8 @@ from memtui.core.plaintext import counted
 from memtui.core.scan.scanner import cache_for, check_store_links, scan_progressively
 from memtui.core.scan.search import SearchHit
 from memtui.core.stores.locations import Context
-from memtui.tui.dialogs.projects import ProjectsScreen
+from memtui.core.stores.projects import nothing_found
+from memtui.tui.dialogs.projects import OpenProject, ProjectsScreen
 from memtui.tui.dialogs.search import MarkHits, SearchIndexCache, SearchScreen
 from memtui.tui.editor import edit_in_editor
 from memtui.tui.jobs import Job, JobControl, JobRunner
@@ -103,6 +102,7 @@ class MainScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Static(self.header_text(), id="header")
         yield Tabs(*[Tab(spec.title, id=f"tab-{spec.id}") for spec in PANES], id="pane-tabs")
+        yield Static("", id="nothing-found")
         with Horizontal(id="panes"):
             for spec in PANES:
                 with Vertical(id=f"pane-{spec.id}", classes="pane") as pane:
@@ -134,6 +134,8 @@ class MainScreen(Screen[None]):
         if self.result is not None and self.result.git_branch:
             text.append(f" (git: {line(self.result.git_branch)})", style="dim")
         text.append(f"  · CC home {line(ctx.show(ctx.claude_home))}", style="dim")
+        if ctx.project_note:
+            text.append(f"  · {line(ctx.project_note)}", style="bold yellow")
         if jobs:
             text.append(f"   jobs: {line(jobs)}", style="bold yellow")
         return text
@@ -211,9 +213,21 @@ class MainScreen(Screen[None]):
             self.call_after_refresh(self.show_cursor_node)
         self.update_pane_info()
         if result.complete:
+            self.show_nothing_found(nothing_found(self.context, result.stores))
             self.live.track(result)
             if check_links:
                 self.check_links(result)
+
+    def show_nothing_found(self, found: str | None) -> None:
+        """Above the panes, when no store holds a memory: what was looked for, where, and
+        what to try."""
+        note = self.query_one("#nothing-found", Static)
+        note.display = found is not None
+        if found is not None:
+            text = Text(f"Nothing found: {line(found)}.\n", style="bold yellow")
+            text.append("Press p to pick a project Claude Code keeps memory for, or run "
+                        "memtui --demo to try the demo home.")
+            note.update(text)
 
     def check_links(self, result: ScanResult) -> None:
         """A refreshed result's ``[[wikilinks]]`` in whole files (only its rescanned stores
@@ -449,16 +463,27 @@ class MainScreen(Screen[None]):
         if self.result is None or not self.result.complete:
             self.notify("Still scanning: the project list comes with the scan.")
             return
-        screen = ProjectsScreen(self.result.projects, self.context.project)
+        screen = ProjectsScreen(
+            self.result.projects, self.context.project, self.context.project_dir
+        )
         self.app.push_screen(screen, self.project_chosen)
 
-    def project_chosen(self, path: Path | None) -> None:
-        if path is not None:
-            self.switch_project(path)
+    def project_chosen(self, choice: OpenProject | None) -> None:
+        if choice is None:
+            return
+        if choice.by_dir:
+            self.switch_context(self.context.opened_by_dir(Path(choice.ref.dir), choice.ref.path))
+        elif choice.ref.path is not None:
+            self.switch_project(Path(choice.ref.path))
 
     def switch_project(self, path: Path) -> None:
         """Rescan for the project at ``path`` with the same homes and environment."""
-        self.context = replace(self.context, project=Path(os.path.realpath(path)))
+        self.switch_context(self.context.opened_at(path))
+
+    def switch_context(self, context: Context) -> None:
+        self.context = context
+        self.marks_changed(self.marks.clear())
+        self.update_header()
         self.run_scan(header="scan: switching project")
 
     def file_changed(self, path: Path) -> None:
