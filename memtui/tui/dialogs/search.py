@@ -70,13 +70,15 @@ def highlighted(text: str, spans: list[tuple[int, int]], style: str = "") -> Tex
 
 def hit_prompt(hit: SearchHit, terms: tuple[str, ...]) -> Text:
     """The store and the memory's path, then the field's snippet (and for a name or path hit,
-    the description), every match styled."""
+    the description), then the file line of the first body match, every match styled."""
     path = hit.memory.rel_path if hit.memory else ""
     prompt = Text()
     prompt.append(line(hit.store.title), style="bold")
     prompt.append("  ")
     prompt.append_text(highlighted(path, match_spans(fold(path), terms), style="cyan"))
-    if hit.field != "path":
+    if hit.field == "body" and hit.line is not None:
+        pass  # its line comes below
+    elif hit.field != "path":
         prompt.append(f"\n  {hit.field}: ", style="dim")
         prompt.append_text(highlighted(hit.snippet, hit.spans))
     description = hit.memory.description if hit.memory else None
@@ -84,6 +86,9 @@ def hit_prompt(hit: SearchHit, terms: tuple[str, ...]) -> Text:
         short = " ".join(description.split())[:DESCRIPTION_CHARS]
         prompt.append("\n  " if hit.field == "path" else " · ", style="dim")
         prompt.append_text(highlighted(short, match_spans(fold(short), terms), style="dim"))
+    if hit.line is not None:  # the matching text in the file: ⏎ opens the file there
+        prompt.append(f"\n  line {hit.line}: ", style="dim")
+        prompt.append_text(highlighted(hit.line_snippet, list(hit.line_spans)))
     return prompt
 
 

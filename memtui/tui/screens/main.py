@@ -71,6 +71,7 @@ class MainScreen(Screen[None]):
         Binding("right,l", "pane(1)", "Next pane", show=False, id="pane.next"),
         Binding("z", "zoom", "Zoom", id="pane.zoom"),
         Binding("r", "raw", "Raw", show=False, id="detail.raw"),
+        Binding("c", "jump_cut", "Jump to the MEMORY.md cut line", show=False, id="detail.cut"),
         Binding("ctrl+r", "rescan", "Rescan", show=False, id="app.rescan"),
         Binding("e", "edit", "Edit", id="memory.edit"),
         Binding("slash", "search", "Search", id="app.search"),
@@ -348,6 +349,12 @@ class MainScreen(Screen[None]):
     def action_raw(self) -> None:
         self.query_one(DetailPane).toggle_raw()
 
+    def action_jump_cut(self) -> None:
+        """Scroll the MEMORY.md view to the line where Claude stops reading."""
+        why = self.query_one(DetailPane).jump_to_cut()
+        if why is not None:
+            self.notify(why, title="No cut line here", markup=False)
+
     def action_rescan(self) -> None:
         self.run_scan()
 
@@ -456,6 +463,11 @@ class MainScreen(Screen[None]):
             self.notify(f"marked {added} more · {len(self.marks)} marked · d deletes them, "
                         "esc clears", title=f"Search {line(hit.query)!r}", markup=False)
         elif hit is not None:
+            if hit.memory is not None and hit.line is not None:
+                ref = NodeRef(hit.store, hit.memory)
+                detail = self.query_one(DetailPane)
+                detail.show_line(ref, hit.line)
+                self.show_node(ref)
             self.select_path(hit.store, hit.memory.rel_path if hit.memory else None)
 
     def action_projects(self) -> None:
