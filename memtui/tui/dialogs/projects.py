@@ -78,10 +78,10 @@ def path_state(path: str | None) -> PathState:
 
 BY_DIR_NOTE = " · opens its stores under the CC home only"
 STATE_TEXT: dict[PathState, tuple[str, str]] = {
-    "unknown": ("source path unknown" + BY_DIR_NOTE, "dim italic"),
+    "unknown": ("source path unknown", "dim italic"),
     "checking": ("", "dim"),
     "exists": ("", ""),
-    "missing": ("  missing on disk" + BY_DIR_NOTE, "bold red"),
+    "missing": ("  missing on disk", "bold red"),
 }
 
 
@@ -95,6 +95,8 @@ def row_prompt(row: ProjectRow) -> Text:
     if row.ref.path is not None:
         prompt.append(row.shown_path, style="dim" if row.state == "missing" else "cyan")
     prompt.append(note, style=style)
+    if row.state in ("unknown", "missing"):
+        prompt.append(BY_DIR_NOTE, style="dim italic")
     return prompt
 
 
@@ -135,8 +137,7 @@ class ProjectsScreen(Dialog[OpenProject | None]):
         known = sum(1 for row in self.rows if row.ref.path is not None)
         return Text(
             f"{counted(len(self.rows), 'project')} with memory or transcripts · {known} with a "
-            "known source path · every one opens (without a source path on disk: its stores "
-            "under the CC home)",
+            "known source path · every one opens",
             style="dim",
         )
 
