@@ -4,14 +4,18 @@ and what to say when a project has no memory at all."""
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
 from pathlib import Path
 
 from memtui.core.cache import ScanCache
-from memtui.core.contents import Store
 from memtui.core.model import ProjectRef, StoreKind
 from memtui.core.stores.locations import Context, list_dir_names, sessions_dir
 from memtui.core.stores.sessions import TRANSCRIPT_SUFFIX, transcript_head
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (slow) at run time
+if TYPE_CHECKING:  # not on scan --json's warm path, which builds no Store
+    from collections.abc import Sequence
+
+    from memtui.core.contents import Store
 
 TRANSCRIPT_LIST = "first-transcripts"
 
