@@ -10,7 +10,7 @@ import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from memtui.cli.common import EXIT_OK, context_from
+from memtui.cli.common import EXIT_OK, EXIT_USAGE, context_from, project_problem, say
 from memtui.cli.config_commands import add_config_parser, cmd_config
 from memtui.cli.edit_commands import add_edit_parsers, cmd_delete, cmd_snapshot_action
 from memtui.cli.judge_commands import add_judge_parser, cmd_judge
@@ -83,6 +83,11 @@ def _build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--claude-home", type=Path, help="CC home (default $CLAUDE_CONFIG_DIR "
                         "or ~/.claude)")
     parser.add_argument("--project", type=Path, help="project directory (default: cwd)")
+    parser.add_argument("--project-dir", metavar="NAME",
+                        help="open a project by its directory under the CC home "
+                        "(<CC home>/projects/NAME, or that directory's path): for a project "
+                        "whose source path is unknown or gone (memtui scan lists the names; "
+                        "write --project-dir=-home-x or drop the leading -: home-x)")
     parser.add_argument("--agent-memory-home", type=Path,
                         help="agentmemory home (default $AGENT_MEMORY_DIR or ~/.agent-memory)")
     parser.add_argument("--theme", metavar="NAME",
@@ -216,6 +221,11 @@ def run_command(args: argparse.Namespace) -> int:
 
 
 def dispatch(args: argparse.Namespace) -> int:
+    if args.command not in ("index", "demo", "config"):
+        problem = project_problem(args)
+        if problem is not None:
+            say(f"memtui: {problem}", err=True)
+            return EXIT_USAGE
     if args.command == "scan":
         return cmd_scan(args)
     if args.command == "index":

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from pathlib import Path
 
 from memtui.core.plaintext import escape_controls, json_safe
 
@@ -29,12 +30,40 @@ def context_from(args: argparse.Namespace) -> Context:
     if getattr(args, "config", None) is not None:
         overrides = {**(overrides or {}), CONFIG_ENV: str(args.config)}
     env = {**os.environ, **overrides} if overrides else None
-    return Context.create(
+    ctx = Context.create(
         project=args.project,
         claude_home=args.claude_home,
         agent_memory_home=args.agent_memory_home,
         env=env,
     )
+    by_dir = getattr(args, "project_dir", None)
+    if by_dir is not None:
+        from memtui.core.stores.projects import project_dir_named, project_path_from_transcripts
+
+        found = project_dir_named(ctx, by_dir)
+        source = project_path_from_transcripts(str(found), None)
+        if source is not None and os.path.isdir(source):
+            return ctx.opened_at(Path(source))  # its source tree is here: open it there
+        return ctx.opened_by_dir(found, source)
+    return ctx
+
+
+TRY_TEXT = ("try `memtui --demo` for a demo home, `memtui --project-dir NAME` for a project "
+            "of the CC home (names: `memtui scan` lists them), or `p` in the TUI to pick one")
+
+
+def project_problem(args: argparse.Namespace) -> str | None:
+    """Why the project options name nothing that exists (bad usage: exit 2), or None."""
+    project = getattr(args, "project", None)
+    if project is not None and not os.path.isdir(project):
+        what = "does not exist" if not os.path.lexists(project) else "is not a directory"
+        return f"--project {shown(project)} {what}; nothing to show ({TRY_TEXT})"
+    if getattr(args, "project_dir", None) is not None:
+        ctx = context_from(args)
+        if ctx.project_dir is not None and not os.path.isdir(ctx.project_dir):
+            return (f"--project-dir {shown(args.project_dir)}: no project directory "
+                    f"{shown(ctx.show(ctx.project_dir))}; nothing to show ({TRY_TEXT})")
+    return None
 
 
 def print_json(data: Any) -> None:

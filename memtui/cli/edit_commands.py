@@ -52,9 +52,12 @@ def add_edit_parsers(sub: Any, snap_sub: Any) -> None:
                             help="which local memory (default: the agent's own scope)")
         add_apply_flags(action)
     add_undo_parser(sub)
-    delete = sub.add_parser("delete", help="delete a memory and its MEMORY.md lines")
+    delete = sub.add_parser(
+        "delete", help="delete memories and their MEMORY.md lines (one operation, one undo)"
+    )
     delete.add_argument("store", type=Path, metavar="STORE_PATH")
-    delete.add_argument("rel_path", metavar="REL_PATH", help="the memory's path in the store")
+    delete.add_argument("rel_paths", nargs="+", metavar="REL_PATH",
+                        help="a memory's path in the store (several: one operation)")
     add_apply_flags(delete)
 
 
@@ -190,23 +193,30 @@ def cmd_snapshot_action(args: argparse.Namespace) -> int:
 
 
 def cmd_delete(args: argparse.Namespace) -> int:
+    """Delete every REL_PATH of one store, with their MEMORY.md lines, as one operation (one
+    preview, one journal entry, one undo). A memory of the Team folder inside an Auto store may
+    be named by its path from the Auto store (``team/x.md``)."""
     from memtui.core.scan.scanner import cache_for, scan, scan_store
     from memtui.core.write.dirfd import EditRefused
-    from memtui.core.write.ops.memory import plan_delete_memory
+    from memtui.core.write.ops.memory import plan_delete_memories
 
     ctx = context_from(args)
     wanted = Path(os.path.realpath(args.store))
-    stores = [s for s in scan(ctx, cache=cache_for(ctx)).stores
-              if Path(os.path.realpath(s.path)) == wanted]
+    scanned = scan(ctx, cache=cache_for(ctx)).stores
+    stores = [s for s in scanned if Path(os.path.realpath(s.path)) == wanted]
     store = stores[0] if stores else scan_store(
         StoreLocation(kind=StoreKind.AUTO, path=args.store, rule="given on the command line"))
-    memory = next((m for m in store.memories if m.rel_path == args.rel_path), None)
-    if memory is None:
-        say(f"memtui delete: no memory {shown(repr(args.rel_path))} in {shown(args.store)}",
+    inner = [s for s in scanned if s is not store and s.path.is_relative_to(store.path)]
+    by_path = {m.path: m for s in [store, *inner] for m in s.memories}
+    missing = [rel for rel in args.rel_paths if store.path / rel not in by_path]
+    if missing:
+        names = ", ".join(shown(repr(rel)) for rel in missing)
+        say(f"memtui delete: no memory {names} in {shown(args.store)}; nothing was written",
             err=True)
         return EXIT_USAGE
+    memories = [by_path[store.path / rel] for rel in args.rel_paths]
     try:
-        proposal = plan_delete_memory(store, memory)
+        proposal = plan_delete_memories([store, *inner], memories)
     except EditRefused as exc:
         say(f"memtui: refused: {shown(exc.reason)}", err=True)
         return EXIT_PROBLEMS

@@ -90,6 +90,8 @@ def print_scan(result: ScanResult, ctx: Context) -> None:
     out = sys.stdout
     branch = f" (git: {shown(result.git_branch)})" if result.git_branch else ""
     say(f"project {shown(ctx.show(result.project))}{branch}")
+    if ctx.project_note:
+        say(f"  {shown(ctx.project_note)}")
     say(f"claude home {shown(ctx.show(result.claude_home))} ({shown(ctx.claude_home_rule)})")
     for store in result.stores:
         say("\n" + store_heading(store, ctx))
@@ -121,20 +123,37 @@ def print_scan(result: ScanResult, ctx: Context) -> None:
         say("\nprojects under the CC home:")
         for ref in result.projects:
             say(f"  {shown(Path(ref.dir).name)}  →  {shown(ref.path or '(path unknown)')}")
+        say("  (--project-dir NAME opens one by its directory here, whatever its path)")
 
 
 def cmd_scan(args: argparse.Namespace) -> int:
     ctx = context_from(args)
     if args.json:
+        import os
+
         from memtui.core.scan.json_text import scan_json_text
 
         sys.stdout.write(scan_json_text(ctx).text)  # JSON-safe as it is rendered
         sys.stdout.write("\n")
+        if not os.path.isdir(ctx.claude_home):  # a first run: say so (the stores are not read)
+            say_nothing_found(ctx, [])
         return EXIT_OK
     from memtui.core.scan.scanner import cache_for, scan
 
-    print_scan(scan(ctx, cache=cache_for(ctx)), ctx)
+    result = scan(ctx, cache=cache_for(ctx))
+    print_scan(result, ctx)
+    say_nothing_found(ctx, result.stores)
     return EXIT_OK
+
+
+def say_nothing_found(ctx: Context, stores: list[Store]) -> None:
+    """On stderr, when no store holds a memory: what was looked for, where, what to try."""
+    from memtui.cli.common import TRY_TEXT
+    from memtui.core.stores.projects import nothing_found
+
+    found = nothing_found(ctx, stores)
+    if found is not None:
+        say(f"memtui: {shown(found)}\nmemtui: {TRY_TEXT}", err=True)
 
 
 def cmd_index(args: argparse.Namespace) -> int:

@@ -1,5 +1,6 @@
-"""What the keys that change files do, from the main screen: delete (``d``), undo (``u``), the
-history (``U``), and the recovery of operations a crash interrupted (at start).
+"""What the keys that change files do, from the main screen: delete (``d``: the selected memory,
+or every marked one as one operation), undo (``u``), the history (``U``), and the recovery of
+operations a crash interrupted (at start).
 
 Every write goes: plan (a job) → a confirm dialog naming what will be deleted or overwritten →
 :func:`memtui.tui.jobs.start_edit` (a job through :func:`memtui.core.write.apply.apply` or the
@@ -10,7 +11,7 @@ main screen itself.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from textual.screen import Screen
@@ -20,7 +21,7 @@ from memtui.core.stores.locations import Context
 from memtui.core.write import recovery as recovery_ops
 from memtui.core.write.apply import apply
 from memtui.core.write.journal import Journal, OpRecord
-from memtui.core.write.ops.memory import INDEX_NAME, plan_delete_memory
+from memtui.core.write.ops.memory import INDEX_NAME, plan_delete_memories
 from memtui.core.write.proposal import AppliedOp, FileDiff, Proposal
 from memtui.tui.dialogs.confirm import ConfirmScreen, proposal_summary
 from memtui.tui.dialogs.undo import (
@@ -66,15 +67,36 @@ def delete_memory(
     if why is not None:
         screen.notify(why, title="Cannot delete", severity="warning")
         return
-    assert ref is not None and ref.memory is not None
-    store, memory = ref.store, ref.memory
+    assert ref is not None
+    delete_memories(screen, jobs, context, [ref])
+
+
+def delete_memories(
+    screen: Screen[Any],
+    jobs: JobRunner,
+    context: Context,
+    refs: Sequence[NodeRef],
+    done: Callable[[AppliedOp | None], object] | None = None,
+) -> None:
+    """Plan the delete of every memory of ``refs`` as one operation (a job), show its one
+    preview, and apply it on confirmation: one journal entry, one undo. ``done`` follows the
+    operation (None: nothing changed)."""
+    for ref in refs:
+        why = delete_refusal(ref)
+        if why is not None:
+            name = line(ref.memory.rel_path) if ref.memory else line(ref.store.title)
+            screen.notify(f"{name}: {why}", title="Cannot delete", severity="warning",
+                          markup=False)
+            return
+    stores = list({id(r.store): r.store for r in refs}.values())
+    memories = [r.memory for r in refs if r.memory is not None]
 
     def plan(_control: JobControl) -> tuple[Proposal, list[FileDiff]]:
-        proposal = plan_delete_memory(store, memory)
+        proposal = plan_delete_memories(stores, memories)
         return proposal, proposal.diff()
 
     def planned(result: tuple[Proposal, list[FileDiff]]) -> None:
-        confirm_delete(screen, jobs, context, *result)
+        confirm_delete(screen, jobs, context, *result, done=done)
 
     job = Job("planning the delete", plan, group="plan-delete", title="Cannot delete",
               done=planned)
@@ -87,16 +109,18 @@ def confirm_delete(
     context: Context,
     proposal: Proposal,
     diffs: list[FileDiff],
+    done: Callable[[AppliedOp | None], object] | None = None,
 ) -> None:
     summary = proposal_summary(proposal, diffs, context.show(proposal.root))
     index_diffs = [d for d in diffs if d.status == "changed"]
+    count = sum(1 for c in proposal.changes if c.action == "delete")
 
     def answered(yes: bool | None) -> None:
         if yes:
-            start_delete(screen, jobs, context, proposal)
+            start_delete(screen, jobs, context, proposal, done)
 
     dialog = ConfirmScreen(
-        "Delete this memory?",
+        "Delete this memory?" if count == 1 else f"Delete these {count} memories?",
         summary,
         yes="Delete",
         diffs=index_diffs,
@@ -106,18 +130,24 @@ def confirm_delete(
 
 
 def start_delete(
-    screen: Screen[Any], jobs: JobRunner, context: Context, proposal: Proposal
+    screen: Screen[Any],
+    jobs: JobRunner,
+    context: Context,
+    proposal: Proposal,
+    done: Callable[[AppliedOp | None], object] | None = None,
 ) -> None:
     journal = journal_for(context)
 
     def run(progress: Progress, cancelled: Cancelled) -> AppliedOp:
         return apply(proposal, journal, progress=progress, cancelled=cancelled)
 
-    name = line(proposal.changes[0].path.name)
+    deleted = [c.path for c in proposal.changes if c.action == "delete"]
+    name = line(deleted[0].name) if len(deleted) == 1 else f"{len(deleted)} memories"
     edit = EditJob(
         label=f"delete {name}",
         run=run,
         message=lambda _op: f"deleted {name} · u to undo",
+        finished=done,
     )
     start_edit(jobs, edit, screen)
 

@@ -175,6 +175,35 @@ def test_delete_memory_and_undo(demo: DemoHome, capsys: pytest.CaptureFixture[st
     assert code == 2
 
 
+def test_delete_of_several_memories_is_one_operation_with_one_undo(
+    demo: DemoHome, capsys: pytest.CaptureFixture[str]
+) -> None:
+    store = reviewer_dir(demo)
+    before = tree_state(demo.root)
+    names = ["common-bugs.md", "deploy-freeze.md", "review-checklist.md"]
+    code, out, _ = run(capsys, *home_args(demo), "delete", str(store), *names)
+    assert code == 1  # not a terminal: the one plan is shown, nothing written
+    assert out.count("delete 3 memories from") == 1
+    assert all(f"deleted   {name}" in out for name in names)
+    assert out.count("changed   MEMORY.md") == 1
+    assert tree_state(demo.root) == before
+
+    code, _, err = run(capsys, *home_args(demo), "delete", str(store), "common-bugs.md", "nope.md",
+                       "--yes")
+    assert code == 2 and "'nope.md'" in err and "nothing was written" in err
+    assert tree_state(demo.root) == before
+
+    code, _, err = run(capsys, *home_args(demo), "delete", str(store), *names, "--yes")
+    assert code == 0, err
+    assert sorted(p.name for p in store.glob("*.md")) == ["MEMORY.md"]
+    code, out, _ = run(capsys, *home_args(demo), "undo", "--list", "--json")
+    assert code == 0
+    assert [op["kind"] for op in json.loads(out)] == ["delete-memories"]
+    code, _, _ = run(capsys, *home_args(demo), "undo", "--yes")
+    assert code == 0
+    assert tree_state(demo.root) == before
+
+
 def test_a_huge_sparse_file_is_refused_before_it_is_read(
     demo: DemoHome, capsys: pytest.CaptureFixture[str], state_home: Path
 ) -> None:

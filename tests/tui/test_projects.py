@@ -107,21 +107,51 @@ async def test_switch_project_method(demo: DemoHome) -> None:
         assert len(session_ids(main)) == 3
 
 
-@pytest.mark.parametrize("name", ["-home-dev-old-prototype", "-home-dev-src-blog"])
-async def test_a_project_that_cannot_open_is_explained(demo: DemoHome, name: str) -> None:
+def tree_memories(screen: MainScreen, pane: str) -> set[str]:
+    tree = screen.query_one(f"#tree-{pane}", StoreTree)
+    return {m.rel_path for store in tree.stores for m in store.memories}
+
+
+@pytest.mark.parametrize(
+    ("name", "note"),
+    [
+        ("-home-dev-old-prototype", "source path unknown"),
+        ("-home-dev-src-infra-tools", "source path /home/dev/src/infra_tools missing on disk"),
+    ],
+)
+async def test_an_orphaned_project_opens_by_its_cc_home_dir(
+    demo: DemoHome, name: str, note: str
+) -> None:
+    """A project whose source path is unknown or gone opens by its directory under the CC
+    home: its memories show, the header says how it was opened, and p marks it current."""
     app = demo_app(demo)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         main = app.screen
         assert isinstance(main, MainScreen)
         screen = await open_projects(pilot)
+        row = next(r for r in screen.rows if r.name == name)
+        prompt = str(screen.query_one(OptionList).get_option_at_index(
+            screen.rows.index(row)).prompt)
+        assert "opens its stores under the CC home only" in prompt
         await pick(pilot, screen, name)
-        assert app.screen is screen  # still open: nothing to switch to
-        assert main.context.project == demo.project
-        messages = [n.message for n in app._notifications]
-        assert len(messages) == 1
-        expected = "real path is unknown" if "prototype" in name else "does not exist"
-        assert expected in messages[0]
-        await pilot.press("escape")
-        await settle(pilot)
         assert app.screen is main
+        project_dir = demo.claude_home / "projects" / name
+        assert main.context.project_dir == project_dir
+        assert main.result is not None
+        auto = next(s for s in main.result.stores if s.kind == StoreKind.AUTO)
+        assert auto.path == project_dir / "memory"
+        assert tree_memories(main, "auto") == {
+            p.name for p in (project_dir / "memory").iterdir()}
+        assert not [s for s in main.result.stores if s.kind == StoreKind.SNAPSHOT]
+        assert main.result.git_branch is None
+        text = header(main)
+        assert name in text
+        assert f"{note}: showing its stores under the CC home only" in text
+        assert not [n for n in app._notifications if n.severity != "information"]
+
+        screen = await open_projects(pilot)  # the opened project is the current one
+        assert [r.name for r in screen.rows if r.current] == [name]
+        await pick(pilot, screen, "project-worktree")
+        assert main.context.project_dir is None and main.context.project == demo.worktree
+        assert "showing its stores" not in header(main)

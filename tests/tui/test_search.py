@@ -257,4 +257,5 @@ def test_hit_prompt_styles_every_match(demo: DemoHome) -> None:
     prompt = hit_prompt(hit, ("jsonb",))
     marked = [prompt.plain[s.start : s.end] for s in prompt.spans if s.style == MATCH_STYLE]
     assert marked and all(text.lower() == "jsonb" for text in marked)
-    assert prompt.plain.startswith(f"{hit.store.title}  {hit.memory.rel_path}\n  body: ")
+    assert prompt.plain.startswith(
+        f"{hit.store.title}  {hit.memory.rel_path}\n  line {hit.line}: ")

@@ -24,9 +24,10 @@ from memtui.core.stores.locations import (
     Context,
     Locations,
     agent_scope_roots,
+    definition_dirs,
     locate,
+    sessions_dir,
 )
-from memtui.core.stores.sanitize import find_project_dir
 from memtui.core.stores.sessions import TRANSCRIPT_SUFFIX, session_template
 
 SESSION_DIR = "session-memory"
@@ -69,15 +70,16 @@ class RefreshPlan:
 
 def watch_targets(ctx: Context, result: ScanResult) -> WatchTargets:
     """Store roots of ``result`` and the parents that can gain stores for ``ctx``."""
-    sessions_root, _rule = find_project_dir(ctx.claude_home / "projects", str(ctx.project))
-    git = canonical_git_root(ctx.project) if ctx.remote_dir else None  # only local scope uses it
+    sessions_root, _rule = sessions_dir(ctx)
+    # only the local scope uses git (a project opened by its CC home dir has none)
+    git = canonical_git_root(ctx.project) if ctx.remote_dir and not ctx.project_dir else None
     agent_roots = tuple(root for root, _rule in agent_scope_roots(ctx, git).values())
     return WatchTargets(
         stores=tuple(store.path for store in result.stores),
         sessions_root=sessions_root,
         agent_roots=agent_roots,
         snapshots_root=ctx.project / SNAPSHOTS_DIR,
-        definition_dirs=(ctx.claude_home / "agents", ctx.project / ".claude" / "agents"),
+        definition_dirs=tuple(definition_dirs(ctx)),
     )
 
 

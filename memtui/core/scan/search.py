@@ -7,6 +7,8 @@ over 20,000 memories stays well under 50 ms (``bench/bench_search.py`` measures 
 
 from __future__ import annotations
 
+from array import array
+from bisect import bisect_right
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -45,6 +47,21 @@ class SearchDoc:
     hook: str
     body: str
     mtime: float
+    line_starts: array[int] = field(default_factory=lambda: array("I"))
+    """Where each non-blank line of the file begins in ``body`` (its words joined by one space,
+    lines too)..."""
+    line_numbers: array[int] = field(default_factory=lambda: array("I"))
+    """... and that line's 1-based number in the file."""
+
+    def body_line(self, position: int) -> tuple[int, str, int] | None:
+        """The file line holding ``body[position]``: its number, its text (as one line) and
+        where that text starts in ``body``; None when the body has no lines."""
+        at = bisect_right(self.line_starts, position) - 1
+        if at < 0:
+            return None
+        start = self.line_starts[at]
+        end = self.line_starts[at + 1] - 1 if at + 1 < len(self.line_starts) else len(self.body)
+        return self.line_numbers[at], self.body[start:end], start
 
     def field_text(self, name: SearchField) -> str:
         return {
@@ -58,7 +75,11 @@ class SearchDoc:
 
 @dataclass(frozen=True)
 class SearchHit:
-    """A memory that matches every term; ``spans`` are match positions inside ``snippet``."""
+    """A memory that matches every term; ``spans`` are match positions inside ``snippet``.
+
+    ``line`` is the 1-based line of the file holding the first match in its body (None: no
+    term is in the body), ``line_snippet`` / ``line_spans`` that line's text around the match
+    (a body hit's ``snippet`` is that same text)."""
 
     store: Store
     memory: Memory | None
@@ -66,6 +87,9 @@ class SearchHit:
     snippet: str
     spans: list[tuple[int, int]]
     score: float
+    line: int | None = None
+    line_snippet: str = ""
+    line_spans: tuple[tuple[int, int], ...] = ()
 
 
 @dataclass
@@ -146,12 +170,32 @@ class SearchIndex:
 
     def _hit(self, index: int, terms: tuple[str, ...], score: int) -> SearchHit:
         doc = self.docs[index]
+        line, line_snippet, line_spans = self._body_line(index, terms)
         for column, name in zip(self._columns, FIELDS, strict=True):
             lowered = column[index]
             if any(term in lowered for term in terms):
-                snippet, spans = make_snippet(doc.field_text(name), lowered, terms)
-                return SearchHit(doc.store, doc.memory, name, snippet, spans, float(score))
+                if name == "body" and line is not None:
+                    snippet, spans = line_snippet, line_spans
+                else:
+                    snippet, spans = make_snippet(doc.field_text(name), lowered, terms)
+                return SearchHit(doc.store, doc.memory, name, snippet, spans, float(score),
+                                 line, line_snippet, tuple(line_spans))
         return SearchHit(doc.store, doc.memory, "path", doc.path, [], float(score))
+
+    def _body_line(
+        self, index: int, terms: tuple[str, ...]
+    ) -> tuple[int | None, str, list[tuple[int, int]]]:
+        """The file line of the first body match (of the most specific term found), with a
+        snippet of that line around it."""
+        doc = self.docs[index]
+        lowered = self._columns[FIELDS.index("body")][index]
+        first = next((p for p in (lowered.find(term) for term in terms) if p >= 0), -1)
+        found = doc.body_line(first) if first >= 0 else None
+        if found is None:
+            return None, "", []
+        number, text, start = found
+        snippet, spans = make_snippet(text, lowered[start : start + len(text)], terms)
+        return number, snippet, spans
 
 
 def make_snippet(
@@ -221,22 +265,55 @@ def entry_file(target: str | None, files: set[str]) -> str | None:
     return None
 
 
-def memory_body(memory: Memory, store_root: Path) -> str:
-    """The body of ``memory`` as one line, or "" when it is binary, huge or unreadable."""
+@dataclass
+class Body:
+    """A memory's body as one line of words, and where each file line begins in it."""
+
+    text: str = ""
+    line_starts: array[int] = field(default_factory=lambda: array("I"))
+    line_numbers: array[int] = field(default_factory=lambda: array("I"))
+
+
+def memory_body(memory: Memory, store_root: Path) -> Body:
+    """The body of ``memory`` as one line (empty when it is binary, huge or unreadable), with
+    the file line each of its parts comes from."""
     if memory.size > HUGE_FILE_BYTES or any(BINARY_PROBLEM in p for p in memory.problems):
-        return ""
+        return Body()
     try:
         text, problems = load_full_text(memory, store_root)
     except (OSError, ValueError):
-        return ""
+        return Body()
     if any(BINARY_PROBLEM in p or p.startswith("cannot read") for p in problems):
-        return ""
+        return Body()
     text = text.lstrip("\ufeff").replace("\r", "")
     fm = memory.frontmatter
-    return one_line(text[fm.end :] if fm.present else text)
+    skip = fm.end if fm.present else 0
+    return body_lines(text[skip:], text.count("\n", 0, skip) + 1)
+
+
+def body_lines(text: str, first_line: int = 1) -> Body:
+    """``text`` as one line (``one_line``: every run of whitespace one space), and where each
+    of its non-blank lines (numbered from ``first_line``) begins in it."""
+    starts: array[int] = array("I")
+    numbers: array[int] = array("I")
+    parts: list[str] = []
+    position = 0
+    for number, raw in enumerate(text.split("\n"), start=first_line):
+        words = raw.split()
+        if not words:
+            continue
+        if parts:
+            position += 1  # the space joining it to the line before
+        part = " ".join(words)
+        starts.append(position)
+        numbers.append(number)
+        parts.append(part)
+        position += len(part)
+    return Body(" ".join(parts), starts, numbers)
 
 
 def memory_doc(store: Store, memory: Memory, hooks: list[str]) -> SearchDoc:
+    body = memory_body(memory, store.path)
     return SearchDoc(
         store=store,
         memory=memory,
@@ -244,8 +321,10 @@ def memory_doc(store: Store, memory: Memory, hooks: list[str]) -> SearchDoc:
         path=memory.rel_path,
         description=one_line(memory.description or ""),
         hook=" · ".join(one_line(h) for h in hooks),
-        body=memory_body(memory, store.path),
+        body=body.text,
         mtime=memory.mtime,
+        line_starts=body.line_starts,
+        line_numbers=body.line_numbers,
     )
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from memtui.core.cache import ScanCache
@@ -35,6 +35,14 @@ class Context:
     env: Mapping[str, str]
     home: Path
     policy_settings: Path = POLICY_SETTINGS
+    project_dir: Path | None = None
+    """The project's directory under the CC home (``<CC home>/projects/<sanitized>``) when the
+    project is opened by it, its source path being unknown or gone: ``project`` is then that
+    directory, and only the stores under the CC home are found (auto memory, its team folder,
+    the sessions; user-scope agents and agentmemory as always); nothing is read from a source
+    tree (no git, no project settings, project agents or snapshots)."""
+    project_source: str | None = None
+    """With ``project_dir``: the source path a transcript recorded (gone), or None (unknown)."""
 
     @classmethod
     def create(
@@ -45,7 +53,11 @@ class Context:
         agent_memory_home: Path | None = None,
         env: Mapping[str, str] | None = None,
         home: Path | None = None,
+        project_dir: Path | None = None,
+        project_source: str | None = None,
     ) -> Context:
+        """``project_dir``: open the project by its directory under the CC home (see the
+        field); ``project`` is then ignored."""
         env = dict(os.environ if env is None else env)
         home = home or Path(env.get("HOME") or Path.home())
         if claude_home is not None:
@@ -61,6 +73,9 @@ class Context:
         else:
             am_home, am_rule = home / ".agent-memory", "default ~/.agent-memory"
         policy = Path(env.get("MEMTUI_POLICY_SETTINGS") or POLICY_SETTINGS)
+        if project_dir is not None:
+            project_dir = Path(os.path.abspath(project_dir))
+            project = project_dir
         real_project = Path(os.path.realpath(project or Path.cwd()))
         return cls(
             project=real_project,
@@ -71,7 +86,32 @@ class Context:
             env=env,
             home=home,
             policy_settings=policy,
+            project_dir=project_dir,
+            project_source=project_source if project_dir is not None else None,
         )
+
+    def opened_by_dir(self, project_dir: Path, source: str | None) -> Context:
+        """This context for the project whose directory under the CC home is ``project_dir``
+        (``source``: its recorded source path, gone, or None when unknown)."""
+        return replace(self, project=Path(os.path.realpath(project_dir)),
+                       project_dir=Path(os.path.abspath(project_dir)), project_source=source)
+
+    def opened_at(self, project: Path) -> Context:
+        """This context for the project at ``project`` (found by Claude Code's rules)."""
+        return replace(self, project=Path(os.path.realpath(project)), project_dir=None,
+                       project_source=None)
+
+    @property
+    def project_note(self) -> str | None:
+        """What a user must know about how the project was opened (None: by its source path,
+        as Claude Code finds it)."""
+        if self.project_dir is None:
+            return None
+        if self.project_source is None:
+            why = "source path unknown"
+        else:
+            why = f"source path {self.show(self.project_source)} missing on disk"
+        return f"{why}: showing its stores under the CC home only"
 
     @property
     def remote_dir(self) -> Path | None:
@@ -130,9 +170,21 @@ def expand_setting_path(value: str, home: Path) -> tuple[str | None, str | None]
     return (None, problem) if problem else (value, None)
 
 
+def base_word(ctx: Context) -> str:
+    """The memory base as a rule names it."""
+    return "$CLAUDE_CODE_REMOTE_MEMORY_DIR" if ctx.remote_dir else ctx.show(ctx.claude_home)
+
+
 def auto_memory_root(ctx: Context, settings: SettingsSet, git: GitRoot | None) -> tuple[Path, str]:
     """The auto memory directory and the rule that chose it
-    (docs/claude-code-rules.md#auto-memory-directory)."""
+    (docs/claude-code-rules.md#auto-memory-directory); a project opened by its directory
+    under the CC home has its ``memory`` folder there."""
+    if ctx.project_dir is not None:
+        return (
+            ctx.base / "projects" / ctx.project_dir.name / "memory",
+            f"opened by its directory: {base_word(ctx)}/projects/{ctx.project_dir.name}/memory "
+            f"({ctx.project_note})",
+        )
     notes: list[str] = []
     override = ctx.env.get("CLAUDE_COWORK_MEMORY_PATH_OVERRIDE")
     if override is not None:
@@ -161,9 +213,8 @@ def auto_memory_root(ctx: Context, settings: SettingsSet, git: GitRoot | None) -
         anchor, why = git.root, git.rule
     else:
         anchor, why = ctx.project, f"project root {ctx.show(ctx.project)} (not in a git repo)"
-    base_word = "$CLAUDE_CODE_REMOTE_MEMORY_DIR" if ctx.remote_dir else ctx.show(ctx.claude_home)
     project_dir, dir_rule = find_project_dir(ctx.base / "projects", str(anchor))
-    rule = f"default: {why} → {base_word}/{dir_rule}/memory"
+    rule = f"default: {why} → {base_word(ctx)}/{dir_rule}/memory"
     return project_dir / "memory", "; ".join([rule, *notes])
 
 
@@ -209,12 +260,22 @@ def _is_dir(entry: os.DirEntry[str]) -> bool:
         return False
 
 
+def sessions_dir(ctx: Context) -> tuple[Path, str]:
+    """The directory holding the project's sessions, and its name as found."""
+    if ctx.project_dir is not None:
+        return ctx.claude_home / "projects" / ctx.project_dir.name, ctx.project_dir.name
+    return find_project_dir(ctx.claude_home / "projects", str(ctx.project))
+
+
 def session_locations(ctx: Context, *, confirm: bool = True) -> list[StoreLocation]:
     """One store per session directory of this cwd (keyed on the cwd, never the remote dir)
     that holds a ``session-memory`` directory; without ``confirm``, one per session directory
     (the caller checks: ``scan --json`` does it with the stat it takes of the store anyway)."""
-    sessions_root, dir_rule = find_project_dir(ctx.claude_home / "projects", str(ctx.project))
-    rule = f"sessions of cwd {ctx.show(ctx.project)} → {ctx.show(ctx.claude_home)}/{dir_rule}"
+    sessions_root, dir_rule = sessions_dir(ctx)
+    if ctx.project_dir is not None:
+        rule = f"sessions of the project dir {ctx.show(sessions_root)}"
+    else:
+        rule = f"sessions of cwd {ctx.show(ctx.project)} → {ctx.show(ctx.claude_home)}/{dir_rule}"
     stores: list[StoreLocation] = []
     root = str(sessions_root)
     for name in list_dir_names(root):
@@ -227,10 +288,13 @@ def session_locations(ctx: Context, *, confirm: bool = True) -> list[StoreLocati
 
 
 def agent_scope_roots(ctx: Context, git: GitRoot | None) -> dict[Scope, tuple[Path, str]]:
-    """The parent directory of every agent memory dir in each scope, with its rule."""
-    user_base = "$CLAUDE_CODE_REMOTE_MEMORY_DIR" if ctx.remote_dir else ctx.show(ctx.claude_home)
+    """The parent directory of every agent memory dir in each scope, with its rule (a project
+    opened by its directory under the CC home has no source tree: the user scope only)."""
+    user = (ctx.base / "agent-memory", f"user scope: {base_word(ctx)}/agent-memory/<agent>")
+    if ctx.project_dir is not None:
+        return {Scope.USER: user}
     roots: dict[Scope, tuple[Path, str]] = {
-        Scope.USER: (ctx.base / "agent-memory", f"user scope: {user_base}/agent-memory/<agent>"),
+        Scope.USER: user,
         Scope.PROJECT: (
             ctx.project / ".claude" / "agent-memory",
             "project scope: <project>/.claude/agent-memory/<agent> (checked into git)",
@@ -259,7 +323,7 @@ def agent_locations(
     roots = agent_scope_roots(ctx, git)
     wanted: dict[tuple[str, Scope], str] = {}
     for agent_type, definition in definitions.items():
-        if definition.memory is not None:
+        if definition.memory is not None and definition.memory in roots:
             wanted[(agent_dir_name(agent_type), definition.memory)] = (
                 f"defined in {ctx.show(definition.path)} with memory: {definition.memory.value}"
             )
@@ -283,6 +347,8 @@ def agent_locations(
 
 
 def snapshot_locations(ctx: Context) -> list[StoreLocation]:
+    if ctx.project_dir is not None:
+        return []  # snapshots ship in the source tree
     root = ctx.project / SNAPSHOTS_DIR
     return [
         StoreLocation(
@@ -295,13 +361,21 @@ def snapshot_locations(ctx: Context) -> list[StoreLocation]:
     ]
 
 
+def definition_dirs(ctx: Context) -> list[Path]:
+    """Where agents are defined: the user's agents, and the project's (not for a project
+    opened by its directory under the CC home)."""
+    if ctx.project_dir is not None:
+        return [ctx.claude_home / "agents"]
+    return [ctx.claude_home / "agents", ctx.project / ".claude" / "agents"]
+
+
 def locate(
     ctx: Context, *, confirm_sessions: bool = True, cache: ScanCache | None = None
 ) -> Locations:
     """Find every store of ``ctx.project`` by Claude Code's rules (``confirm_sessions``: see
     ``session_locations``; ``cache`` keeps what agent files said while they are unchanged)."""
     settings = SettingsSet.load(ctx.claude_home, ctx.project, ctx.policy_settings)
-    git = canonical_git_root(ctx.project)
+    git = canonical_git_root(ctx.project) if ctx.project_dir is None else None
     memory_root, auto_rule = auto_memory_root(ctx, settings, git)
     enabled, enabled_rule = auto_memory_enabled(ctx, settings)
     auto = StoreLocation(
@@ -318,9 +392,7 @@ def locate(
         enabled=enabled,
         enabled_rule=enabled_rule,
     )
-    definitions, def_problems = load_agent_definitions(
-        [ctx.claude_home / "agents", ctx.project / ".claude" / "agents"], cache
-    )
+    definitions, def_problems = load_agent_definitions(definition_dirs(ctx), cache)
     agentmemory = StoreLocation(
         kind=StoreKind.AGENTMEMORY,
         path=ctx.agent_memory_home,

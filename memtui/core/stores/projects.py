@@ -1,13 +1,21 @@
-"""The other projects under a CC home, with their real paths where a transcript reveals them."""
+"""The other projects under a CC home, with their real paths where a transcript reveals them;
+and what to say when a project has no memory at all."""
 
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 from memtui.core.cache import ScanCache
-from memtui.core.model import ProjectRef
-from memtui.core.stores.locations import Context, list_dir_names
+from memtui.core.model import ProjectRef, StoreKind
+from memtui.core.stores.locations import Context, list_dir_names, sessions_dir
 from memtui.core.stores.sessions import TRANSCRIPT_SUFFIX, transcript_head
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (slow) at run time
+if TYPE_CHECKING:  # not on scan --json's warm path, which builds no Store
+    from collections.abc import Sequence
+
+    from memtui.core.contents import Store
 
 TRANSCRIPT_LIST = "first-transcripts"
 
@@ -62,3 +70,49 @@ def first_transcripts(project_dir: str, cache: ScanCache | None, count: int = 3)
             TRANSCRIPT_LIST, project_dir, key, transcripts[:count], max(st.st_mtime, st.st_ctime)
         )
     return transcripts[:count]
+
+
+def project_dir_named(ctx: Context, name_or_dir: str) -> Path:
+    """A project's directory under the CC home from its name (``-home-dev-app``, or without
+    its leading ``-``, which a command line would take for an option) or a path."""
+    if os.sep in name_or_dir or (os.altsep and os.altsep in name_or_dir):
+        return Path(os.path.abspath(name_or_dir))
+    found = ctx.claude_home / "projects" / name_or_dir
+    dashed = ctx.claude_home / "projects" / f"-{name_or_dir}"
+    if not name_or_dir.startswith("-") and not os.path.isdir(found) and os.path.isdir(dashed):
+        return dashed
+    return found
+
+
+KIND_WORDS = {
+    StoreKind.AUTO: "auto memory",
+    StoreKind.TEAM: "team memory",
+    StoreKind.AGENT: "agent memory",
+    StoreKind.SNAPSHOT: "snapshots",
+    StoreKind.AGENTMEMORY: "agentmemory",
+}
+
+
+def nothing_found(ctx: Context, stores: Sequence[Store]) -> str | None:
+    """What was looked for and where, when no store of the scan holds a memory (None when one
+    does). Looks at two directories (the CC home, the project); the UIs add what to try."""
+    if any(store.memories for store in stores):
+        return None
+    if not os.path.isdir(ctx.claude_home):
+        head = (f"no Claude Code home at {ctx.show(ctx.claude_home)} ({ctx.claude_home_rule}): "
+                "Claude Code has written no memory for this user")
+    elif ctx.project_dir is None and not os.path.isdir(ctx.project):
+        head = f"no project directory {ctx.show(ctx.project)}"
+    else:
+        head = f"no memory found for {ctx.show(ctx.project)}"
+    places: dict[str, list[str]] = {}
+    for store in stores:
+        if store.kind == StoreKind.SESSION:
+            continue
+        where = ctx.show(store.path) + ("" if store.exists else " (no directory)")
+        places.setdefault(KIND_WORDS[store.kind], []).append(where)
+    sessions_root, _name = sessions_dir(ctx)
+    places["sessions"] = [ctx.show(sessions_root) + (
+        "" if os.path.isdir(sessions_root) else " (no directory)")]
+    looked = "; ".join(f"{kind}: {', '.join(where)}" for kind, where in places.items())
+    return f"{head}. Looked in {looked}"

@@ -1,4 +1,6 @@
-"""The project switcher: every project Claude Code keeps memory for, and whether it can open."""
+"""The project switcher: every project Claude Code keeps memory for. One whose source path is
+known and on disk opens there; any other opens by its directory under the CC home (its stores
+there only), and says so."""
 
 from __future__ import annotations
 
@@ -42,13 +44,27 @@ class ProjectRow:
         return line(self.ref.path or "")
 
 
-def initial_rows(projects: list[ProjectRef], current: Path) -> list[ProjectRow]:
+@dataclass(frozen=True)
+class OpenProject:
+    """The switcher's choice: open ``ref`` at its source path, or (``by_dir``) by its directory
+    under the CC home, its source path being unknown or gone."""
+
+    ref: ProjectRef
+    by_dir: bool
+
+
+def initial_rows(
+    projects: list[ProjectRef], current: Path, current_dir: Path | None = None
+) -> list[ProjectRow]:
+    """``current_dir``: the project directory the current project was opened by, if so."""
+
+    def is_current(ref: ProjectRef) -> bool:
+        if current_dir is not None:
+            return Path(ref.dir) == current_dir
+        return ref.path is not None and Path(ref.path) == current
+
     return [
-        ProjectRow(
-            ref,
-            "unknown" if ref.path is None else "checking",
-            current=ref.path is not None and Path(ref.path) == current,
-        )
+        ProjectRow(ref, "unknown" if ref.path is None else "checking", current=is_current(ref))
         for ref in projects
     ]
 
@@ -60,8 +76,9 @@ def path_state(path: str | None) -> PathState:
     return "exists" if os.path.isdir(path) else "missing"
 
 
+BY_DIR_NOTE = " · opens its stores under the CC home only"
 STATE_TEXT: dict[PathState, tuple[str, str]] = {
-    "unknown": ("path unknown", "dim italic"),
+    "unknown": ("source path unknown", "dim italic"),
     "checking": ("", "dim"),
     "exists": ("", ""),
     "missing": ("  missing on disk", "bold red"),
@@ -78,33 +95,30 @@ def row_prompt(row: ProjectRow) -> Text:
     if row.ref.path is not None:
         prompt.append(row.shown_path, style="dim" if row.state == "missing" else "cyan")
     prompt.append(note, style=style)
+    if row.state in ("unknown", "missing"):
+        prompt.append(BY_DIR_NOTE, style="dim italic")
     return prompt
 
 
 def refusal(row: ProjectRow) -> str | None:
-    """Why ``row`` cannot be opened, or None when it can."""
-    if row.state == "unknown":
-        return (
-            f"{row.name}: its real path is unknown (no transcript in it records a working "
-            "directory), so memtui cannot open it."
-        )
-    if row.state == "missing":
-        return f"{row.name}: {row.shown_path} does not exist on this machine."
+    """Why ``row`` cannot be opened yet, or None when it can."""
     if row.state == "checking":
         return f"{row.name}: still checking whether {row.shown_path} exists, try again."
     return None
 
 
-class ProjectsScreen(Dialog[Path | None]):
-    """Pick another project: the dialog closes with its path (the main screen rescans)."""
+class ProjectsScreen(Dialog[OpenProject | None]):
+    """Pick another project: the dialog closes with it (the main screen rescans)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "close", "Close", id="projects.close"),
     ]
 
-    def __init__(self, projects: list[ProjectRef], current: Path) -> None:
+    def __init__(
+        self, projects: list[ProjectRef], current: Path, current_dir: Path | None = None
+    ) -> None:
         super().__init__()
-        self.rows = initial_rows(projects, current)
+        self.rows = initial_rows(projects, current, current_dir)
 
     def compose(self) -> ComposeResult:
         with Vertical(id="projects-box", classes="dialog-box") as box:
@@ -123,7 +137,7 @@ class ProjectsScreen(Dialog[Path | None]):
         known = sum(1 for row in self.rows if row.ref.path is not None)
         return Text(
             f"{counted(len(self.rows), 'project')} with memory or transcripts · {known} with a "
-            "known path",
+            "known source path · every one opens",
             style="dim",
         )
 
@@ -165,8 +179,7 @@ class ProjectsScreen(Dialog[Path | None]):
         if why is not None:
             self.notify(why, title="Cannot open project", severity="warning", markup=False)
             return
-        assert row.ref.path is not None
-        self.dismiss(Path(row.ref.path))
+        self.dismiss(OpenProject(row.ref, by_dir=row.state != "exists"))
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from typing import ClassVar
 
 from rich.text import Text
@@ -36,6 +37,15 @@ DESCRIPTION_CHARS = 100
 """Hits listed at most: more would cost keystroke time; a longer query narrows them."""
 
 
+@dataclass(frozen=True)
+class MarkHits:
+    """The search closed with ``ctrl+t``: mark every memory its query matches (all of them,
+    not only the hits listed)."""
+
+    query: str
+    hits: list[SearchHit]
+
+
 class SearchIndexCache:
     """The search index of one scan result, kept while that result is current."""
 
@@ -60,13 +70,15 @@ def highlighted(text: str, spans: list[tuple[int, int]], style: str = "") -> Tex
 
 def hit_prompt(hit: SearchHit, terms: tuple[str, ...]) -> Text:
     """The store and the memory's path, then the field's snippet (and for a name or path hit,
-    the description), every match styled."""
+    the description), then the file line of the first body match, every match styled."""
     path = hit.memory.rel_path if hit.memory else ""
     prompt = Text()
     prompt.append(line(hit.store.title), style="bold")
     prompt.append("  ")
     prompt.append_text(highlighted(path, match_spans(fold(path), terms), style="cyan"))
-    if hit.field != "path":
+    if hit.field == "body" and hit.line is not None:
+        pass  # its line comes below
+    elif hit.field != "path":
         prompt.append(f"\n  {hit.field}: ", style="dim")
         prompt.append_text(highlighted(hit.snippet, hit.spans))
     description = hit.memory.description if hit.memory else None
@@ -74,14 +86,18 @@ def hit_prompt(hit: SearchHit, terms: tuple[str, ...]) -> Text:
         short = " ".join(description.split())[:DESCRIPTION_CHARS]
         prompt.append("\n  " if hit.field == "path" else " · ", style="dim")
         prompt.append_text(highlighted(short, match_spans(fold(short), terms), style="dim"))
+    if hit.line is not None:  # the matching text in the file: ⏎ opens the file there
+        prompt.append(f"\n  line {hit.line}: ", style="dim")
+        prompt.append_text(highlighted(hit.line_snippet, list(hit.line_spans)))
     return prompt
 
 
-class SearchScreen(Dialog[SearchHit | None]):
+class SearchScreen(Dialog[SearchHit | MarkHits | None]):
     """An input over a list of hits; the index is built once per scan, in a job."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "close", "Close", id="search.close"),
+        Binding("ctrl+t", "mark_all", "Mark every hit (for d)", id="search.mark-all"),
         Binding("down", "move(1)", "Next hit", show=False, id="search.next"),
         Binding("up", "move(-1)", "Previous hit", show=False, id="search.previous"),
     ]
@@ -98,7 +114,7 @@ class SearchScreen(Dialog[SearchHit | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="search-box", classes="dialog-box") as box:
             box.border_title = "Search memories"
-            box.border_subtitle = "⏎ open · ↑↓ move · esc close"
+            box.border_subtitle = "⏎ open · ↑↓ move · ctrl+t mark every hit · esc close"
             yield Input(
                 self.cache.last_query,
                 placeholder="words to find (every word must match)",
@@ -218,6 +234,17 @@ class SearchScreen(Dialog[SearchHit | None]):
         if position is None or not 0 <= position < len(self.hits):
             return
         self.dismiss(self.hits[position])
+
+    def action_mark_all(self) -> None:
+        """Close, marking every memory the query matches (the main screen's ``d`` deletes
+        them as one operation)."""
+        text = self.query_one("#search-input", Input).value
+        if self.index is None or not query_terms(text):
+            self.notify("Type a query first: ctrl+t marks every memory it matches.",
+                        title="Search")
+            return
+        hits = [h for h in self.index.query(text, limit=len(self.index)) if h.memory is not None]
+        self.dismiss(MarkHits(text, hits))
 
     def action_close(self) -> None:
         self.dismiss(None)

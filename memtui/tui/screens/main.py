@@ -7,9 +7,7 @@ what they change reaches the app as a message, and the app asks this screen to r
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
-from dataclasses import replace
 from pathlib import Path
 from typing import ClassVar
 
@@ -28,17 +26,21 @@ from memtui.core.plaintext import counted
 from memtui.core.scan.scanner import cache_for, check_store_links, scan_progressively
 from memtui.core.scan.search import SearchHit
 from memtui.core.stores.locations import Context
-from memtui.tui.dialogs.projects import ProjectsScreen
-from memtui.tui.dialogs.search import SearchIndexCache, SearchScreen
+from memtui.core.stores.projects import nothing_found
+from memtui.tui.dialogs.projects import OpenProject, ProjectsScreen
+from memtui.tui.dialogs.search import MarkHits, SearchIndexCache, SearchScreen
 from memtui.tui.editor import edit_in_editor
 from memtui.tui.jobs import Job, JobControl, JobRunner
 from memtui.tui.labels import agent_labeler
 from memtui.tui.live import LiveUpdates
+from memtui.tui.marks import Marks
 from memtui.tui.messages import ScanUpdated, SelectPath
 from memtui.tui.nodes import NodeRef
 from memtui.tui.operations import (
     check_interrupted,
+    delete_memories,
     delete_memory,
+    delete_refusal,
     open_undo_history,
     undo_latest,
 )
@@ -71,6 +73,7 @@ class MainScreen(Screen[None]):
         Binding("right,l", "pane(1)", "Next pane", show=False, id="pane.next"),
         Binding("z", "zoom", "Zoom", id="pane.zoom"),
         Binding("r", "raw", "Raw", show=False, id="detail.raw"),
+        Binding("c", "jump_cut", "Jump to the MEMORY.md cut line", show=False, id="detail.cut"),
         Binding("ctrl+r", "rescan", "Rescan", show=False, id="app.rescan"),
         Binding("e", "edit", "Edit", id="memory.edit"),
         Binding("slash", "search", "Search", id="app.search"),
@@ -78,6 +81,8 @@ class MainScreen(Screen[None]):
         Binding("s", "snapshot_review", "Snapshot", id="snapshot.review"),
         Binding("J", "judge", "Judge", id="judge.open"),
         Binding("d", "delete", "Delete", id="memory.delete"),
+        Binding("space", "toggle_mark", "Mark", show=False, id="memory.mark"),
+        Binding("escape", "clear_marks", "Clear marks", show=False, id="memory.clear-marks"),
         Binding("u", "undo", "Undo", id="edit.undo"),
         Binding("U", "undo_history", "History", show=False, id="edit.history"),
         Binding("question_mark", "app.show_help_panel", "Keys", id="app.keys"),
@@ -96,20 +101,24 @@ class MainScreen(Screen[None]):
         self.search_cache = SearchIndexCache()
         self._tab_echoes: set[str | None] = set()
         self.pane_id = PANES[0].id
+        self.marks = Marks()
 
     def compose(self) -> ComposeResult:
         yield Static(self.header_text(), id="header")
         yield Tabs(*[Tab(spec.title, id=f"tab-{spec.id}") for spec in PANES], id="pane-tabs")
+        yield Static("", id="nothing-found")
         with Horizontal(id="panes"):
             for spec in PANES:
                 with Vertical(id=f"pane-{spec.id}", classes="pane") as pane:
                     pane.border_title = spec.title
-                    yield StoreTree(
+                    tree = StoreTree(
                         spec.labeler,
                         single=spec.single,
                         empty_text="scanning …",
                         id=f"tree-{spec.id}",
                     )
+                    tree.marks = self.marks
+                    yield tree
         yield Static("", id="pane-info")
         yield DetailPane(id="detail")
         yield Footer()
@@ -129,6 +138,8 @@ class MainScreen(Screen[None]):
         if self.result is not None and self.result.git_branch:
             text.append(f" (git: {line(self.result.git_branch)})", style="dim")
         text.append(f"  · CC home {line(ctx.show(ctx.claude_home))}", style="dim")
+        if ctx.project_note:
+            text.append(f"  · {line(ctx.project_note)}", style="bold yellow")
         if jobs:
             text.append(f"   jobs: {line(jobs)}", style="bold yellow")
         return text
@@ -183,6 +194,7 @@ class MainScreen(Screen[None]):
         self.result = result
         if result.complete:
             self.update_header()  # the git branch comes with the complete result
+            self.marks.refresh(result)
         for spec in PANES:
             if not result.complete and not set(spec.kinds) <= result.scanned:
                 continue
@@ -205,9 +217,21 @@ class MainScreen(Screen[None]):
             self.call_after_refresh(self.show_cursor_node)
         self.update_pane_info()
         if result.complete:
+            self.show_nothing_found(nothing_found(self.context, result.stores))
             self.live.track(result)
             if check_links:
                 self.check_links(result)
+
+    def show_nothing_found(self, found: str | None) -> None:
+        """Above the panes, when no store holds a memory: what was looked for, where, and
+        what to try."""
+        note = self.query_one("#nothing-found", Static)
+        note.display = found is not None
+        if found is not None:
+            text = Text(f"Nothing found: {line(found)}.\n", style="bold yellow")
+            text.append("Press p to pick a project Claude Code keeps memory for, or run "
+                        "memtui --demo to try the demo home.")
+            note.update(text)
 
     def check_links(self, result: ScanResult) -> None:
         """A refreshed result's ``[[wikilinks]]`` in whole files (only its rescanned stores
@@ -268,6 +292,9 @@ class MainScreen(Screen[None]):
             text.append(f"  ·  {counted(len(stores), 'store')}", style="dim")
         else:
             text.append(spec.empty_text, style="dim")
+        if self.marks:
+            text.append(f"  ·  {counted(len(self.marks), 'marked memory', 'marked memories')}"
+                        " (d deletes them, esc clears)", style="bold yellow")
         info.update(text)
 
     def on_unmount(self) -> None:
@@ -324,6 +351,12 @@ class MainScreen(Screen[None]):
 
     def action_raw(self) -> None:
         self.query_one(DetailPane).toggle_raw()
+
+    def action_jump_cut(self) -> None:
+        """Scroll the MEMORY.md view to the line where Claude stops reading."""
+        why = self.query_one(DetailPane).jump_to_cut()
+        if why is not None:
+            self.notify(why, title="No cut line here", markup=False)
 
     def action_rescan(self) -> None:
         self.run_scan()
@@ -424,8 +457,20 @@ class MainScreen(Screen[None]):
             return
         self.app.push_screen(SearchScreen(self.result, self.search_cache), self.open_search_hit)
 
-    def open_search_hit(self, hit: SearchHit | None) -> None:
-        if hit is not None:
+    def open_search_hit(self, hit: SearchHit | MarkHits | None) -> None:
+        if isinstance(hit, MarkHits):
+            refs = [NodeRef(h.store, h.memory) for h in hit.hits if h.memory is not None]
+            refs = [r for r in refs if delete_refusal(r) is None]
+            added = self.marks.add(refs)
+            self.marks_changed([r.key for r in refs])
+            self.notify(f"marked {added} more · {len(self.marks)} marked · d deletes them, "
+                        "esc clears", title=f"Search {line(hit.query)!r}", markup=False)
+        elif hit is not None:
+            if hit.memory is not None and hit.line is not None:
+                ref = NodeRef(hit.store, hit.memory)
+                detail = self.query_one(DetailPane)
+                detail.show_line(ref, hit.line)
+                self.show_node(ref)
             self.select_path(hit.store, hit.memory.rel_path if hit.memory else None)
 
     def action_projects(self) -> None:
@@ -433,16 +478,27 @@ class MainScreen(Screen[None]):
         if self.result is None or not self.result.complete:
             self.notify("Still scanning: the project list comes with the scan.")
             return
-        screen = ProjectsScreen(self.result.projects, self.context.project)
+        screen = ProjectsScreen(
+            self.result.projects, self.context.project, self.context.project_dir
+        )
         self.app.push_screen(screen, self.project_chosen)
 
-    def project_chosen(self, path: Path | None) -> None:
-        if path is not None:
-            self.switch_project(path)
+    def project_chosen(self, choice: OpenProject | None) -> None:
+        if choice is None:
+            return
+        if choice.by_dir:
+            self.switch_context(self.context.opened_by_dir(Path(choice.ref.dir), choice.ref.path))
+        elif choice.ref.path is not None:
+            self.switch_project(Path(choice.ref.path))
 
     def switch_project(self, path: Path) -> None:
         """Rescan for the project at ``path`` with the same homes and environment."""
-        self.context = replace(self.context, project=Path(os.path.realpath(path)))
+        self.switch_context(self.context.opened_at(path))
+
+    def switch_context(self, context: Context) -> None:
+        self.context = context
+        self.marks_changed(self.marks.clear())
+        self.update_header()
         self.run_scan(header="scan: switching project")
 
     def file_changed(self, path: Path) -> None:
@@ -477,8 +533,42 @@ class MainScreen(Screen[None]):
         self.app.push_screen(ConflictsScreen(self.result, self.context, self.jobs, judge))
 
     def action_delete(self) -> None:
-        """Delete the selected memory and its MEMORY.md lines (previewed, undoable)."""
-        delete_memory(self, self.jobs, self.context, self.selected())
+        """Delete the marked memories (else the selected one) and their MEMORY.md lines, as
+        one previewed operation with one undo."""
+        if not self.marks:
+            delete_memory(self, self.jobs, self.context, self.selected())
+            return
+
+        def done(op: object) -> None:
+            if op is not None:
+                self.marks_changed(self.marks.clear())
+
+        delete_memories(self, self.jobs, self.context, self.marks.refs(), done)
+
+    def action_toggle_mark(self) -> None:
+        """Mark or unmark the selected memory for ``d``; the cursor moves on to the next."""
+        ref = self.selected()
+        if ref is None or ref.memory is None:
+            why: str | None = "Select a memory file to mark (d then deletes every marked one)."
+        else:
+            why = delete_refusal(ref)
+        if why is not None or ref is None:
+            self.notify(why or "", title="Cannot mark", severity="warning")
+            return
+        self.marks.toggle(ref)
+        self.marks_changed([ref.key])
+        focused = self.focused
+        if isinstance(focused, StoreTree):
+            focused.action_cursor_down()
+
+    def action_clear_marks(self) -> None:
+        """Unmark every marked memory."""
+        self.marks_changed(self.marks.clear())
+
+    def marks_changed(self, keys: list[str]) -> None:
+        for tree in self.query(StoreTree):
+            tree.show_marks(keys)
+        self.update_pane_info()
 
     def action_undo(self) -> None:
         """Undo the latest operation memtui made (after a confirmation)."""

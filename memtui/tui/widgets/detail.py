@@ -29,7 +29,15 @@ from memtui.tui.jobs import Job, JobControl, runner_of
 from memtui.tui.labels import snapshot_badge
 from memtui.tui.nodes import NodeRef, normalize
 from memtui.tui.plain import body, content, line, text
-from memtui.tui.widgets.index_view import RenderedOnce, index_body, index_pinned, raw_lines
+from memtui.tui.widgets.index_view import (
+    RenderedOnce,
+    cut_row,
+    first_lines,
+    index_body,
+    index_pinned,
+    plain,
+    raw_lines,
+)
 
 
 @dataclass
@@ -41,6 +49,38 @@ class LoadedMemory:
     frontmatter: Frontmatter
     body: str
     problems: list[str]
+
+
+HIT_CONTEXT = 200
+"""Lines shown before and after a search hit's line (a huge file is not rendered whole)."""
+HIT_STYLE = "bold reverse"
+CUT_CONTEXT = 3
+"""Rows of the numbered view kept in sight above the cut banner when ``c`` jumps to it."""
+
+
+def hit_window(raw: str, number: int, context: int = HIT_CONTEXT) -> tuple[Text, Text, Text] | None:
+    """The numbered lines of ``raw`` around line ``number``: those before, that line (styled)
+    and those after, each as plain text (controls escaped, long lines cut); None when the file
+    has no such line (it changed since it was indexed)."""
+    lines = first_lines(raw, number + context)
+    if number < 1 or number > len(lines):
+        return None
+    first = max(1, number - context)
+    width = len(str(len(lines)))
+    parts = (Text(), Text(), Text())
+    if first > 1:
+        parts[0].append(f"… {first - 1:,} lines above\n", style="dim italic")
+    for at, raw_line in enumerate(lines[first - 1 :], start=first):
+        out = parts[0] if at < number else parts[1] if at == number else parts[2]
+        out.append(f"{at:>{width}} ", style="dim")
+        shown = plain(raw_line.removesuffix("\r"))
+        if at == number:
+            shown.stylize(HIT_STYLE)
+        out.append_text(shown)
+        out.append("\n")
+    for part in parts:
+        part.rstrip()
+    return parts
 
 
 CACHED_FILES = 4
@@ -189,7 +229,7 @@ class DetailPane(VerticalScroll):
         padding-bottom: 1;
         background: $surface;
     }
-    DetailPane > #detail-raw {
+    DetailPane > #detail-raw, DetailPane > #detail-hit, DetailPane > #detail-after {
         display: none;
     }
     """
@@ -204,17 +244,25 @@ class DetailPane(VerticalScroll):
         self._read_cache: dict[str, tuple[StatKey, LoadedMemory]] = {}
         self._index_cache: tuple[LoadReport, str, RenderedOnce] | None = None
         self._keep_y: float | None = None
+        self.hit_line: tuple[str, int] | None = None
+        """(node key, line): the memory is shown at that line (a search hit) until another
+        node is shown or ``r`` is pressed."""
 
     def compose(self) -> ComposeResult:
         yield Static("", id="detail-pinned")
         yield Static(Text("Select a memory to read it.", style="dim"), id="detail-head")
         yield Markdown("", id="detail-body", open_links=False)
         yield Static("", id="detail-raw")
+        yield Static("", id="detail-hit")
+        yield Static("", id="detail-after")
 
     def show(self, ref: NodeRef | None) -> None:
         self.ref = ref
         self._keep_y = None
         self.loaded = None
+        if self.hit_line is not None and (ref is None or ref.key != self.hit_line[0]):
+            self.hit_line = None
+        self._show_hit_parts(False)
         self.set_pinned(None)
         self.scroll_home(animate=False)
         head = self.query_one("#detail-head", Static)
@@ -275,6 +323,9 @@ class DetailPane(VerticalScroll):
         raw = self.query_one("#detail-raw", Static)
         store = loaded.ref.store
         is_main_index = memory.is_index and memory.rel_path == INDEX_NAME
+        if self._render_hit(loaded, is_main_index):
+            return
+        self._show_hit_parts(False)
         if is_main_index and store.index is not None:
             self.set_pinned(index_pinned(store.index))
             markdown.display = False
@@ -298,6 +349,80 @@ class DetailPane(VerticalScroll):
             markdown.update(body(loaded.body))
         else:  # shown once updated: what it held before never shows
             self.call_later(self._reveal_markdown, markdown, body(loaded.body), loaded.ref)
+
+    def show_line(self, ref: NodeRef, number: int) -> None:
+        """Show ``ref`` at line ``number`` (a search hit): the file's lines around it, that
+        line highlighted and scrolled into view. The pane shows ``ref`` once it is selected
+        (drawn again at once when it already shows it)."""
+        self.hit_line = (ref.key, number)
+        loaded = self.loaded
+        if self.ref is not None and self.ref.key == ref.key and loaded is not None and (
+            loaded.ref.key == ref.key
+        ):
+            self._render_loaded(loaded)
+
+    def _render_hit(self, loaded: LoadedMemory, is_main_index: bool) -> bool:
+        """Draw the search hit's view of ``loaded`` if one is asked for; False otherwise."""
+        hit = self.hit_line
+        if hit is None or hit[0] != loaded.ref.key:
+            return False
+        unreadable = any("binary" in p or "cannot read" in p for p in loaded.problems)
+        window = None if unreadable else hit_window(loaded.text, hit[1])
+        if window is None:
+            self.hit_line = None
+            return False
+        store = loaded.ref.store
+        self.set_pinned(index_pinned(store.index) if is_main_index and store.index else None)
+        view = "numbered" if is_main_index else "rendered"
+        self.query_one("#detail-head", Static).update(Text(
+            f"line {hit[1]}: the search hit (r: back to the {view} view)", style="dim"))
+        self.query_one("#detail-body", Markdown).display = False
+        before, line_text, after = window
+        self.query_one("#detail-raw", Static).update(before)
+        self.query_one("#detail-hit", Static).update(line_text)
+        self.query_one("#detail-after", Static).update(after)
+        self.query_one("#detail-raw", Static).display = bool(before.plain)
+        self._show_hit_parts(True)
+        self.call_after_refresh(self._scroll_to_hit)
+        return True
+
+    def _show_hit_parts(self, shown: bool) -> None:
+        for part in ("#detail-hit", "#detail-after"):
+            self.query_one(part, Static).display = shown
+
+    def _scroll_to_hit(self) -> None:
+        if self.hit_line is not None:
+            self.scroll_to_center(self.query_one("#detail-hit", Static), animate=False,
+                                  immediate=True)
+
+    def jump_to_cut(self) -> str | None:
+        """Scroll the MEMORY.md view to its cut line (where Claude stops reading); why not,
+        when it cannot (no MEMORY.md on show, or nothing is cut)."""
+        loaded = self.loaded
+        memory = loaded.ref.memory if loaded is not None else None
+        if loaded is None or memory is None or not (
+            memory.is_index and memory.rel_path == INDEX_NAME and loaded.ref.store.index
+        ):
+            return "Select a store's MEMORY.md: c jumps to the line where Claude stops reading."
+        report = loaded.ref.store.index
+        assert report is not None
+        if report.cut_line is None:
+            return f"Claude reads all of this MEMORY.md ({report.lines} lines): nothing is cut."
+        if self.raw_mode or self.hit_line is not None:
+            self.raw_mode = False
+            self.hit_line = None
+            self._render_loaded(loaded)
+        self.call_after_refresh(self._scroll_to_cut, report, loaded.text)
+        return None
+
+    def _scroll_to_cut(self, report: LoadReport, raw: str) -> None:
+        head = self.query_one("#detail-head", Static)
+        row = cut_row(report, raw, self.app.console, head.size.width)
+        # the pinned meter covers the top rows of the view: the banner goes just below it,
+        # a few numbered lines above it still in sight
+        pinned = self.query_one("#detail-pinned", Static).outer_size.height
+        y = head.virtual_region.y + row - pinned - CUT_CONTEXT
+        self.scroll_to(y=max(0, y), animate=False, immediate=True)
 
     async def _reveal_markdown(self, markdown: Markdown, text: str, ref: NodeRef) -> None:
         await markdown.update(text)
@@ -337,7 +462,14 @@ class DetailPane(VerticalScroll):
         self.notify(line(event.href), title="Link (not opened)", markup=False)
 
     def toggle_raw(self) -> None:
-        """Raw text or the rendered view of the shown file, scrolled where it was."""
+        """Raw text or the rendered view of the shown file, scrolled where it was (from a
+        search hit's view: the view it was in)."""
+        if self.hit_line is not None:
+            self.hit_line = None
+            if self.loaded is not None:
+                self._render_loaded(self.loaded)
+                self.scroll_home(animate=False)
+            return
         self.raw_mode = not self.raw_mode
         if self.loaded is not None:
             self._keep_y = self.scroll_y

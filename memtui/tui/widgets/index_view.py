@@ -95,11 +95,12 @@ def first_lines(raw: str, count: int) -> list[str]:
     return lines
 
 
-def numbered_lines(raw: str, report: LoadReport) -> Text:
+def numbered_lines(raw: str, report: LoadReport, *, until_cut: bool = False) -> Text:
     """The file with line numbers; lines past the cut dimmed, the cut drawn after its line.
 
     At most ``MAX_LINES_SHOWN`` lines (``LINES_PAST_CUT`` past the cut), each cut to
-    ``MAX_LINE_CHARS`` characters: only those lines are split off the file."""
+    ``MAX_LINE_CHARS`` characters: only those lines are split off the file. ``until_cut``: only
+    the lines up to the cut (what comes before the cut banner)."""
     out = Text()
     total = line_count(raw)
     width = len(str(total))
@@ -116,6 +117,8 @@ def numbered_lines(raw: str, report: LoadReport) -> Text:
         out.append_text(shown)
         out.append("\n")
         if report.cut_line == number:
+            if until_cut:
+                return out
             out.append_text(cut_banner(report))
             out.append("\n")
     if total > limit:
@@ -240,9 +243,23 @@ class RenderedOnce:
         return Measurement.get(console, options, self.renderable)
 
 
+def index_parts(report: LoadReport) -> list[RenderableType]:
+    """What the MEMORY.md view shows above the numbered file."""
+    return [health_text(report), dropped_list(report)]
+
+
+def cut_row(report: LoadReport, raw: str, console: Console, width: int) -> int:
+    """The row of :func:`index_body` (rendered ``width`` columns wide) the cut banner is on:
+    the rows of all that comes before it (the numbered lines end with a newline, which renders
+    as one more, empty row: the banner's)."""
+    before = Group(*index_parts(report), numbered_lines(raw, report, until_cut=True))
+    options = console.options.update_width(max(1, width))
+    return len(console.render_lines(before, options, pad=False)) - 1
+
+
 def index_body(report: LoadReport, raw: str) -> RenderedOnce:
     """Health, the entries past the cut, and the numbered file with the cut drawn."""
-    parts: list[RenderableType] = [health_text(report), dropped_list(report)]
+    parts = index_parts(report)
     parts.append(numbered_lines(raw, report))
     if report.problems:
         parts.append(problems_text(report))

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from typing import ClassVar
 
 from rich.text import Text
+from textual.binding import Binding, BindingType
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
 from memtui.core.contents import Memory, Store
+from memtui.tui.marks import MARK_GLYPH, Marks
 from memtui.tui.nodes import MemoryMarks, NodeRef, marks_for_store
 from memtui.tui.plain import line, text
 
@@ -28,9 +31,10 @@ TYPE_STYLE = {
 }
 
 
-def memory_label(memory: Memory, marks: MemoryMarks) -> Text:
+def memory_label(memory: Memory, marks: MemoryMarks, *, marked: bool = False) -> Text:
     name = memory.rel_path.rsplit("/", 1)[-1]
-    label = text(name, style="bold" if memory.is_index else "")
+    label = Text(f"{MARK_GLYPH} ", style="bold reverse") if marked else Text()
+    label.append_text(text(name, style="bold" if memory.is_index else ""))
     if memory.type:
         label.append(f" {line(memory.type[0])}", style=TYPE_STYLE.get(memory.type, ""))
     glyphs = marks.glyphs()
@@ -58,6 +62,11 @@ class StoreTree(Tree[NodeRef]):
     StoreTree { background: $surface; }
     """
 
+    BINDINGS: ClassVar[list[BindingType]] = [
+        # over Tree's own space (expand/collapse, which enter also does)
+        Binding("space", "screen.toggle_mark", "Mark", show=False, id="memory.mark"),
+    ]
+
     def __init__(
         self,
         labeler: StoreLabeler | None = None,
@@ -77,6 +86,30 @@ class StoreTree(Tree[NodeRef]):
         self._filled = False
         self._generation = 0
         self._pending: list[_PendingItems] = []
+        self.marks: Marks | None = None
+        """The screen's marked memories, drawn in the labels (None: no marks)."""
+
+    def show_marks(self, keys: Iterable[str]) -> None:
+        """Draw the labels of the memories with these keys again (marked or unmarked)."""
+        wanted = set(keys)
+        if not wanted:
+            return
+        store_marks: dict[int, dict[str, MemoryMarks]] = {}
+        for node in self._all_nodes():
+            ref = node.data
+            if ref is None or ref.memory is None or ref.key not in wanted:
+                continue
+            if ref.memory.is_index and "/" not in ref.memory.rel_path:
+                continue
+            marks = store_marks.get(id(ref.store))
+            if marks is None:
+                marks = store_marks[id(ref.store)] = marks_for_store(ref.store)
+            node.set_label(self._memory_label(ref.store, ref.memory, marks))
+
+    def _memory_label(self, store: Store, memory: Memory, marks: dict[str, MemoryMarks]) -> Text:
+        found = marks.get(memory.rel_path)
+        marked = self.marks is not None and NodeRef(store, memory).key in self.marks
+        return memory_label(memory, found or MemoryMarks(), marked=marked)
 
     def on_focus(self) -> None:
         """Entering a pane puts the cursor on its first item, so Enter and the detail work."""
@@ -221,7 +254,7 @@ class StoreTree(Tree[NodeRef]):
         label = (
             index_label(job.store)
             if memory.is_index and folder == ""
-            else memory_label(memory, job.marks.get(memory.rel_path, MemoryMarks()))
+            else self._memory_label(job.store, memory, job.marks)
         )
         node_parent.add_leaf(label, data=NodeRef(job.store, memory))
 

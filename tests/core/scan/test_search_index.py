@@ -17,6 +17,7 @@ from memtui.core.scan.search import (
     FIELDS,
     SearchHit,
     SearchIndex,
+    body_lines,
     build_search_index,
     fold,
     make_snippet,
@@ -221,3 +222,43 @@ def test_snippet_spans_always_point_at_a_term(text: str, terms: list[str]) -> No
     assert spans == match_spans(fold(snippet), terms)
     for start, end in spans:
         assert 0 <= start < end <= len(snippet)
+
+
+def test_a_body_hit_names_its_file_line_and_shows_that_line(tmp_path: Path) -> None:
+    """The hit names the file line of the match (frontmatter, blank lines, CRLF and a BOM
+    counted as an editor counts them), and its snippet is that line, not the text around it."""
+    project = tmp_path / "p"
+    project.mkdir()
+    store_dir = tmp_path / "claude" / "projects" / sanitize_path(str(project)) / "memory"
+    lines = ["---", "name: n", "description: d", "---", "", "# Title", "first paragraph",
+             "", "   ", "the needle is here", "after it", "needle again"]
+    (store_dir).mkdir(parents=True)
+    (store_dir / "crlf.md").write_bytes(("\ufeff" + "\r\n".join(lines) + "\r\n").encode())
+    write_memory(store_dir, "named-needle.md", body="nothing\nline two\nsee the needle\n")
+    write_memory(store_dir, "only-name-needle.md", body="no match in here\n")
+    ctx = Context.create(project=project, claude_home=tmp_path / "claude",
+                         env={"HOME": str(tmp_path)})
+    hits = {h.memory.rel_path: h for h in build_search_index(scan(ctx)).query("needle")
+            if h.memory}
+    body = hits["crlf.md"]
+    assert body.field == "body" and body.line == 10
+    assert body.snippet == body.line_snippet == "the needle is here"
+    assert [body.snippet[a:b] for a, b in body.spans] == ["needle"]
+    named = hits["named-needle.md"]  # the name ranks first; the body line comes along
+    assert named.field != "body"
+    body_start = (store_dir / "named-needle.md").read_text().split("\n").index("see the needle")
+    assert named.line == body_start + 1
+    assert named.line_snippet == "see the needle"
+    assert [named.line_snippet[a:b] for a, b in named.line_spans] == ["needle"]
+    assert hits["only-name-needle.md"].line is None
+
+
+@settings(max_examples=200, deadline=None)
+@given(text=st.text(alphabet=st.sampled_from("ab \t\n\u2028x"), max_size=200))
+def test_body_lines_map_every_position_to_its_line(text: str) -> None:
+    body = body_lines(text, 5)
+    assert body.text == " ".join(text.split())
+    raw_lines = text.split("\n")
+    for start, number in zip(body.line_starts, body.line_numbers, strict=True):
+        words = " ".join(raw_lines[number - 5].split())
+        assert words and body.text[start:].startswith(words)

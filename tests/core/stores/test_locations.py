@@ -267,3 +267,41 @@ def test_snapshots_keep_the_colon_in_the_agent_type(tmp_path: Path) -> None:
     )
     loc = locate(plain_ctx(tmp_path, project))
     assert [s.agent for s in loc.snapshots] == ["acme:lint"]
+
+
+# a project opened by its directory under the CC home ---------------------------------------
+
+
+def test_a_project_opened_by_its_cc_home_dir_reads_no_source_tree(tmp_path: Path) -> None:
+    """An orphaned project (its source path unknown) opens by ``<CC home>/projects/<name>``:
+    auto memory, team and sessions there; user-scope agents; no git (even with the CC home in
+    a dotfiles repo), no project agents, snapshots or project-scope agent memory, and an
+    agent defined with ``memory: project`` is no error."""
+    home = tmp_path / "home"
+    claude = home / ".claude"
+    project_dir = claude / "projects" / "-home-dev-gone"
+    write_file(project_dir / "memory" / "MEMORY.md", "- [A](a.md) — x\n")
+    write_file(project_dir / "memory" / "a.md", "a\n")
+    write_file(project_dir / "s-1" / "session-memory" / "summary.md", "s\n")
+    write_file(claude / "agent-memory" / "helper" / "MEMORY.md", "h\n")
+    write_file(claude / "agents" / "proj.md", "---\nname: proj\nmemory: project\n---\nbody\n")
+    make_git_repo(home)  # the dotfiles repo
+    ctx = Context.create(
+        claude_home=claude, project_dir=project_dir, env={"HOME": str(home)}, home=home
+    )
+    assert ctx.project == project_dir and ctx.project_dir == project_dir
+    assert ctx.project_note == "source path unknown: showing its stores under the CC home only"
+    found = locate(ctx)
+    assert found.git is None
+    assert found.auto.path == project_dir / "memory"
+    assert "opened by its directory" in found.auto.rule
+    assert found.team.path == project_dir / "memory" / "team"
+    assert [s.path for s in found.sessions] == [project_dir / "s-1" / "session-memory"]
+    assert [(a.agent, a.scope) for a in found.agents] == [("helper", Scope.USER)]
+    assert found.snapshots == []
+
+    gone = ctx.opened_by_dir(project_dir, "/home/dev/gone")
+    assert gone.project_note == (
+        "source path /home/dev/gone missing on disk: showing its stores under the CC home only")
+    back = gone.opened_at(home)
+    assert back.project_dir is None and back.project_note is None and back.project == home

@@ -1,7 +1,8 @@
-"""Plans for editing memories in a store (deleting one, with its MEMORY.md lines)."""
+"""Plans for editing memories in a store: deleting one or many, with their MEMORY.md lines."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from urllib.parse import unquote
 
@@ -12,7 +13,12 @@ from memtui.core.write.dirfd import EditRefused
 from memtui.core.write.proposal import FileChange, Proposal, file_sha256, read_regular, sha256_hex
 
 __all__ = [
-    "INDEX_NAME", "index_lines_for", "lock_dir_for", "lock_dir_of", "plan_delete_memory",
+    "INDEX_NAME",
+    "index_lines_for",
+    "lock_dir_for",
+    "lock_dir_of",
+    "plan_delete_memories",
+    "plan_delete_memory",
     "remove_lines",
 ]
 
@@ -36,39 +42,113 @@ def lock_dir_of(kind: StoreKind, path: Path) -> Path | None:
 def plan_delete_memory(store: Store, memory: Memory) -> Proposal:
     """Delete ``memory``'s file and every line of the store's ``MEMORY.md`` that links to it,
     in one operation; the rest of ``MEMORY.md`` stays byte-identical (line endings included)."""
-    root = store.path
-    path = memory.path
-    if not path.is_relative_to(root) or path == root:
-        raise EditRefused(f"{path} is not in the store {root}", path)
-    try:
-        changes = [FileChange(path, "delete", None, _expected(path))]
-    except OSError as exc:
-        raise EditRefused(f"cannot read {path}: {exc.strerror or exc}", path) from exc
-    notes = [f"deletes {memory.rel_path}"]
-    index = root / INDEX_NAME
-    if not memory.is_index and index != path:
-        index_change, removed = _index_change(index, memory.rel_path)
+    return plan_delete_memories(store, [memory])
+
+
+def plan_delete_memories(
+    stores: Store | Sequence[Store], memories: Sequence[Memory]
+) -> Proposal:
+    """Delete every file of ``memories`` and each one's ``MEMORY.md`` lines as ONE operation
+    (one preview, one journal entry, one undo): each index is rewritten once, without the lines
+    of every deleted memory it lists; every file keeps its own revision check.
+
+    ``stores`` holds the memories' stores. They must form one write root under one
+    ``.consolidate-lock``: one store, or a store and the stores inside it (Auto and its Team
+    folder). Anything else is refused (:class:`EditRefused`), as are a memory outside its store
+    and a memory of no given store. Deleting a store's ``MEMORY.md`` itself leaves that index's
+    lines alone (the file goes)."""
+    given = [stores] if isinstance(stores, Store) else list(stores)
+    memories = list({m.path: m for m in memories}.values())  # each file once
+    if not memories:
+        raise EditRefused("no memory to delete")
+    owner = (
+        {id(m): given[0] for m in memories} if len(given) == 1 else _owners(given, memories)
+    )
+    used = list({id(s): s for s in owner.values()}.values())
+    root_store = _root_store(used)
+    root = root_store.path
+    changes: list[FileChange] = []
+    notes: list[str] = []
+    by_store: dict[int, list[Memory]] = {}
+    for memory in memories:
+        store = owner[id(memory)]
+        path = memory.path
+        if not path.is_relative_to(store.path) or path == store.path:
+            raise EditRefused(f"{path} is not in the store {store.path}", path)
+        try:
+            changes.append(FileChange(path, "delete", None, _expected(path)))
+        except OSError as exc:
+            raise EditRefused(f"cannot read {path}: {exc.strerror or exc}", path) from exc
+        notes.append(f"deletes {_shown_rel(root, path)}")
+        by_store.setdefault(id(store), []).append(memory)
+    for store in used:
+        deleted = by_store.get(id(store), [])
+        if any(m.path == store.path / INDEX_NAME for m in deleted):
+            continue  # the index itself goes
+        index_change, removed = _index_change_many(
+            store.path / INDEX_NAME, {m.rel_path for m in deleted}
+        )
         if index_change is not None:
             changes.append(index_change)
-            notes += [f"removes MEMORY.md line {e.line}: {e.raw}" for e in removed]
+            where = _shown_rel(root, index_change.path)
+            notes += [f"removes {where} line {e.line}: {e.raw}" for e in removed]
+    count = len(memories)
+    what = memories[0].rel_path if count == 1 else f"{count} memories"
     return Proposal(
-        kind="delete-memory",
-        title=f"delete {memory.rel_path} from {store.title}",
+        kind="delete-memories" if count > 1 else "delete-memory",
+        title=f"delete {what} from {root_store.title}",
         root=root,
-        lock_dir=lock_dir_for(store),
+        lock_dir=lock_dir_for(root_store),
         changes=changes,
         notes=notes,
     )
 
 
+def _owners(stores: list[Store], memories: Sequence[Memory]) -> dict[int, Store]:
+    """Each memory's store (by identity of the memory), from those given."""
+    owner: dict[int, Store] = {}
+    for store in stores:
+        for memory in store.memories:
+            owner[id(memory)] = store
+    for memory in memories:
+        if id(memory) not in owner:
+            raise EditRefused(f"{memory.path} is in none of the given stores", memory.path)
+    return owner
+
+
+def _root_store(stores: list[Store]) -> Store:
+    """The store every other one lies inside, under the same lock; refused when there is none
+    (each store has its own root and lock: one operation cannot span them)."""
+    for candidate in stores:
+        lock = lock_dir_for(candidate)
+        if all(
+            s.path.is_relative_to(candidate.path) and lock_dir_for(s) == lock for s in stores
+        ):
+            return candidate
+    names = ", ".join(s.title for s in stores)
+    raise EditRefused(
+        f"the memories are in {len(stores)} stores with separate roots ({names}); "
+        "delete those of one store at a time"
+    )
+
+
+def _shown_rel(root: Path, path: Path) -> str:
+    return path.relative_to(root).as_posix() if path.is_relative_to(root) else str(path)
+
+
 def index_lines_for(raw: str, rel_path: str) -> list[IndexEntry]:
     """The index entries of ``raw`` (a root ``MEMORY.md``) whose link resolves to ``rel_path``."""
+    return index_lines_for_any(raw, {rel_path})
+
+
+def index_lines_for_any(raw: str, rel_paths: set[str]) -> list[IndexEntry]:
+    """The index entries of ``raw`` whose link resolves to one of ``rel_paths`` (one parse)."""
     found: list[IndexEntry] = []
     for entry in parse_entries(raw):
         target = entry.target
         if target is None or is_external_target(target):
             continue
-        if rel_path in {resolve_target(target), resolve_target(unquote(target))}:
+        if rel_paths & {resolve_target(target), resolve_target(unquote(target))}:
             found.append(entry)
     return found
 
@@ -85,13 +165,22 @@ def remove_lines(data: bytes, numbers: set[int]) -> bytes:
 
 
 def _index_change(index: Path, rel_path: str) -> tuple[FileChange | None, list[IndexEntry]]:
+    return _index_change_many(index, {rel_path})
+
+
+def _index_change_many(
+    index: Path, rel_paths: set[str]
+) -> tuple[FileChange | None, list[IndexEntry]]:
+    """``index`` without every line linking to one of ``rel_paths`` (one read, one write)."""
+    if not rel_paths:
+        return None, []
     try:
         data, _st = read_regular(index)
     except (EditRefused, OSError):
         data = None
     if data is None:
         return None, []
-    entries = index_lines_for(data.decode("utf-8", errors="replace"), rel_path)
+    entries = index_lines_for_any(data.decode("utf-8", errors="replace"), rel_paths)
     if not entries:
         return None, []
     new = remove_lines(data, {e.line for e in entries})
