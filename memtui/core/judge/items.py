@@ -37,10 +37,10 @@ _HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
 
 
 def normalize(text: str) -> str:
-    """The text as compared for exact duplicates: NFKC, case-folded, whitespace and markdown
-    punctuation (``*_`#>-``) collapsed."""
+    """The text as compared for exact duplicates: NFKC, case-folded, punctuation (markdown's
+    included) and whitespace collapsed, so ``Run `make lint`!`` and ``run make lint.`` are one."""
     text = unicodedata.normalize("NFKC", text).casefold()
-    text = re.sub(r"[*_`#>|]+", " ", text)
+    text = re.sub(r"[^\w\s]+|_+", " ", text)
     return " ".join(text.split())
 
 

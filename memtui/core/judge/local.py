@@ -94,12 +94,12 @@ def _names_subject(word: str, subjects: frozenset[str]) -> bool:
 _COMMENT = re.compile(r"<!--[\s\S]*?-->")
 
 
-def sentences(text: str) -> list[str]:
-    """Sentences and lines of three words or more (HTML comments, which hold metadata such as
-    agentmemory's timestamps, left out)."""
+def sentences(text: str, min_words: int = 3) -> list[str]:
+    """Sentences, clauses (after ``;``) and lines of ``min_words`` words or more (HTML comments,
+    which hold metadata such as agentmemory's timestamps, left out)."""
     text = _COMMENT.sub(" ", text)
     parts = (part.strip(" -*+\t") for part in _SENTENCE.split(text))
-    return [part for part in parts if len(words(part)) >= 3]
+    return [part for part in parts if len(words(part)) >= min_words]
 
 
 def _jaccard(a: set[str], b: set[str]) -> float:
@@ -124,7 +124,10 @@ def _difference(
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag == "equal":
             continue
-        swaps.append((left[i1:i2], right[j1:j2]))
+        old, new = left[i1:i2], right[j1:j2]
+        if all(w in STOPWORDS and w not in NEGATIONS for w in (*old, *new)):
+            continue  # "at" for "on": wording, not a value
+        swaps.append((old, new))
     if any(_names_subject(w, subjects) for old, new in swaps for w in (*old, *new)):
         return None  # the sentences name different subjects
     for old, new in swaps:
@@ -156,18 +159,26 @@ def _name_words(item: JudgeItem) -> set[str]:
 
 def subjects_of(a: JudgeItem, b: JudgeItem) -> tuple[frozenset[str], bool]:
     """The words that name what each side is about, and whether the two are *parallel notes*:
-    names of one pattern with a different subject ("emails-runbook", "refunds-runbook") where
-    the two do not both mention each other's subject. Parallel notes differ in their values by
-    design; alternatives for one slot ("test-db-postgres", "test-db-sqlite", each naming the
-    other) are compared, subject words included."""
+    names of one pattern with a different subject ("emails-runbook", "refunds-runbook"), each
+    side's subject in its own text, and not each naming the other's. Parallel notes differ in
+    their values by design. Names that differ otherwise are compared, subject words included:
+    synonyms ("db-port", "postgres-port") and alternatives that name each other
+    ("test-db-postgres", "test-db-sqlite")."""
     name_a, name_b = _name_words(a), _name_words(b)
     only_a, only_b = name_a - name_b, name_b - name_a
     if not (name_a & name_b) or not only_a or not only_b:
         return frozenset(only_a | only_b), False
-    text_a, text_b = set(words(a.text)), set(words(b.text))
-    if only_a & text_b and only_b & text_a:
-        return frozenset(), False
-    return frozenset(only_a | only_b), True
+    text_a, text_b = set(words(a.text)) - name_a, set(words(b.text)) - name_b
+    own = bool(only_a & _text_words(a)) and bool(only_b & _text_words(b))
+    crossed = bool(only_a & text_b) and bool(only_b & text_a)  # each names the other
+    if own and not crossed:
+        return frozenset(only_a | only_b), True
+    return frozenset(), False
+
+
+def _text_words(item: JudgeItem) -> set[str]:
+    """The words of the description and body (not the name)."""
+    return set(words(f"{item.description}\n{item.body}"))
 
 
 def find_contradiction(
@@ -189,7 +200,9 @@ def find_contradiction(
             if found is not None:
                 kind, old, new = found
                 return kind, old, new, sentence, other
-    return _opposite_polarity(left_sentences, right_sentences)
+    return _opposite_polarity(
+        [(s, words(s)) for s in sentences(a.text, 1)], [(s, words(s)) for s in sentences(b.text, 1)]
+    )
 
 
 NEGATION_REACH = 3
@@ -369,18 +382,27 @@ def _repeats(a: JudgeItem, b: JudgeItem) -> tuple[str, str] | None:
     sentence of the other side, none of them negated on one side only ("never X" is not "X"):
     ``(short side's text, that sentence)``."""
     for short, other in ((a, b), (b, a)):
-        text = short.body if short.kind == CLAUDE_MD else f"{short.description} {short.body}"
-        tokens = words(text)
-        if not 3 <= len(tokens) <= SHORT_SIDE_WORDS:
-            continue
-        wanted = _content(tokens)
-        negated_here = _polarity(tokens)[0]
-        for sentence in sentences(other.text):
-            tokens_there = words(sentence)
-            have = _content(tokens_there)
-            flipped = (_polarity(tokens_there)[0] ^ negated_here) & wanted
-            if wanted and len(wanted & have) / len(wanted) >= CONTAINED and not flipped:
-                return text, sentence
+        texts = [short.body] if short.kind == CLAUDE_MD else [short.body, short.description]
+        for text in texts:
+            found = _repeated_in(text, other)
+            if found is not None:
+                return found
+    return None
+
+
+def _repeated_in(text: str, other: JudgeItem) -> tuple[str, str] | None:
+    """``text`` (short) said again in one sentence of ``other``: ``(text, that sentence)``."""
+    tokens = words(text)
+    if not 3 <= len(tokens) <= SHORT_SIDE_WORDS:
+        return None
+    wanted = _content(tokens)
+    negated_here = _polarity(tokens)[0]
+    for sentence in sentences(other.text):
+        tokens_there = words(sentence)
+        have = _content(tokens_there)
+        flipped = (_polarity(tokens_there)[0] ^ negated_here) & wanted
+        if wanted and len(wanted & have) / len(wanted) >= CONTAINED and not flipped:
+            return text, sentence
     return None
 
 
