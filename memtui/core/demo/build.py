@@ -457,6 +457,31 @@ def _planner_memory(directory: Path, now: float) -> None:
         mtime_days_ago=28,
         now=now,
     )
+    # for the judge: a contradiction with the project's auto memory (feature-flags.md says 25
+    # percent) and a newer sizing rule that supersedes estimation.md
+    write_memory(
+        directory,
+        "feature-flags.md",
+        description="Feature flags in flight",
+        type="project",
+        body="Flags live in Unleash; `checkout_v2` is at 100 percent since the Black Friday "
+        "prep.\n",
+        mtime_days_ago=2,
+        now=now,
+    )
+    write_memory(
+        directory,
+        "sizing.md",
+        description="How stories are sized now",
+        type="feedback",
+        body=rule(
+            "Size in days, never more than 2 per story.",
+            "3-day stories kept slipping.",
+            "split anything bigger.",
+        ),
+        mtime_days_ago=3,
+        now=now,
+    )
     write_synced(directory, SNAPSHOT_UPDATED["planner"], mtime_days_ago=28, now=now)
 
 

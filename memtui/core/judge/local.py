@@ -80,8 +80,8 @@ ANTONYMS: tuple[tuple[str, str], ...] = (
 _ANTONYM = {frozenset(pair) for pair in ANTONYMS}
 _NUMBER = re.compile(r"^\d[\d.,:/-]*[a-z%]*$")
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
-SAME_SUBJECT = 0.5
-"""Share of words two sentences must have in common to be about the same thing."""
+SAME_SUBJECT = 0.6
+"""Share of the shorter sentence's words the other must have to be about the same thing."""
 NEAR_IDENTICAL = 0.92
 MAX_SWAP_WORDS = 3
 
@@ -102,8 +102,10 @@ def sentences(text: str, min_words: int = 3) -> list[str]:
     return [part for part in parts if len(words(part)) >= min_words]
 
 
-def _jaccard(a: set[str], b: set[str]) -> float:
-    return len(a & b) / len(a | b) if a and b else 0.0
+def _overlap(a: set[str], b: set[str]) -> float:
+    """Shared words over the shorter side's words (a short sentence inside a longer one about
+    the same thing still counts)."""
+    return len(a & b) / min(len(a), len(b)) if a and b else 0.0
 
 
 def _quote(tokens: Sequence[str]) -> str:
@@ -194,7 +196,7 @@ def find_contradiction(
     for sentence, left in left_sentences:
         left_set = set(left)
         for other, right in right_sentences:
-            if _jaccard(left_set, set(right)) < SAME_SUBJECT:
+            if _overlap(left_set, set(right)) < SAME_SUBJECT:
                 continue
             found = _difference(left, right, subjects)
             if found is not None:
@@ -323,7 +325,7 @@ def judge_pair(candidate: Candidate) -> Verdict:
             keep = (
                 "; the CLAUDE.md rule stays"
                 if side.kind == CLAUDE_MD
-                else f"; keep the newer one ({side.rel_path})"
+                else f"; keep the newer one ({_where(side, a if side is b else b)})"
             )
         confidence = 0.8 if kind in ("negation", "antonym", "number") else 0.6
         return Verdict(
@@ -378,15 +380,13 @@ def _content(tokens: list[str]) -> set[str]:
 
 
 def _repeats(a: JudgeItem, b: JudgeItem) -> tuple[str, str] | None:
-    """A short side (a CLAUDE.md rule, a one-line memory) whose content words all appear in one
-    sentence of the other side, none of them negated on one side only ("never X" is not "X"):
-    ``(short side's text, that sentence)``."""
+    """A short side's body (a CLAUDE.md rule, a one-line memory) whose content words all appear
+    in one sentence of the other side's body, none of them negated on one side only ("never X"
+    is not "X"): ``(short side's text, that sentence)``."""
     for short, other in ((a, b), (b, a)):
-        texts = [short.body] if short.kind == CLAUDE_MD else [short.body, short.description]
-        for text in texts:
-            found = _repeated_in(text, other)
-            if found is not None:
-                return found
+        found = _repeated_in(short.body, other)
+        if found is not None:
+            return found
     return None
 
 
@@ -397,13 +397,19 @@ def _repeated_in(text: str, other: JudgeItem) -> tuple[str, str] | None:
         return None
     wanted = _content(tokens)
     negated_here = _polarity(tokens)[0]
-    for sentence in sentences(other.text):
+    for sentence in sentences(other.body):
         tokens_there = words(sentence)
         have = _content(tokens_there)
         flipped = (_polarity(tokens_there)[0] ^ negated_here) & wanted
         if wanted and len(wanted & have) / len(wanted) >= CONTAINED and not flipped:
             return text, sentence
     return None
+
+
+def _where(item: JudgeItem, other: JudgeItem) -> str:
+    """The item's file name, with its store when the other side has the same name."""
+    name = item.rel_path.rsplit("/", 1)[-1]
+    return item.label if name == other.rel_path.rsplit("/", 1)[-1] else name
 
 
 def _short(text: str, limit: int = 160) -> str:

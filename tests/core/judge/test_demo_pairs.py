@@ -1,0 +1,47 @@
+"""The demo home's planted pairs are exactly what the local judge raises: duplicates across
+stores, a contradiction between a user agent memory and the project's auto memory, a newer
+rule superseding an older one, a memory repeating a CLAUDE.md rule, contradictions inside auto
+memory; and none of the 190 generated notes (one template, many subjects) is raised."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from helpers import demo_context
+
+from memtui.core.demo.build import DemoHome
+from memtui.core.judge.ledger import Ledger
+from memtui.core.judge.local import LocalJudge
+from memtui.core.judge.run import JudgeRun, collect_items, judge_pairs, pair_up
+from memtui.core.scan.scanner import scan
+
+
+def side(item) -> str:  # type: ignore[no-untyped-def]
+    where = item.kind + (f":{item.agent}" if item.agent else "")
+    return f"{where}/{Path(item.rel_path).name}"
+
+
+def test_the_demo_raises_exactly_its_planted_pairs(pristine: DemoHome, tmp_path: Path) -> None:
+    ctx = demo_context(pristine)
+    items, problems = collect_items(ctx, scan(ctx), managed=tmp_path / "no-managed")
+    assert problems == []
+    ledger = Ledger(tmp_path / "ledger.json")
+    run = JudgeRun(items, pair_up(items, ledger))
+    judge_pairs(run.pairs, LocalJudge(), ledger)
+    raised = {
+        frozenset((side(p.candidate.a), side(p.candidate.b))): p.verdict.relation.value
+        for p in run.open_pairs() if p.verdict is not None
+    }
+    assert raised == {
+        frozenset(("agent:reviewer/deploy-freeze.md", "auto/deploy-freeze.md")): "duplicate",
+        frozenset(("auto/dashboards-grafana.md", "auto/grafana-dashboards.md")): "duplicate",
+        frozenset(("auto/currency-rounding.md", "claude-md/CLAUDE.md")): "duplicate",
+        frozenset(("agent:planner/feature-flags.md", "auto/feature-flags.md")): "conflicts_with",
+        frozenset(("agent:planner/feature-flags.md", "auto/checkout-flags.md")): "conflicts_with",
+        frozenset(("auto/checkout-flags.md", "auto/feature-flags.md")): "conflicts_with",
+        frozenset(("agent:planner/estimation.md", "agent:planner/sizing.md")): "conflicts_with",
+        frozenset(("auto/test-db-postgres.md", "auto/test-db-sqlite.md")): "conflicts_with",
+    }
+    superseding = next(p for p in run.open_pairs()
+                       if side(p.candidate.b) == "agent:planner/sizing.md")
+    assert superseding.verdict is not None and superseding.verdict.winner == "b"  # the newer
