@@ -20,7 +20,7 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (slow) at
 if TYPE_CHECKING:
     from typing import Any
 
-CACHE_VERSION = 5
+CACHE_VERSION = 6
 RACY_SECONDS = 3.0
 
 StatKey = tuple[int, int, int, int]

@@ -1,4 +1,6 @@
-"""Build the model of every store: header-only reads, problems per file, no whole transcript."""
+"""Build the model of every store: header reads for the facts Claude Code's header scan sees,
+each memory's whole text (up to its cap) for secrets only, problems per file, no whole
+transcript. Everything read is cached per file by stat."""
 
 from __future__ import annotations
 
@@ -19,9 +21,10 @@ from memtui.core.contents import (
     LongEntry,
     Memory,
     ScanResult,
+    SecretMark,
     Store,
 )
-from memtui.core.fileread import read_full, read_header
+from memtui.core.fileread import ReadResult, read_full, read_header
 from memtui.core.model import Frontmatter, StoreKind, StoreLocation
 from memtui.core.parse.frontmatter import parse_frontmatter
 from memtui.core.parse.index import broken_wikilinks, index_health, load_report, wikilinks
@@ -88,10 +91,40 @@ def read_memory_keyed(
         memory.frontmatter = parse_frontmatter(text.lstrip("\ufeff").replace("\r", ""))
         if memory.frontmatter.error:
             memory.problems.append(memory.frontmatter.error)
+    memory.secrets, same = whole_file_secrets(entry.path, entry.rel_path, store_root, header, text)
     st = header.stat if entry.regular else None
-    if cache is not None and st is not None:
+    if cache is not None and st is not None and same:
         cache.put("memory", entry.path, st, memory_payload(memory))
     return memory, st
+
+
+def whole_file_secrets(
+    path: str, rel_path: str, store_root: Path, header: ReadResult, text: str
+) -> tuple[list[SecretMark], bool]:
+    """The secrets of a memory's whole text, and whether they belong to the file its header
+    was read from. A header that is the whole file is scanned as it is; a longer file is read
+    whole (``read_full``: up to its cap), the one whole-file read of a scan, made once per
+    file and then cached by stat with the header's facts."""
+    if not header.readable:
+        return [], True
+    if not header.complete:
+        full = read_full(path, store_root)
+        if not full.readable:
+            return [], True
+        if full.stat is not None and header.stat is not None and (
+            stat_key(full.stat) != stat_key(header.stat)
+        ):  # written between the two reads: the next scan reads both again
+            return secret_marks(full.data.decode("utf-8", errors="replace"), rel_path), False
+        text = full.data.decode("utf-8", errors="replace")
+    return secret_marks(text, rel_path), True
+
+
+def secret_marks(text: str, rel_path: str) -> list[SecretMark]:
+    """The rule and line of each secret of ``text`` (the rules are loaded and compiled on the
+    first call: a scan whose files all come from the cache never loads them)."""
+    from memtui.core.secrets.scanner import find_secrets
+
+    return [SecretMark(f.rule, f.line) for f in find_secrets(text, path=rel_path)]
 
 
 def memory_payload(memory: Memory) -> tuple[Any, ...]:
@@ -100,11 +133,13 @@ def memory_payload(memory: Memory) -> tuple[Any, ...]:
     return (
         fm.data, fm.raw, fm.end, fm.present, fm.layout, fm.error, fm.retried,
         memory.problems, memory.header_complete, memory.links, memory.summary_title,
+        [(mark.rule, mark.line) for mark in memory.secrets],
     )
 
 
 def memory_from_payload(entry: FileEntry, st: os.stat_result, payload: Any) -> Memory:
-    data, raw, end, present, layout, error, retried, problems, complete, links, title = payload
+    (data, raw, end, present, layout, error, retried, problems, complete, links, title,
+     secrets) = payload
     return Memory(
         entry.path,
         entry.rel_path,
@@ -116,11 +151,12 @@ def memory_from_payload(entry: FileEntry, st: os.stat_result, payload: Any) -> M
         entry.rel_path.rsplit("/", 1)[-1] == INDEX_NAME,
         list(links),
         title,
+        [SecretMark(rule, line) for rule, line in secrets],
     )
 
 
 def load_full_text(memory: Memory, store_root: Path) -> tuple[str, list[str]]:
-    """The whole text of a memory, read on demand (never during a scan)."""
+    """The whole text of a memory, read on demand (a scan reads it only for its secrets)."""
     result = read_full(memory.path, store_root)
     return result.data.decode("utf-8", errors="replace"), result.problems
 

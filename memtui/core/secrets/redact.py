@@ -8,6 +8,7 @@ recall) takes :class:`Redacted` values only: the type says the text went through
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from memtui.core.secrets.scanner import SecretFinding, find_secrets
@@ -27,13 +28,25 @@ def placeholder(rule: str) -> str:
 
 def redact(text: str, *, path: str = "") -> Redacted:
     findings = find_secrets(text, path=path)
+    return Redacted(_replaced(text, findings, lambda f: placeholder(f.rule)), tuple(findings))
+
+
+def masked_text(text: str, *, path: str = "") -> str:
+    """``text`` with each secret shown as its mask (``ghp_…9abc``): what a preview of a file
+    shows (a diff, a detail pane), never the secret itself."""
+    return _replaced(text, find_secrets(text, path=path), lambda f: f.masked)
+
+
+def _replaced(
+    text: str, findings: list[SecretFinding], by: Callable[[SecretFinding], str]
+) -> str:
     pieces: list[str] = []
     position = 0
     for finding in findings:
         if finding.start < position:  # inside one already replaced
             continue
         pieces.append(text[position : finding.start])
-        pieces.append(placeholder(finding.rule))
+        pieces.append(by(finding))
         position = finding.end
     pieces.append(text[position:])
-    return Redacted("".join(pieces), tuple(findings))
+    return "".join(pieces)
