@@ -172,9 +172,8 @@ def violations(source: str, name: str = "<sample>") -> list[str]:
                     if not clean(value, scope, outbound_names):
                         problems.append(f"{name}:{child.lineno}: {ast.unparse(value)} reaches "
                                         f"{callee_name(child)}() without outbound()")
-            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-                visit(child, Scope(child, scope))
-            elif isinstance(child, ast.ClassDef):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda,
+                                  ast.ClassDef)):
                 visit(child, Scope(child, scope))
 
     visit(tree, Scope(tree, None))
