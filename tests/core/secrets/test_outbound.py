@@ -1,12 +1,18 @@
 """No code path that builds a request body can skip redaction.
 
-A module *sends* when it imports ``anthropic`` or an HTTP / socket client (anywhere: in a
-function, under ``TYPE_CHECKING``). Such a module must import
-:func:`memtui.core.secrets.outbound.outbound`, and every argument of each of its send calls
-(``….create(…)``, ``….stream(…)``, ``….post(…)``, ``urlopen(…)``, …) must be clean: a constant,
-a call of ``outbound``, a parameter annotated ``Redacted``, an attribute or a container of clean
-values, or a name every binding of which (in its function, else in the module) is clean. The
-checker is tested on sample modules that break each rule, then run on every module of memtui.
+Two rules, checked on every module of memtui (the checker itself is tested first on sample
+modules that break each rule):
+
+- A module that *sends* (it imports ``anthropic``, ``openai`` or an HTTP / socket client,
+  anywhere: in a function, under ``TYPE_CHECKING``) imports a redaction entry point:
+  :func:`memtui.core.secrets.outbound.outbound` (or the
+  :func:`memtui.core.secrets.redact.redact` it wraps).
+- A function that *builds a request body* (in any module a dict with a ``"messages"`` key; in
+  a module that sends also one with a ``"prompt"`` key, or a call passing ``messages=`` /
+  ``prompt=`` / ``system=``) reaches redaction:
+  it calls a redaction entry point, or a function or method of its module that does (followed
+  to any depth), or takes a parameter annotated ``Redacted`` (the type says the text went
+  through redaction).
 """
 
 from __future__ import annotations
@@ -22,10 +28,13 @@ from memtui.core.secrets.outbound import outbound
 
 SENDER_MODULES = ("anthropic", "openai", "httpx", "requests", "aiohttp", "urllib.request",
                   "http.client", "socket")
-SEND_CALLS = {"create", "stream", "count_tokens", "post", "put", "patch", "request", "send",
-              "sendall", "sendto", "urlopen", "write"}
+REDACTORS = {("memtui.core.secrets.outbound", "outbound"), ("memtui.core.secrets.redact", "redact")}
 OUTBOUND_MODULE = "memtui.core.secrets.outbound"
+BODY_KEYS = {"messages"}
+SENDER_BODY_KEYS = {"messages", "prompt"}
+BODY_KEYWORDS = {"messages", "prompt", "system"}
 CLEAN_TYPES = {"Redacted"}
+Function = ast.FunctionDef | ast.AsyncFunctionDef
 
 
 def imported_modules(tree: ast.AST) -> set[str]:
@@ -35,7 +44,6 @@ def imported_modules(tree: ast.AST) -> set[str]:
             found.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             found.add(node.module)
-            found.update(f"{node.module}.{alias.name}" for alias in node.names)
     return found
 
 
@@ -43,62 +51,24 @@ def sends(modules: set[str]) -> bool:
     return any(m == s or m.startswith(s + ".") for m in modules for s in SENDER_MODULES)
 
 
-def callee_name(call: ast.Call) -> str | None:
+def redactor_names(tree: ast.AST) -> set[str]:
+    """The names a module calls redaction by (``from … import outbound as x`` gives ``x``)."""
+    return {
+        alias.asname or alias.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom)
+        for alias in node.names
+        if (node.module, alias.name) in REDACTORS
+    }
+
+
+def called_name(call: ast.Call) -> str | None:
+    """``f(…)`` → f, ``x.f(…)`` / ``self.f(…)`` → f."""
     func = call.func
     if isinstance(func, ast.Attribute):
         return func.attr
     if isinstance(func, ast.Name):
         return func.id
-    return None
-
-
-class Scope:
-    """The bindings of one function (or of the module): name → every value bound to it
-    (None: bound by something the checker cannot see through, e.g. a loop or a ``with``)."""
-
-    def __init__(self, node: ast.AST, parent: Scope | None) -> None:
-        self.parent = parent
-        self.bindings: dict[str, list[ast.expr | None]] = {}
-        self.clean_params: set[str] = set()
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            args = node.args
-            for arg in [*args.posonlyargs, *args.args, *args.kwonlyargs]:
-                self.bindings.setdefault(arg.arg, []).append(None)
-                if arg.annotation is not None and annotation_name(arg.annotation) in CLEAN_TYPES:
-                    self.clean_params.add(arg.arg)
-        for child in own_nodes(node):
-            if isinstance(child, ast.Assign):
-                for target in child.targets:
-                    self.bind(target, child.value)
-            elif isinstance(child, (ast.AnnAssign, ast.AugAssign)) and child.value is not None:
-                self.bind(child.target, child.value if isinstance(child, ast.AnnAssign) else None)
-            elif isinstance(child, ast.NamedExpr):
-                self.bind(child.target, child.value)
-            elif isinstance(child, (ast.For, ast.AsyncFor, ast.comprehension)):
-                self.bind(child.target, None)
-            elif isinstance(child, ast.withitem) and child.optional_vars is not None:
-                self.bind(child.optional_vars, None)
-
-    def bind(self, target: ast.expr, value: ast.expr | None) -> None:
-        if isinstance(target, ast.Name):
-            self.bindings.setdefault(target.id, []).append(value)
-        elif isinstance(target, (ast.Tuple, ast.List)):
-            for element in target.elts:
-                self.bind(element, None)
-
-    def lookup(self, name: str) -> tuple[Scope, list[ast.expr | None]] | None:
-        if name in self.bindings:
-            return self, self.bindings[name]
-        return self.parent.lookup(name) if self.parent else None
-
-
-def annotation_name(node: ast.expr) -> str | None:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        return node.attr
-    if isinstance(node, ast.Constant) and isinstance(node.value, str):
-        return node.value.rsplit(".", 1)[-1]
     return None
 
 
@@ -109,74 +79,80 @@ def own_nodes(node: ast.AST) -> list[ast.AST]:
     while stack:
         child = stack.pop()
         out.append(child)
-        if not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef,
-                                  ast.Lambda)):
+        if not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             stack.extend(ast.iter_child_nodes(child))
     return out
 
 
-def clean(expr: ast.expr | None, scope: Scope, outbound_names: set[str],
-          seen: frozenset[str] = frozenset()) -> bool:
-    if expr is None:
-        return False
-    if isinstance(expr, ast.Constant):
-        return True
-    if isinstance(expr, ast.Call):
-        return callee_name(expr) in outbound_names
-    if isinstance(expr, ast.Attribute):
-        return clean(expr.value, scope, outbound_names, seen)
-    if isinstance(expr, ast.Starred):
-        return clean(expr.value, scope, outbound_names, seen)
-    if isinstance(expr, (ast.List, ast.Tuple, ast.Set)):
-        return all(clean(e, scope, outbound_names, seen) for e in expr.elts)
-    if isinstance(expr, ast.Dict):
-        return all(clean(e, scope, outbound_names, seen)
-                   for e in [*expr.keys, *expr.values] if e is not None)
-    if isinstance(expr, ast.Name):
-        if expr.id in seen:
-            return False
-        found = scope.lookup(expr.id)
-        if found is None:
-            return False
-        owner, values = found
-        if expr.id in owner.clean_params and all(v is None for v in values[:1]):
-            values = values[1:]
-            if not values:
-                return True
-        return all(clean(v, owner, outbound_names, seen | {expr.id}) for v in values)
-    return False  # f-strings, operators, subscripts, other calls: text of unknown origin
+def annotation_name(node: ast.expr | None) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value.rsplit(".", 1)[-1]
+    return None
+
+
+def builds_body(function: ast.AST, sender: bool) -> int | None:
+    """The line of the first request body ``function`` builds itself, or None (``sender``:
+    its module sends; an agent definition's ``prompt=`` elsewhere is no request)."""
+    keys = SENDER_BODY_KEYS if sender else BODY_KEYS
+    for node in own_nodes(function):
+        if isinstance(node, ast.Dict) and any(
+            isinstance(k, ast.Constant) and k.value in keys for k in node.keys
+        ):
+            return node.lineno
+        if sender and isinstance(node, ast.Call) and any(
+            k.arg in BODY_KEYWORDS for k in node.keywords
+        ):
+            return node.lineno
+    return None
 
 
 def violations(source: str, name: str = "<sample>") -> list[str]:
-    """Why a module's requests could carry text that did not go through ``outbound``."""
+    """Why a module could put text in a request that did not go through redaction."""
     tree = ast.parse(source)
-    modules = imported_modules(tree)
-    if not sends(modules):
-        return []
+    redactors = redactor_names(tree)
     problems: list[str] = []
-    outbound_names = {
-        alias.asname or alias.name
-        for node in ast.walk(tree)
-        if isinstance(node, ast.ImportFrom) and node.module == OUTBOUND_MODULE
-        for alias in node.names
-        if alias.name == "outbound"
+    sender = sends(imported_modules(tree))
+    if sender and not redactors:
+        problems.append(f"{name}: sends but imports no redaction ({OUTBOUND_MODULE}.outbound)")
+    functions: dict[str, list[Function]] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            functions.setdefault(node.name, []).append(node)
+    calls = {
+        id(f): {called_name(c) for c in own_nodes(f) if isinstance(c, ast.Call)} - {None}
+        for group in functions.values() for f in group
     }
-    if not outbound_names:
-        problems.append(f"{name}: sends but does not import outbound from {OUTBOUND_MODULE}")
-
-    def visit(node: ast.AST, scope: Scope) -> None:
-        for child in own_nodes(node):
-            if isinstance(child, ast.Call) and callee_name(child) in SEND_CALLS:
-                values = [*child.args, *(k.value for k in child.keywords)]
-                for value in values:
-                    if not clean(value, scope, outbound_names):
-                        problems.append(f"{name}:{child.lineno}: {ast.unparse(value)} reaches "
-                                        f"{callee_name(child)}() without outbound()")
-            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda,
-                                  ast.ClassDef)):
-                visit(child, Scope(child, scope))
-
-    visit(tree, Scope(tree, None))
+    reaching: set[int] = set()
+    for group in functions.values():
+        for f in group:
+            args = [*f.args.posonlyargs, *f.args.args, *f.args.kwonlyargs]
+            if calls[id(f)] & redactors or any(
+                annotation_name(a.annotation) in CLEAN_TYPES for a in args
+            ):
+                reaching.add(id(f))
+    changed = True
+    while changed:  # a function calling one that reaches redaction reaches it too
+        changed = False
+        for group in functions.values():
+            for f in group:
+                if id(f) in reaching:
+                    continue
+                if any(id(g) in reaching for c in calls[id(f)] for g in functions.get(c, [])):
+                    reaching.add(id(f))
+                    changed = True
+    for group in functions.values():
+        for f in group:
+            line = builds_body(f, sender)
+            if line is not None and id(f) not in reaching:
+                problems.append(f"{name}:{line}: {f.name}() builds a request body without "
+                                "reaching redaction")
+    line = builds_body(tree, sender)
+    if line is not None:
+        problems.append(f"{name}:{line}: a request body built at module level")
     return problems
 
 
@@ -186,60 +162,62 @@ from memtui.core.secrets.outbound import Redacted, outbound
 
 MODEL = "claude-haiku-4-5"
 
-def judge(memory_text: str, path: str) -> None:
-    client = anthropic.Anthropic()
-    body = outbound(memory_text, path=path)
-    client.messages.create(model=MODEL, max_tokens=100,
-                           messages=[{"role": "user", "content": body.text}])
+def side(item) -> Redacted:
+    return outbound(item.body, path=item.path)
 
-def again(redacted: Redacted) -> None:
+class Judge:
+    def plan(self, items):
+        parts = [self.tag(side(item)) for item in items]
+        return {"model": MODEL, "messages": [{"role": "user", "content": "".join(parts)}]}
+
+    def tag(self, text: Redacted) -> str:
+        return f"<a>{text.text}</a>"
+
+    def send(self, params):
+        return anthropic.Anthropic().messages.create(max_tokens=10, **params)
+
+def direct(redacted: Redacted) -> None:
     anthropic.Anthropic().messages.create(model=MODEL, messages=[{"content": redacted.text}])
 '''
 
 BREAKING = {
-    "no outbound import": '''
+    "a sender without redaction": '''
 import anthropic
 
-def judge(text: str) -> None:
-    anthropic.Anthropic().messages.create(model="m", messages=[{"content": "constant"}])
+def send(params):
+    anthropic.Anthropic().messages.create(**params)
 ''',
-    "a raw parameter": '''
-import anthropic
-from memtui.core.secrets.outbound import outbound
-
-def judge(text: str) -> None:
-    anthropic.Anthropic().messages.create(model="m", messages=[{"content": text}])
-''',
-    "a name bound to raw text": '''
-from anthropic import Anthropic
-from memtui.core.secrets.outbound import outbound
-
-def judge(path) -> None:
-    body = path.read_text()
-    Anthropic().messages.create(model="m", messages=[{"content": body}])
-''',
-    "redacted once, raw once": '''
+    "redaction imported inside a function only counts when called": '''
 import httpx
 from memtui.core.secrets.outbound import outbound
 
-def send(text: str) -> None:
-    body = outbound(text)
-    if len(text) > 10:
-        body = text
-    httpx.post("https://example.invalid", json={"text": body})
+def body(text: str):
+    return {"prompt": text}
 ''',
-    "an f-string around redacted text": '''
-def send(text):
-    import requests
-    from memtui.core.secrets.outbound import outbound
-    requests.post("https://example.invalid", data=f"{outbound(text).text} {text}")
-''',
-    "kwargs of unknown origin": '''
-import anthropic
-from memtui.core.secrets.outbound import outbound
+    "a body built beside redaction, not through it": '''
+from anthropic import Anthropic
+from memtui.core.secrets.redact import redact
 
-def judge(**kwargs) -> None:
-    anthropic.Anthropic().messages.create(**kwargs)
+def other(text):
+    return redact(text)
+
+def plan(text: str):
+    return {"messages": [{"role": "user", "content": text}]}
+''',
+    "a body built in a module that sends nothing": '''
+def plan(memory_text):
+    return {"model": "m", "messages": [{"content": memory_text}]}
+''',
+    "a send call given the text": '''
+def ask(text):
+    import openai
+    from memtui.core.secrets.outbound import outbound
+    openai.OpenAI().responses.create(model="m", prompt=text)
+''',
+    "a body at module level": '''
+import json
+from memtui.core.secrets.outbound import outbound
+BODY = json.dumps({"messages": [open("MEMORY.md").read()]})
 ''',
 }
 
