@@ -23,6 +23,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static, Tab, Tabs, Tree
 
 from memtui.core.contents import LoadReport, ScanResult, Store
+from memtui.core.model import StoreKind
 from memtui.core.plaintext import counted
 from memtui.core.scan.scanner import cache_for, check_store_links, scan_progressively
 from memtui.core.scan.search import SearchHit
@@ -39,6 +40,7 @@ from memtui.tui.operations import (
     check_interrupted,
     delete_memory,
     open_undo_history,
+    redact_memory,
     undo_latest,
 )
 from memtui.tui.palette import MemoryCommands
@@ -52,6 +54,7 @@ from memtui.tui.panes import (
 )
 from memtui.tui.plain import line
 from memtui.tui.screens.snapshot_diff import SnapshotDiffScreen, snapshot_store_for
+from memtui.tui.team import TeamView, check_team
 from memtui.tui.widgets.detail import DetailPane
 from memtui.tui.widgets.store_tree import StoreTree
 
@@ -75,6 +78,7 @@ class MainScreen(Screen[None]):
         Binding("p", "projects", "Projects", id="app.projects"),
         Binding("s", "snapshot_review", "Snapshot", id="snapshot.review"),
         Binding("d", "delete", "Delete", id="memory.delete"),
+        Binding("X", "redact", "Redact", show=False, id="memory.redact"),
         Binding("u", "undo", "Undo", id="edit.undo"),
         Binding("U", "undo_history", "History", show=False, id="edit.history"),
         Binding("question_mark", "app.show_help_panel", "Keys", id="app.keys"),
@@ -205,6 +209,15 @@ class MainScreen(Screen[None]):
             self.live.track(result)
             if check_links:
                 self.check_links(result)
+            team = next((s for s in result.stores if s.kind == StoreKind.TEAM), None)
+            check_team(self, self.jobs, self.context.project, team, self.team_checked)
+
+    def team_checked(self, view: TeamView) -> None:
+        """The Team pane's push check: the repository first, each file's fate after it."""
+        if self.result is None or not any(s is view.store for s in self.result.stores):
+            return  # a newer scan replaced the store: its own check follows
+        self.query_one("#tree-team", StoreTree).set_notes(view.banner, view.fates)
+        self.query_one(DetailPane).team_fates = view.fates
 
     def check_links(self, result: ScanResult) -> None:
         """A refreshed result's ``[[wikilinks]]`` in whole files (only its rescanned stores
@@ -467,6 +480,11 @@ class MainScreen(Screen[None]):
     def action_delete(self) -> None:
         """Delete the selected memory and its MEMORY.md lines (previewed, undoable)."""
         delete_memory(self, self.jobs, self.context, self.selected())
+
+    def action_redact(self) -> None:
+        """Replace each secret of the selected memory with [REDACTED:<rule-id>] (previewed
+        masked, undoable; the secret must be rotated anyway)."""
+        redact_memory(self, self.jobs, self.context, self.selected())
 
     def action_undo(self) -> None:
         """Undo the latest operation memtui made (after a confirmation)."""

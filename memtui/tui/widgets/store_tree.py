@@ -77,6 +77,18 @@ class StoreTree(Tree[NodeRef]):
         self._filled = False
         self._generation = 0
         self._pending: list[_PendingItems] = []
+        self.banner: Text | None = None
+        """A first row above the stores (the Team pane's push check), None: none."""
+        self.fates: dict[str, Text] = {}
+        """Words after a memory's label, by absolute path (each team file's push fate)."""
+
+    def set_notes(self, banner: Text | None, fates: dict[str, Text]) -> None:
+        """Show ``banner`` first and ``fates`` after the memories' labels (the tree is drawn
+        again, cursor and expanded nodes kept)."""
+        self.banner, self.fates = banner, fates
+        if self._filled:
+            self._filled = False
+            self.set_stores(self.stores)
 
     def on_focus(self) -> None:
         """Entering a pane puts the cursor on its first item, so Enter and the detail work."""
@@ -113,6 +125,8 @@ class StoreTree(Tree[NodeRef]):
         self.clear()
         self._generation += 1
         self._pending = []
+        if self.banner is not None and self.stores:
+            self.root.add_leaf(self.banner, data=NodeRef(self.stores[0]))
         if not self.stores:
             self.root.add_leaf(Text(self._empty_text, style="dim italic"))
         for store in self.stores:
@@ -223,6 +237,11 @@ class StoreTree(Tree[NodeRef]):
             if memory.is_index and folder == ""
             else memory_label(memory, job.marks.get(memory.rel_path, MemoryMarks()))
         )
+        fate = self.fates.get(memory.file)
+        if fate is not None:
+            label = label.copy()
+            label.append("  ")
+            label.append_text(fate)
         node_parent.add_leaf(label, data=NodeRef(job.store, memory))
 
     def _folder_node(
