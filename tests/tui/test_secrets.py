@@ -9,15 +9,16 @@ import re
 import subprocess
 from pathlib import Path
 
-from pilots import app_for, confirm, main_of, notifications, plain
+from pilots import app_for, confirm, main_of, notifications, option_texts, plain
 from textual.pilot import Pilot
-from textual.widgets import Static
+from textual.widgets import Input, OptionList, Static
 from textual.widgets.tree import TreeNode
 
 from memtui.core.demo.build import build_demo_home
 from memtui.core.demo.story import FAKE_AWS_KEY_ID, FAKE_GITHUB_PAT
 from memtui.core.demo.writers import write_memory
 from memtui.core.model import StoreKind
+from memtui.tui.dialogs.search import SearchScreen
 from memtui.tui.nodes import NodeRef
 from memtui.tui.screens.main import MainScreen
 from memtui.tui.testing import settle
@@ -163,3 +164,19 @@ async def test_redact_is_refused_where_there_is_no_secret(tmp_path: Path) -> Non
         await settle(pilot)
         assert isinstance(app.screen, MainScreen)
         assert ("No secret found in code-review.md.", "warning") in notifications(app)
+
+
+async def test_search_results_show_secrets_masked(tmp_path: Path) -> None:
+    home = build_demo_home(tmp_path)
+    async with app_for(home).run_test(size=(160, 45)) as pilot:
+        await settle(pilot)
+        await pilot.press("slash")
+        await settle(pilot)
+        screen = pilot.app.screen
+        assert isinstance(screen, SearchScreen)
+        screen.query_one("#search-input", Input).value = "bot demo value"
+        await settle(pilot)
+        text = "\n".join(option_texts(screen.query_one("#search-results", OptionList)))
+        assert "ci-tokens.md" in text and "ghp_…defg" in text
+        assert FAKE_GITHUB_PAT not in text
+        assert_no_secret(pilot)

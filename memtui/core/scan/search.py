@@ -233,7 +233,12 @@ def memory_body(memory: Memory, store_root: Path) -> str:
         return ""
     text = text.lstrip("\ufeff").replace("\r", "")
     fm = memory.frontmatter
-    return one_line(text[fm.end :] if fm.present else text)
+    body = text[fm.end :] if fm.present else text
+    if memory.secrets:  # found by the scan: the results show them masked, never themselves
+        from memtui.core.secrets.redact import masked_text
+
+        body = masked_text(body, path=memory.rel_path)
+    return one_line(body)
 
 
 def memory_doc(store: Store, memory: Memory, hooks: list[str]) -> SearchDoc:
