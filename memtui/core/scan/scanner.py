@@ -8,7 +8,7 @@ import marshal
 import os
 import stat
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from memtui.core.cache import RACY_SECONDS, ScanCache, StatKey, gc_paused, stat_key
@@ -62,9 +62,13 @@ def read_memory(entry: FileEntry, store_root: Path, cache: ScanCache | None = No
 
 
 def read_memory_keyed(
-    entry: FileEntry, store_root: Path, cache: ScanCache | None = None
+    entry: FileEntry, store_root: Path, cache: ScanCache | None = None, *, secrets: bool = True
 ) -> tuple[Memory, os.stat_result | None]:
-    """``read_memory`` and the stat of the file it describes (None unless a regular file)."""
+    """``read_memory`` and the stat of the file it describes (None unless a regular file).
+    ``secrets`` False: the whole text is not scanned (``memtui index`` needs no secrets), and
+    nothing is cached."""
+    if not secrets:
+        cache = None
     if cache is not None and cache.path is not None and entry.regular:
         try:
             st: os.stat_result | None = os.lstat(entry.path)
@@ -91,32 +95,47 @@ def read_memory_keyed(
         memory.frontmatter = parse_frontmatter(text.lstrip("\ufeff").replace("\r", ""))
         if memory.frontmatter.error:
             memory.problems.append(memory.frontmatter.error)
-    memory.secrets, same = whole_file_secrets(entry.path, entry.rel_path, store_root, header, text)
     st = header.stat if entry.regular else None
-    if cache is not None and st is not None and same:
+    whole = WholeText(text if header.readable else None)
+    if secrets:
+        whole = whole_text(entry.path, store_root, header, text)
+        if whole.text is not None:
+            memory.secrets = secret_marks(whole.text, entry.rel_path)
+    if cache is not None and st is not None and whole.same:
         cache.put("memory", entry.path, st, memory_payload(memory))
+        if whole.read and not whole.binary and not is_index:
+            # what ``whole_file_links`` would read the file again for (the TUI's links check)
+            cache.put(LINKS_KIND, entry.path, st, wikilinks(whole.text or ""))
     return memory, st
 
 
-def whole_file_secrets(
-    path: str, rel_path: str, store_root: Path, header: ReadResult, text: str
-) -> tuple[list[SecretMark], bool]:
-    """The secrets of a memory's whole text, and whether they belong to the file its header
-    was read from. A header that is the whole file is scanned as it is; a longer file is read
-    whole (``read_full``: up to its cap), the one whole-file read of a scan, made once per
-    file and then cached by stat with the header's facts."""
+@dataclass(frozen=True)
+class WholeText:
+    """A memory's whole text (None: unreadable), whether it was read past the header, holds
+    NUL bytes, and is the file the header was read from (not written in between)."""
+
+    text: str | None
+    read: bool = False
+    binary: bool = False
+    same: bool = True
+
+
+def whole_text(path: str, store_root: Path, header: ReadResult, text: str) -> WholeText:
+    """The whole text of a memory whose header gave ``text``: the header itself when it is the
+    whole file, else the file read whole (``read_full``: up to its cap), the one whole-file
+    read of a scan, made once per file (its secrets and links are then cached by stat)."""
     if not header.readable:
-        return [], True
-    if not header.complete:
-        full = read_full(path, store_root)
-        if not full.readable:
-            return [], True
-        if full.stat is not None and header.stat is not None and (
-            stat_key(full.stat) != stat_key(header.stat)
-        ):  # written between the two reads: the next scan reads both again
-            return secret_marks(full.data.decode("utf-8", errors="replace"), rel_path), False
-        text = full.data.decode("utf-8", errors="replace")
-    return secret_marks(text, rel_path), True
+        return WholeText(None)
+    if header.complete:
+        return WholeText(text)
+    full = read_full(path, store_root)
+    if not full.readable:
+        return WholeText(None)
+    same = full.stat is None or header.stat is None or stat_key(full.stat) == stat_key(
+        header.stat
+    )  # else written between the two reads: the next scan reads both again
+    binary = "binary file (contains NUL bytes)" in full.problems
+    return WholeText(full.data.decode("utf-8", errors="replace"), True, binary, same)
 
 
 def secret_marks(text: str, rel_path: str) -> list[SecretMark]:
@@ -408,10 +427,11 @@ def scan_store(
     walked: StoreWalk | None = None,
     *,
     index: bool = True,
+    secrets: bool = True,
 ) -> Store:
     """One store: its memories from their headers and (unless ``index`` is False) its
     MEMORY.md load report. ``walked``: the store's ``walk_store`` when the caller has just
-    made it."""
+    made it. ``secrets`` False: no memory's whole text is scanned for secrets."""
     walk = walked if walked is not None else walk_store(location, skip)
     store = Store(location=location, exists=walk.exists)
     store.problems.extend(walk.problems)
@@ -419,7 +439,8 @@ def scan_store(
         if not walk.problems and os.path.exists(location.path):
             store.problems.append(NOT_A_DIRECTORY)
         return store
-    read = [read_memory_keyed(entry, location.path, cache) for entry in walk.entries]
+    read = [read_memory_keyed(entry, location.path, cache, secrets=secrets)
+            for entry in walk.entries]
     store.memories = [memory for memory, _st in read]
     own_dirs = own_index_dirs(store)
     digest = None
