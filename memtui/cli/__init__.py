@@ -12,7 +12,12 @@ from pathlib import Path
 
 from memtui.cli.common import EXIT_OK, EXIT_USAGE, context_from, project_problem, say
 from memtui.cli.config_commands import add_config_parser, cmd_config
-from memtui.cli.edit_commands import add_edit_parsers, cmd_delete, cmd_snapshot_action
+from memtui.cli.edit_commands import (
+    add_edit_parsers,
+    cmd_delete,
+    cmd_redact,
+    cmd_snapshot_action,
+)
 from memtui.cli.judge_commands import add_judge_parser, cmd_judge
 from memtui.cli.read_commands import cmd_index, cmd_scan, cmd_snapshot_status
 from memtui.cli.team_commands import add_team_parser, cmd_team_check
@@ -246,6 +251,8 @@ def dispatch(args: argparse.Namespace) -> int:
         return cmd_undo(args)
     if args.command == "delete":
         return cmd_delete(args)
+    if args.command == "redact":
+        return cmd_redact(args)
     if args.command == "demo":
         return cmd_demo(args)
     return run_tui(args)

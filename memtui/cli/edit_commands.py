@@ -59,6 +59,11 @@ def add_edit_parsers(sub: Any, snap_sub: Any) -> None:
     delete.add_argument("rel_paths", nargs="+", metavar="REL_PATH",
                         help="a memory's path in the store (several: one operation)")
     add_apply_flags(delete)
+    redact = sub.add_parser(
+        "redact", help="replace each secret of a memory with [REDACTED:<rule-id>]"
+    )
+    redact.add_argument("path", type=Path, metavar="PATH", help="the memory file")
+    add_apply_flags(redact)
 
 
 def add_apply_flags(parser: argparse.ArgumentParser) -> None:
@@ -221,3 +226,40 @@ def cmd_delete(args: argparse.Namespace) -> int:
         say(f"memtui: refused: {shown(exc.reason)}", err=True)
         return EXIT_PROBLEMS
     return confirm_and_apply(proposal, args, ctx)
+
+
+def cmd_redact(args: argparse.Namespace) -> int:
+    """Redact a memory's secrets: the plan (secrets masked) first, asked unless ``--yes``;
+    the secret must be rotated anyway, and the command says so."""
+    from memtui.core.scan.scanner import cache_for, scan
+    from memtui.core.write.dirfd import EditRefused
+    from memtui.core.write.ops.redact import ROTATE_NOTE, NothingToRedact, plan_redact
+
+    ctx = context_from(args)
+    wanted = os.path.realpath(args.path)
+    found = [
+        (store, memory)
+        for store in scan(ctx, cache=cache_for(ctx)).stores
+        for memory in store.memories
+        if os.path.realpath(memory.file) == wanted
+    ]
+    if not found:
+        say(f"memtui redact: {shown(args.path)} is no memory file of this project's stores",
+            err=True)
+        return EXIT_USAGE
+    store, memory = found[0]
+    try:
+        proposal = plan_redact(store, memory)
+    except NothingToRedact as exc:
+        if args.json:
+            print_json({"path": memory.file, "nothing_to_do": exc.reason})
+        else:
+            say(f"memtui: {shown(exc.reason)}; nothing was written")
+        return EXIT_OK
+    except EditRefused as exc:
+        say(f"memtui: refused: {shown(exc.reason)}", err=True)
+        return EXIT_PROBLEMS
+    code = confirm_and_apply(proposal, args, ctx)
+    if code == EXIT_OK and not args.json:
+        say(f"note: {ROTATE_NOTE}")
+    return code

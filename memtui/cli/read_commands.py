@@ -174,11 +174,11 @@ def cmd_index(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     kind = StoreKind.AGENT if args.agent else StoreKind.AUTO
     location = StoreLocation(kind=kind, path=path.parent, rule="given on the command line")
-    if path.name == INDEX_NAME:
-        store = scan_store(location)
+    if path.name == INDEX_NAME:  # secrets are no part of a load report: not looked for
+        store = scan_store(location, secrets=False)
         report = store.index
     else:  # any other file is measured as if it were the index of its folder
-        store = scan_store(location, index=False)
+        store = scan_store(location, index=False, secrets=False)
         report = compute_store_index(store, own_index_dirs(store), path.name)
     if report is None:
         say(f"memtui index: cannot read {shown(path)}", err=True)

@@ -20,7 +20,7 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (slow) at
 if TYPE_CHECKING:
     from typing import Any
 
-CACHE_VERSION = 5
+CACHE_VERSION = 6
 RACY_SECONDS = 3.0
 
 StatKey = tuple[int, int, int, int]
@@ -116,7 +116,12 @@ class ScanCache:
         return self.get_keyed(kind, path, stat_key(st))
 
     def get_keyed(self, kind: str, path: str, key: Any) -> Any:
-        """The payload stored for ``path`` under exactly ``key`` (a stat key or a digest)."""
+        """The payload stored for ``path`` under exactly ``key`` (a stat key or a digest): put
+        in this scan (the scan's whole read of a file gives what a later check asks for), else
+        saved by the last one."""
+        fresh = self._new.get(kind, {}).get(path)
+        if fresh is not None and fresh[0] == key:
+            return fresh[1]
         entry = self._old.get(kind, {}).get(path)
         if entry is None or entry[0] != key:
             return None

@@ -18,6 +18,15 @@ from memtui.core.model import (
 )
 
 
+@dataclass(frozen=True, slots=True)
+class SecretMark:
+    """A secret found in a memory's whole text: the gitleaks rule id and the 1-based line where
+    it starts (never the secret: a scan keeps, caches and prints only these)."""
+
+    rule: str
+    line: int
+
+
 @dataclass
 class Memory:
     """One file in a store, built from the file's header. ``file`` is the absolute path as a
@@ -35,6 +44,8 @@ class Memory:
     """The ``[[wikilinks]]`` of the header, as written, outside code."""
     summary_title: str | None = None
     """For a ``summary.md`` at a store's root: the title under ``# Session Title`` in its header."""
+    secrets: list[SecretMark] = field(default_factory=list)
+    """The secrets of the whole file (read up to its cap), in order of position."""
 
     @cached_property
     def path(self) -> Path:

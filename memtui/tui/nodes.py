@@ -30,7 +30,10 @@ class MemoryMarks:
     past_cut: bool = False
     orphan: bool = False
     problems: bool = False
+    """A problem or a secret (both ⚠, red)."""
     dangling_target: bool = False
+    secrets: bool = False
+    """The file holds a secret (the detail pane names its rule and line)."""
 
     def glyphs(self) -> str:
         out = []
@@ -45,7 +48,10 @@ class MemoryMarks:
 
 def marks_for_store(store: Store) -> dict[str, MemoryMarks]:
     """Marks of every memory of ``store``, keyed by relative path."""
-    marks = {m.rel_path: MemoryMarks(problems=bool(m.problems)) for m in store.memories}
+    marks = {
+        m.rel_path: MemoryMarks(problems=bool(m.problems or m.secrets), secrets=bool(m.secrets))
+        for m in store.memories
+    }
     report = store.index
     if report is not None:
         dropped_lines = {d.line for d in report.dropped}

@@ -1,6 +1,6 @@
 """What the keys that change files do, from the main screen: delete (``d``: the selected memory,
-or every marked one as one operation), undo (``u``), the history (``U``), and the recovery of
-operations a crash interrupted (at start).
+or every marked one as one operation), redact (``X``), undo (``u``), the history (``U``), and
+the recovery of operations a crash interrupted (at start).
 
 Every write goes: plan (a job) → a confirm dialog naming what will be deleted or overwritten →
 :func:`memtui.tui.jobs.start_edit` (a job through :func:`memtui.core.write.apply.apply` or the
@@ -22,6 +22,7 @@ from memtui.core.write import recovery as recovery_ops
 from memtui.core.write.apply import apply
 from memtui.core.write.journal import Journal, OpRecord
 from memtui.core.write.ops.memory import INDEX_NAME, plan_delete_memories
+from memtui.core.write.ops.redact import plan_redact
 from memtui.core.write.proposal import AppliedOp, FileDiff, Proposal
 from memtui.tui.dialogs.confirm import ConfirmScreen, proposal_summary
 from memtui.tui.dialogs.undo import (
@@ -148,6 +149,72 @@ def start_delete(
         run=run,
         message=lambda _op: f"deleted {name} · u to undo",
         finished=done,
+    )
+    start_edit(jobs, edit, screen)
+
+
+# --- X: redact the secrets of a memory --------------------------------------------------------
+
+ROTATE_HINT = "Redacting does not revoke a secret: rotate the secret anyway."
+
+
+def redact_refusal(ref: NodeRef | None) -> str | None:
+    """Why the selection's secrets cannot be redacted, or None."""
+    if ref is None or ref.memory is None:
+        return "Select a memory file that holds a secret (⚠ in its tree)."
+    if ref.store.kind == StoreKind.SNAPSHOT:
+        return "Snapshots ship with the project; memtui does not edit them."
+    if not ref.memory.secrets:
+        return f"No secret found in {line(ref.memory.rel_path)}."
+    return None
+
+
+def redact_memory(
+    screen: Screen[Any], jobs: JobRunner, context: Context, ref: NodeRef | None
+) -> None:
+    """Plan the redaction of ``ref``'s secrets (a job), preview it masked, apply on yes."""
+    why = redact_refusal(ref)
+    if why is not None:
+        screen.notify(why, title="Cannot redact", severity="warning", markup=False)
+        return
+    assert ref is not None and ref.memory is not None
+    store, memory = ref.store, ref.memory
+
+    def plan(_control: JobControl) -> tuple[Proposal, list[FileDiff]]:
+        proposal = plan_redact(store, memory)
+        return proposal, proposal.diff()
+
+    def planned(result: tuple[Proposal, list[FileDiff]]) -> None:
+        proposal, diffs = result
+        summary = proposal_summary(proposal, diffs, context.show(proposal.root))
+        summary.append(f"\n{ROTATE_HINT}", style="bold yellow")
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                start_redact(screen, jobs, context, proposal)
+
+        dialog = ConfirmScreen("Redact the secrets of this memory?", summary, yes="Redact",
+                               diffs=diffs, diffs_title="The file after the redaction "
+                               "(secrets shown masked):")
+        screen.app.push_screen(dialog, answered)
+
+    jobs.start(Job("planning the redaction", plan, group="plan-redact", title="Cannot redact",
+                   done=planned), screen)
+
+
+def start_redact(
+    screen: Screen[Any], jobs: JobRunner, context: Context, proposal: Proposal
+) -> None:
+    journal = journal_for(context)
+
+    def run(progress: Progress, cancelled: Cancelled) -> AppliedOp:
+        return apply(proposal, journal, progress=progress, cancelled=cancelled)
+
+    name = line(proposal.changes[0].path.name)
+    edit = EditJob(
+        label=f"redact {name}",
+        run=run,
+        message=lambda _op: f"redacted {name} · u to undo · rotate the secret anyway",
     )
     start_edit(jobs, edit, screen)
 

@@ -60,6 +60,8 @@ ACTIONS = (
     ("Switch project", "projects", "rescan for another project · key p"),
     ("Rescan all stores", "rescan", "read every store again · key ctrl+r"),
     ("Zoom the current pane", "zoom", "show one pane, or all again · key z"),
+    ("Redact the selected memory's secrets", "redact",
+     "each becomes [REDACTED:<rule-id>], previewed; rotate it anyway · key X"),
 )
 """The screen's actions the palette offers: text, action name, help."""
 

@@ -82,24 +82,24 @@ async def test_a_decision_is_recorded_and_the_pair_is_not_raised_again(
     async with app.run_test(size=(160, 45)) as pilot:
         screen = await open_conflicts(pilot)
         before = pair_rows(screen)
-        index = next(i for i, r in enumerate(before) if "checkout-flags.md" in r)
+        index = next(i for i, r in enumerate(before) if "test-db-postgres.md" in r)
         screen.query_one("#conf-pairs", OptionList).highlighted = index
         await pilot.pause()
         await pilot.press("n")
         await settle(pilot)
         after = pair_rows(screen)
         assert len(after) == len(before) - 1
-        assert not any("checkout-flags.md" in r for r in after)
+        assert not any("test-db-postgres.md" in r for r in after)
         assert ("not conflict: not raised again until one side changes", "information") in \
             notifications(app)
         await pilot.press("escape")
         await settle(pilot)
         screen = await open_conflicts(pilot)  # judged again from the ledger
-        assert not any("checkout-flags.md" in r for r in pair_rows(screen))
+        assert not any("test-db-postgres.md" in r for r in pair_rows(screen))
         await pilot.press("f")  # stale
         await pilot.press("f")  # judged (and decided)
         await settle(pilot)
-        assert any("checkout-flags.md" in r and "✓ decided" in r for r in pair_rows(screen))
+        assert any("test-db-postgres.md" in r and "✓ decided" in r for r in pair_rows(screen))
     entries = Ledger.load(state / "judge" / "ledger.json").entries
     assert sum(e.judge == "user" for history in entries.values() for e in history) == 1
 

@@ -1,4 +1,6 @@
-"""Build the model of every store: header-only reads, problems per file, no whole transcript."""
+"""Build the model of every store: header reads for the facts Claude Code's header scan sees,
+each memory's whole text (up to its cap) for secrets only, problems per file, no whole
+transcript. Everything read is cached per file by stat."""
 
 from __future__ import annotations
 
@@ -6,7 +8,7 @@ import marshal
 import os
 import stat
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from memtui.core.cache import RACY_SECONDS, ScanCache, StatKey, gc_paused, stat_key
@@ -19,9 +21,10 @@ from memtui.core.contents import (
     LongEntry,
     Memory,
     ScanResult,
+    SecretMark,
     Store,
 )
-from memtui.core.fileread import read_full, read_header
+from memtui.core.fileread import ReadResult, read_full, read_header
 from memtui.core.model import Frontmatter, StoreKind, StoreLocation
 from memtui.core.parse.frontmatter import parse_frontmatter
 from memtui.core.parse.index import broken_wikilinks, index_health, load_report, wikilinks
@@ -59,9 +62,13 @@ def read_memory(entry: FileEntry, store_root: Path, cache: ScanCache | None = No
 
 
 def read_memory_keyed(
-    entry: FileEntry, store_root: Path, cache: ScanCache | None = None
+    entry: FileEntry, store_root: Path, cache: ScanCache | None = None, *, secrets: bool = True
 ) -> tuple[Memory, os.stat_result | None]:
-    """``read_memory`` and the stat of the file it describes (None unless a regular file)."""
+    """``read_memory`` and the stat of the file it describes (None unless a regular file).
+    ``secrets`` False: the whole text is not scanned (``memtui index`` needs no secrets), and
+    nothing is cached."""
+    if not secrets:
+        cache = None
     if cache is not None and cache.path is not None and entry.regular:
         try:
             st: os.stat_result | None = os.lstat(entry.path)
@@ -89,9 +96,54 @@ def read_memory_keyed(
         if memory.frontmatter.error:
             memory.problems.append(memory.frontmatter.error)
     st = header.stat if entry.regular else None
-    if cache is not None and st is not None:
+    whole = WholeText(text if header.readable else None)
+    if secrets:
+        whole = whole_text(entry.path, store_root, header, text)
+        if whole.text is not None:
+            memory.secrets = secret_marks(whole.text, entry.rel_path)
+    if cache is not None and st is not None and whole.same:
         cache.put("memory", entry.path, st, memory_payload(memory))
+        if whole.read and not whole.binary and not is_index:
+            # what ``whole_file_links`` would read the file again for (the TUI's links check)
+            cache.put(LINKS_KIND, entry.path, st, wikilinks(whole.text or ""))
     return memory, st
+
+
+@dataclass(frozen=True)
+class WholeText:
+    """A memory's whole text (None: unreadable), whether it was read past the header, holds
+    NUL bytes, and is the file the header was read from (not written in between)."""
+
+    text: str | None
+    read: bool = False
+    binary: bool = False
+    same: bool = True
+
+
+def whole_text(path: str, store_root: Path, header: ReadResult, text: str) -> WholeText:
+    """The whole text of a memory whose header gave ``text``: the header itself when it is the
+    whole file, else the file read whole (``read_full``: up to its cap), the one whole-file
+    read of a scan, made once per file (its secrets and links are then cached by stat)."""
+    if not header.readable:
+        return WholeText(None)
+    if header.complete:
+        return WholeText(text)
+    full = read_full(path, store_root)
+    if not full.readable:
+        return WholeText(None)
+    same = full.stat is None or header.stat is None or stat_key(full.stat) == stat_key(
+        header.stat
+    )  # else written between the two reads: the next scan reads both again
+    binary = "binary file (contains NUL bytes)" in full.problems
+    return WholeText(full.data.decode("utf-8", errors="replace"), True, binary, same)
+
+
+def secret_marks(text: str, rel_path: str) -> list[SecretMark]:
+    """The rule and line of each secret of ``text`` (the rules are loaded and compiled on the
+    first call: a scan whose files all come from the cache never loads them)."""
+    from memtui.core.secrets.scanner import find_secrets
+
+    return [SecretMark(f.rule, f.line) for f in find_secrets(text, path=rel_path)]
 
 
 def memory_payload(memory: Memory) -> tuple[Any, ...]:
@@ -100,11 +152,13 @@ def memory_payload(memory: Memory) -> tuple[Any, ...]:
     return (
         fm.data, fm.raw, fm.end, fm.present, fm.layout, fm.error, fm.retried,
         memory.problems, memory.header_complete, memory.links, memory.summary_title,
+        [(mark.rule, mark.line) for mark in memory.secrets],
     )
 
 
 def memory_from_payload(entry: FileEntry, st: os.stat_result, payload: Any) -> Memory:
-    data, raw, end, present, layout, error, retried, problems, complete, links, title = payload
+    (data, raw, end, present, layout, error, retried, problems, complete, links, title,
+     secrets) = payload
     return Memory(
         entry.path,
         entry.rel_path,
@@ -116,11 +170,12 @@ def memory_from_payload(entry: FileEntry, st: os.stat_result, payload: Any) -> M
         entry.rel_path.rsplit("/", 1)[-1] == INDEX_NAME,
         list(links),
         title,
+        [SecretMark(rule, line) for rule, line in secrets],
     )
 
 
 def load_full_text(memory: Memory, store_root: Path) -> tuple[str, list[str]]:
-    """The whole text of a memory, read on demand (never during a scan)."""
+    """The whole text of a memory, read on demand (a scan reads it only for its secrets)."""
     result = read_full(memory.path, store_root)
     return result.data.decode("utf-8", errors="replace"), result.problems
 
@@ -372,10 +427,11 @@ def scan_store(
     walked: StoreWalk | None = None,
     *,
     index: bool = True,
+    secrets: bool = True,
 ) -> Store:
     """One store: its memories from their headers and (unless ``index`` is False) its
     MEMORY.md load report. ``walked``: the store's ``walk_store`` when the caller has just
-    made it."""
+    made it. ``secrets`` False: no memory's whole text is scanned for secrets."""
     walk = walked if walked is not None else walk_store(location, skip)
     store = Store(location=location, exists=walk.exists)
     store.problems.extend(walk.problems)
@@ -383,7 +439,8 @@ def scan_store(
         if not walk.problems and os.path.exists(location.path):
             store.problems.append(NOT_A_DIRECTORY)
         return store
-    read = [read_memory_keyed(entry, location.path, cache) for entry in walk.entries]
+    read = [read_memory_keyed(entry, location.path, cache, secrets=secrets)
+            for entry in walk.entries]
     store.memories = [memory for memory, _st in read]
     own_dirs = own_index_dirs(store)
     digest = None

@@ -288,7 +288,12 @@ def memory_body(memory: Memory, store_root: Path) -> Body:
     text = text.lstrip("\ufeff").replace("\r", "")
     fm = memory.frontmatter
     skip = fm.end if fm.present else 0
-    return body_lines(text[skip:], text.count("\n", 0, skip) + 1)
+    body = text[skip:]
+    if memory.secrets:  # found by the scan: the results show them masked, never themselves
+        from memtui.core.secrets.redact import masked_text
+
+        body = masked_text(body, path=memory.rel_path)
+    return body_lines(body, text.count("\n", 0, skip) + 1)
 
 
 def body_lines(text: str, first_line: int = 1) -> Body:

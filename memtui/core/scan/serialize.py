@@ -82,6 +82,7 @@ def memory_json(memory: Memory) -> dict[str, Any]:
         "mtime": memory.mtime,
         "size": memory.size,
         "problems": list(memory.problems),
+        "secrets": [{"rule": mark.rule, "line": mark.line} for mark in memory.secrets],
     }
 
 

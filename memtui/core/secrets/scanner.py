@@ -17,7 +17,7 @@ from bisect import bisect_left
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from functools import partial
+from functools import cache, partial
 
 from memtui.core.secrets.rules import RuleAllowlist, SecretRule, load_rules
 
@@ -162,6 +162,50 @@ class _Lines:
         return self.text[self.starts[first] : stop]
 
 
+def _trie(words: list[str]) -> str:
+    """A pattern matching any of ``words`` (sorted, unique, not empty), as a trie of their
+    characters: the regex engine tries one branch per character, not every word at every
+    position; an optional tail is greedy, so the longest word at a position matches."""
+    branches: dict[str, list[str]] = {}
+    for word in words:
+        branches.setdefault(word[0], []).append(word[1:])
+    alternatives = []
+    for first, tails in branches.items():
+        rest = [t for t in tails if t]
+        tail = _trie(rest) if rest else ""
+        if rest and len(rest) < len(tails):  # a word ends here and longer ones go on
+            tail = f"(?:{tail})?"
+        alternatives.append(re.escape(first) + tail)
+    return alternatives[0] if len(alternatives) == 1 else f"(?:{'|'.join(alternatives)})"
+
+
+class _Keywords:
+    """Which rules' keywords occur in a text, found with one pattern (gitleaks' Aho-Corasick
+    prefilter): every position where a keyword starts is searched for, the longest keyword
+    there is found, and with it every keyword it contains."""
+
+    def __init__(self, rules: tuple[SecretRule, ...]) -> None:
+        words = sorted({k for rule in rules for k in rule.keywords if k})
+        self.pattern = re.compile(_trie(words)) if words else None
+        self.within = {k: frozenset(w for w in words if w in k) for k in words}
+
+    def present(self, lowered: str) -> frozenset[str]:
+        if self.pattern is None:
+            return frozenset()
+        found: set[str] = set()
+        search = self.pattern.search
+        match = search(lowered)
+        while match is not None:
+            found |= self.within[match.group()]
+            match = search(lowered, match.start() + 1)
+        return frozenset(found)
+
+
+@cache
+def _default_keywords() -> _Keywords:
+    return _Keywords(load_rules())
+
+
 def find_secrets(
     text: str, *, path: str = "", rules: tuple[SecretRule, ...] | None = None
 ) -> list[SecretFinding]:
@@ -170,8 +214,13 @@ def find_secrets(
     lowered = text.lower()
     lines: _Lines | None = None
     found: list[SecretFinding] = []
-    for rule in load_rules() if rules is None else rules:
-        if rule.keywords and not any(k in lowered for k in rule.keywords):
+    if rules is None:
+        rules, keywords = load_rules(), _default_keywords()
+    else:
+        keywords = _Keywords(rules)
+    present = keywords.present(lowered)
+    for rule in rules:
+        if rule.keywords and present.isdisjoint(rule.keywords):
             continue
         if _path_allowed(rule, path):
             continue

@@ -12,6 +12,7 @@ import difflib
 import hashlib
 import os
 import stat
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -83,12 +84,15 @@ class Proposal:
     changes: list[FileChange]
     notes: list[str] = field(default_factory=list)
     remove_dirs: list[Path] = field(default_factory=list)
+    shown: Callable[[str], str] | None = None
+    """What a preview shows of each old and new text (the plans of files that may hold a
+    secret mask it); None: the texts as they are."""
 
     def diff(self) -> list[FileDiff]:
         """Each change against the file as it is on disk now (read without following a link:
         a store behind a link previews nothing of what lies behind it)."""
         with DirTree() as tree:
-            return [file_diff(self.root, change, tree) for change in self.changes]
+            return [file_diff(self.root, change, tree, self.shown) for change in self.changes]
 
     def target(self) -> tuple[str, str | None]:
         """The real directory the writes land in, and why memtui refuses to write there
@@ -160,8 +164,14 @@ def current_hash(tree: DirTree, path: Path) -> tuple[str | None, os.stat_result 
     return (None if data is None else sha256_hex(data)), st, True
 
 
-def file_diff(root: Path, change: FileChange, tree: DirTree | None = None) -> FileDiff:
-    """Preview one change: status and a unified diff (no text for binary files)."""
+def file_diff(
+    root: Path,
+    change: FileChange,
+    tree: DirTree | None = None,
+    shown: Callable[[str], str] | None = None,
+) -> FileDiff:
+    """Preview one change: status and a unified diff (no text for binary files); ``shown``
+    makes each text what the preview shows of it."""
     try:
         if tree is None:
             old, _st = read_regular(change.path)
@@ -177,6 +187,9 @@ def file_diff(root: Path, change: FileChange, tree: DirTree | None = None) -> Fi
         return FileDiff(change.path, rel, status, None, None, BINARY_NOTE, binary=True)
     old_text = None if old is None else old.decode("utf-8", errors="replace")
     new_text = None if new is None else new.decode("utf-8", errors="replace")
+    if shown is not None:
+        old_text = None if old_text is None else shown(old_text)
+        new_text = None if new_text is None else shown(new_text)
     unified = unified_diff(rel, old_text, new_text) if status != "unchanged" else ""
     return FileDiff(change.path, rel, status, old_text, new_text, unified)
 

@@ -22,6 +22,7 @@ from textual.widgets import Footer, Static, Tab, Tabs, Tree
 
 from memtui.core.config import JudgeConfig
 from memtui.core.contents import LoadReport, ScanResult, Store
+from memtui.core.model import StoreKind
 from memtui.core.plaintext import counted
 from memtui.core.scan.scanner import cache_for, check_store_links, scan_progressively
 from memtui.core.scan.search import SearchHit
@@ -42,6 +43,7 @@ from memtui.tui.operations import (
     delete_memory,
     delete_refusal,
     open_undo_history,
+    redact_memory,
     undo_latest,
 )
 from memtui.tui.palette import MemoryCommands
@@ -56,6 +58,7 @@ from memtui.tui.panes import (
 from memtui.tui.plain import line
 from memtui.tui.screens.conflicts import ConflictsScreen
 from memtui.tui.screens.snapshot_diff import SnapshotDiffScreen, snapshot_store_for
+from memtui.tui.team import TeamView, check_team
 from memtui.tui.widgets.detail import DetailPane
 from memtui.tui.widgets.store_tree import StoreTree
 
@@ -83,6 +86,7 @@ class MainScreen(Screen[None]):
         Binding("d", "delete", "Delete", id="memory.delete"),
         Binding("space", "toggle_mark", "Mark", show=False, id="memory.mark"),
         Binding("escape", "clear_marks", "Clear marks", show=False, id="memory.clear-marks"),
+        Binding("X", "redact", "Redact", show=False, id="memory.redact"),
         Binding("u", "undo", "Undo", id="edit.undo"),
         Binding("U", "undo_history", "History", show=False, id="edit.history"),
         Binding("question_mark", "app.show_help_panel", "Keys", id="app.keys"),
@@ -221,6 +225,15 @@ class MainScreen(Screen[None]):
             self.live.track(result)
             if check_links:
                 self.check_links(result)
+            team = next((s for s in result.stores if s.kind == StoreKind.TEAM), None)
+            check_team(self, self.jobs, self.context.project, team, self.team_checked)
+
+    def team_checked(self, view: TeamView) -> None:
+        """The Team pane's push check: the repository first, each file's fate after it."""
+        if self.result is None or not any(s is view.store for s in self.result.stores):
+            return  # a newer scan replaced the store: its own check follows
+        self.query_one("#tree-team", StoreTree).set_notes(view.banner, view.fates)
+        self.query_one(DetailPane).team_fates = view.fates
 
     def show_nothing_found(self, found: str | None) -> None:
         """Above the panes, when no store holds a memory: what was looked for, where, and
@@ -569,6 +582,11 @@ class MainScreen(Screen[None]):
         for tree in self.query(StoreTree):
             tree.show_marks(keys)
         self.update_pane_info()
+
+    def action_redact(self) -> None:
+        """Replace each secret of the selected memory with [REDACTED:<rule-id>] (previewed
+        masked, undoable; the secret must be rotated anyway)."""
+        redact_memory(self, self.jobs, self.context, self.selected())
 
     def action_undo(self) -> None:
         """Undo the latest operation memtui made (after a confirmation)."""

@@ -6,7 +6,7 @@ import json
 import os
 import stat
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from rich.console import Group, RenderableType
@@ -23,6 +23,8 @@ from memtui.core.model import Frontmatter, StoreKind
 from memtui.core.parse.frontmatter import body_of, parse_frontmatter
 from memtui.core.plaintext import counted
 from memtui.core.scan.scanner import INDEX_NAME, load_full_text
+from memtui.core.secrets.redact import masked_file
+from memtui.core.secrets.scanner import SecretFinding
 from memtui.core.stores.paths import tilde
 from memtui.tui import clock
 from memtui.tui.jobs import Job, JobControl, runner_of
@@ -49,6 +51,9 @@ class LoadedMemory:
     frontmatter: Frontmatter
     body: str
     problems: list[str]
+    secrets: list[tuple[SecretFinding, str]] = field(default_factory=list)
+    """Each secret of the file and its line with every secret masked (``text`` and ``body``
+    are masked too: the pane never shows a secret)."""
 
 
 HIT_CONTEXT = 200
@@ -137,7 +142,21 @@ def entries_pointing_to(store: Store, memory: Memory) -> list[str]:
     ]
 
 
-def memory_meta(ref: NodeRef, loaded: LoadedMemory) -> RenderableType:
+REDACT_HINT = "X redacts them (previewed, u undoes); rotate each secret anyway."
+
+
+def secrets_view(secrets: list[tuple[SecretFinding, str]]) -> Text:
+    """Each secret's rule and line, and its line masked (``ghp_…9abc``)."""
+    out = Text()
+    out.append(f"⚠ {counted(len(secrets), 'secret')}: ", style="bold red")
+    out.append(REDACT_HINT, style="yellow")
+    for finding, masked_line in secrets:
+        out.append(f"\n  line {finding.line} · {line(finding.rule)}  ", style="bold")
+        out.append(line(masked_line.strip()), style="dim")
+    return out
+
+
+def memory_meta(ref: NodeRef, loaded: LoadedMemory, fate: Text | None = None) -> RenderableType:
     memory = ref.memory
     assert memory is not None
     meta = Text()
@@ -146,9 +165,13 @@ def memory_meta(ref: NodeRef, loaded: LoadedMemory) -> RenderableType:
     if memory.type:
         meta.append(f" · type {line(memory.type)}", style="dim")
     parts: list[RenderableType] = [meta]
+    if fate is not None:
+        parts.append(Text.assemble(("team push: ", "bold"), fate))
     problems = list(dict.fromkeys([*memory.problems, *loaded.problems]))
     for problem in problems:
         parts.append(Text(f"⚠ {line(problem)}", style="bold red"))
+    if loaded.secrets:
+        parts.append(secrets_view(loaded.secrets))
     pointers = entries_pointing_to(ref.store, memory)
     if pointers:
         parts.append(Text("Index entries pointing here:", style="bold"))
@@ -247,6 +270,8 @@ class DetailPane(VerticalScroll):
         self.hit_line: tuple[str, int] | None = None
         """(node key, line): the memory is shown at that line (a search hit) until another
         node is shown or ``r`` is pressed."""
+        self.team_fates: dict[str, Text] = {}
+        """Each team file's push fate (by absolute path), from the Team pane's check."""
 
     def compose(self) -> ComposeResult:
         yield Static("", id="detail-pinned")
@@ -301,10 +326,13 @@ class DetailPane(VerticalScroll):
         cached = self._read_cache.get(path)
         if key is not None and cached is not None and cached[0] == key:
             return replace(cached[1], ref=ref)
-        raw, problems = load_full_text(memory, ref.store.path)
+        text, problems = load_full_text(memory, ref.store.path)
         control.check()
+        masked = masked_file(text, path=memory.rel_path)  # shown, never the secrets themselves
+        raw = masked.text
         fm = parse_frontmatter(raw.lstrip("\ufeff").replace("\r", ""))
-        loaded = LoadedMemory(ref, raw, fm, body_of(raw, fm), problems)
+        secrets = list(zip(masked.findings, masked.lines, strict=True))
+        loaded = LoadedMemory(ref, raw, fm, body_of(raw, fm), problems, secrets)
         if key is not None and file_key(path) == key:  # unchanged while it was read
             self._read_cache.pop(path, None)
             self._read_cache[path] = (key, loaded)
@@ -336,7 +364,7 @@ class DetailPane(VerticalScroll):
             else:
                 head.update(self._index_content(store.index, loaded.text))
             return
-        head.update(memory_meta(loaded.ref, loaded))
+        head.update(memory_meta(loaded.ref, loaded, self.team_fates.get(memory.file)))
         unreadable = any("binary" in p or "cannot read" in p for p in loaded.problems)
         show_raw = self.raw_mode or unreadable or (store.kind == StoreKind.SNAPSHOT and not (
             memory.rel_path.endswith(".md")

@@ -88,6 +88,10 @@ class StoreTree(Tree[NodeRef]):
         self._pending: list[_PendingItems] = []
         self.marks: Marks | None = None
         """The screen's marked memories, drawn in the labels (None: no marks)."""
+        self.banner: Text | None = None
+        """A first row above the stores (the Team pane's push check), None: none."""
+        self.fates: dict[str, Text] = {}
+        """Words after a memory's label, by absolute path (each team file's push fate)."""
 
     def show_marks(self, keys: Iterable[str]) -> None:
         """Draw the labels of the memories with these keys again (marked or unmarked)."""
@@ -109,7 +113,21 @@ class StoreTree(Tree[NodeRef]):
     def _memory_label(self, store: Store, memory: Memory, marks: dict[str, MemoryMarks]) -> Text:
         found = marks.get(memory.rel_path)
         marked = self.marks is not None and NodeRef(store, memory).key in self.marks
-        return memory_label(memory, found or MemoryMarks(), marked=marked)
+        label = memory_label(memory, found or MemoryMarks(), marked=marked)
+        fate = self.fates.get(memory.file)
+        if fate is not None:
+            label.append("  ")
+            label.append_text(fate)
+        return label
+
+
+    def set_notes(self, banner: Text | None, fates: dict[str, Text]) -> None:
+        """Show ``banner`` first and ``fates`` after the memories' labels (the tree is drawn
+        again, cursor and expanded nodes kept)."""
+        self.banner, self.fates = banner, fates
+        if self._filled:
+            self._filled = False
+            self.set_stores(self.stores)
 
     def on_focus(self) -> None:
         """Entering a pane puts the cursor on its first item, so Enter and the detail work."""
@@ -146,6 +164,8 @@ class StoreTree(Tree[NodeRef]):
         self.clear()
         self._generation += 1
         self._pending = []
+        if self.banner is not None and self.stores:
+            self.root.add_leaf(self.banner, data=NodeRef(self.stores[0]))
         if not self.stores:
             self.root.add_leaf(Text(self._empty_text, style="dim italic"))
         for store in self.stores:

@@ -270,8 +270,9 @@ WARM_SCRIPT = (  # runs the CLI as if later, then lists the modules it imported
 
 def test_a_warm_run_imports_no_reader(home: DemoHome, tmp_path: Path) -> None:
     """The lean path: with every store unchanged, ``scan --json`` never imports the
-    per-file scanner, the MEMORY.md parser or ruamel; nor, cold or warm, memtui's config
-    (whose file is there) or tomllib: scan uses none of it."""
+    per-file scanner, the MEMORY.md parser, ruamel or the secret rules (nor tomllib, which
+    reads them); nor, cold or warm, memtui's config (whose file is there): scan uses none of
+    it."""
     config = home.root / ".config" / "memtui" / "config.toml"
     config.parent.mkdir(parents=True, exist_ok=True)
     config.write_text('theme = "memtui-paper"\n[journal]\nmax_mb = 5\n', encoding="utf-8")
@@ -296,7 +297,9 @@ def test_a_warm_run_imports_no_reader(home: DemoHome, tmp_path: Path) -> None:
     assert cold["git_branch"] == "main"
     assert "git" not in cold_modules | warm_modules  # HEAD is readable: no GitPython
     assert "anthropic" not in cold_modules | warm_modules  # no judge runs in a scan
-    assert not {"memtui.core.config", "tomllib"} & (cold_modules | warm_modules)
+    assert "memtui.core.config" not in cold_modules | warm_modules
+    assert "memtui.core.secrets.rules" in cold_modules  # the cold run scans for secrets
+    assert not {"memtui.core.secrets.rules", "tomllib"} & warm_modules
 
 
 @pytest.mark.parametrize(

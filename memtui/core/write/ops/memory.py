@@ -9,6 +9,7 @@ from urllib.parse import unquote
 from memtui.core.contents import IndexEntry, Memory, Store
 from memtui.core.model import StoreKind
 from memtui.core.parse.index import is_external_target, parse_entries, resolve_target
+from memtui.core.secrets.redact import masked_text
 from memtui.core.write.dirfd import EditRefused
 from memtui.core.write.proposal import FileChange, Proposal, file_sha256, read_regular, sha256_hex
 
@@ -101,6 +102,7 @@ def plan_delete_memories(
         lock_dir=lock_dir_for(root_store),
         changes=changes,
         notes=notes,
+        shown=masked_text,  # a deleted memory's diff shows its secrets masked
     )
 
 

@@ -19,6 +19,7 @@ import os
 from pathlib import Path
 from typing import Literal
 
+from memtui.core.secrets.redact import masked_text
 from memtui.core.stores.snapshot import SYNCED_JSON, read_snapshot_meta, snapshot_files
 from memtui.core.write.dirfd import EditRefused
 from memtui.core.write.proposal import (
@@ -76,6 +77,7 @@ def plan_snapshot(snapshot_dir: Path, local_dir: Path, action: SnapshotAction) -
         lock_dir=local_dir,
         changes=changes,
         notes=_notes(action, deletes, writes, updated_at),
+        shown=masked_text,  # a memory's secrets show masked in the review's diffs
     )
 
 
