@@ -23,6 +23,7 @@ from memtui.tui.app import MemtuiApp, make_app
 from memtui.tui.dialogs.confirm import ConfirmScreen
 from memtui.tui.screens.conflicts import ConflictsScreen
 from memtui.tui.testing import settle
+from memtui.tui.widgets.store_tree import CONFLICT_GLYPH, StoreTree
 
 
 def app_on(home: DemoHome, state: Path, **env: str) -> MemtuiApp:
@@ -189,3 +190,30 @@ async def test_keeping_a_side_archives_the_other_and_u_puts_every_byte_back(
         await pilot.press("y")
         await settle(pilot)
     assert tree_state(root) == before
+
+
+async def test_trees_mark_memories_with_open_conflicts(pristine: DemoHome, tmp_path: Path) -> None:
+    app = app_on(pristine, tmp_path / "state")
+    async with app.run_test(size=(160, 45)) as pilot:
+        screen = await open_conflicts(pilot)
+        index = next(i for i, r in enumerate(pair_rows(screen)) if "test-db-postgres.md" in r)
+        screen.query_one("#conf-pairs", OptionList).highlighted = index
+        await pilot.press("escape")
+        await settle(pilot)
+        tree = pilot.app.screen.query_one("#tree-auto", StoreTree)
+        labels = {str(n.label).split()[0]: str(n.label) for n in tree._all_nodes() if n.label}
+        assert labels["test-db-postgres.md"].endswith(CONFLICT_GLYPH)
+        assert not labels["payments-owners.md"].endswith(CONFLICT_GLYPH)
+        await pilot.press("J")
+        await settle(pilot)
+        screen = pilot.app.screen
+        assert isinstance(screen, ConflictsScreen)
+        index = next(i for i, r in enumerate(pair_rows(screen)) if "test-db-postgres.md" in r)
+        screen.query_one("#conf-pairs", OptionList).highlighted = index
+        await pilot.press("n")
+        await settle(pilot)
+        await pilot.press("escape")
+        await settle(pilot)
+        tree = pilot.app.screen.query_one("#tree-auto", StoreTree)
+        labels = {str(n.label).split()[0]: str(n.label) for n in tree._all_nodes() if n.label}
+        assert not labels["test-db-postgres.md"].endswith(CONFLICT_GLYPH)

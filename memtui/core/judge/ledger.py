@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from memtui.core.fileread import read_file
-from memtui.core.judge.verdicts import Candidate, JudgedPair, Relation, Verdict
+from memtui.core.judge.verdicts import NEEDS_ACTION, Candidate, JudgedPair, Relation, Verdict
 from memtui.core.write.journal import default_journal_dir
 
 VERSION = 1
@@ -139,6 +139,16 @@ class Ledger:
         )
         self.entries.setdefault(candidate.id, []).append(entry)
         return entry
+
+    def open_keys(self) -> set[str]:
+        """The keys of every side of a pair whose latest entry is a judge's verdict that needs a
+        decision (what the trees mark; a side changed since is still marked, as stale)."""
+        keys: set[str] = set()
+        for history in self.entries.values():
+            latest = history[-1]
+            if not latest.decided and Relation(latest.relation) in NEEDS_ACTION:
+                keys.update((latest.a, latest.b))
+        return keys
 
     def forget(self, entry: LedgerEntry) -> None:
         """Remove one entry (an undone decision)."""

@@ -22,6 +22,7 @@ from textual.widgets import Footer, Static, Tab, Tabs, Tree
 
 from memtui.core.config import JudgeConfig
 from memtui.core.contents import LoadReport, ScanResult, Store
+from memtui.core.judge.ledger import Ledger, default_ledger_path
 from memtui.core.model import StoreKind
 from memtui.core.plaintext import counted
 from memtui.core.scan.scanner import cache_for, check_store_links, scan_progressively
@@ -227,6 +228,21 @@ class MainScreen(Screen[None]):
                 self.check_links(result)
             team = next((s for s in result.stores if s.kind == StoreKind.TEAM), None)
             check_team(self, self.jobs, self.context.project, team, self.team_checked)
+            self.load_conflicts()
+
+    def load_conflicts(self) -> None:
+        """The judge ledger's pairs that need a decision, marked ``≠`` in the trees."""
+        env = self.context.env
+
+        def run(_control: JobControl) -> frozenset[str]:
+            return frozenset(Ledger.load(default_ledger_path(env)).open_keys())
+
+        def done(paths: frozenset[str]) -> None:
+            for tree in self.query(StoreTree):
+                tree.set_conflicts(paths)
+
+        self.jobs.start(Job("reading the judge's ledger", run, group="conflict-marks",
+                            title="Judge", done=done), self)
 
     def team_checked(self, view: TeamView) -> None:
         """The Team pane's push check: the repository first, each file's fate after it."""
@@ -543,7 +559,8 @@ class MainScreen(Screen[None]):
             return
         config = getattr(self.app, "config", None)
         judge = config.judge if config is not None else JudgeConfig()
-        self.app.push_screen(ConflictsScreen(self.result, self.context, self.jobs, judge))
+        screen = ConflictsScreen(self.result, self.context, self.jobs, judge)
+        self.app.push_screen(screen, lambda _closed: self.load_conflicts())
 
     def action_delete(self) -> None:
         """Delete the marked memories (else the selected one) and their MEMORY.md lines, as

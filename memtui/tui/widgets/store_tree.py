@@ -31,6 +31,10 @@ TYPE_STYLE = {
 }
 
 
+CONFLICT_GLYPH = "≠"
+"""A memory in a pair the judge says needs a decision (``J`` shows it)."""
+
+
 def memory_label(memory: Memory, marks: MemoryMarks, *, marked: bool = False) -> Text:
     name = memory.rel_path.rsplit("/", 1)[-1]
     label = Text(f"{MARK_GLYPH} ", style="bold reverse") if marked else Text()
@@ -92,6 +96,8 @@ class StoreTree(Tree[NodeRef]):
         """A first row above the stores (the Team pane's push check), None: none."""
         self.fates: dict[str, Text] = {}
         """Words after a memory's label, by absolute path (each team file's push fate)."""
+        self.conflicts: frozenset[str] = frozenset()
+        """Absolute paths of the memories in a pair that needs a decision (``≠``)."""
 
     def show_marks(self, keys: Iterable[str]) -> None:
         """Draw the labels of the memories with these keys again (marked or unmarked)."""
@@ -114,6 +120,8 @@ class StoreTree(Tree[NodeRef]):
         found = marks.get(memory.rel_path)
         marked = self.marks is not None and NodeRef(store, memory).key in self.marks
         label = memory_label(memory, found or MemoryMarks(), marked=marked)
+        if memory.file in self.conflicts:
+            label.append(f" {CONFLICT_GLYPH}", style="bold magenta")
         fate = self.fates.get(memory.file)
         if fate is not None:
             label.append("  ")
@@ -125,6 +133,15 @@ class StoreTree(Tree[NodeRef]):
         """Show ``banner`` first and ``fates`` after the memories' labels (the tree is drawn
         again, cursor and expanded nodes kept)."""
         self.banner, self.fates = banner, fates
+        if self._filled:
+            self._filled = False
+            self.set_stores(self.stores)
+
+    def set_conflicts(self, paths: frozenset[str]) -> None:
+        """Mark the memories in ``paths`` with ``≠`` (the tree is drawn again when it changes)."""
+        if paths == self.conflicts:
+            return
+        self.conflicts = paths
         if self._filled:
             self._filled = False
             self.set_stores(self.stores)
