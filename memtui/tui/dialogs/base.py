@@ -6,9 +6,12 @@ never reaches into the screen that opened it.
 
 from __future__ import annotations
 
-from typing import TypeVar
+from typing import ClassVar, TypeVar
 
+from textual.binding import Binding, BindingType
 from textual.screen import ModalScreen
+
+from memtui.tui.dialogs.help import HELP_KEY_ID, show_help
 
 ResultT = TypeVar("ResultT")
 
@@ -18,3 +21,12 @@ class Dialog(ModalScreen[ResultT]):
     one-line notes ``dialog-note``, lists ``dialog-list``)."""
 
     CSS_PATH = "dialogs.tcss"
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("question_mark", "help", "Help", show=False, id=HELP_KEY_ID,
+                tooltip="Help: every key of this dialog (? or esc closes it)"),
+    ]
+    HELP_TITLE = "Keys of this dialog"
+
+    def action_help(self) -> None:
+        show_help(self, self.HELP_TITLE)

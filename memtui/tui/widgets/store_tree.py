@@ -1,18 +1,27 @@
-"""A pane's tree of stores, folders and memories, rebuilt in place without losing the cursor."""
+"""A pane's tree of stores, folders and memories, rebuilt in place without losing the cursor.
+
+Each row is fitted to the pane when it is drawn: a name is shortened before its badges and
+marks (:func:`memtui.tui.labels.fit`), and a wide tree (zoomed, or the one pane of a narrow
+terminal) shows each memory's size, age and description after its name."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
+from rich.style import Style
 from rich.text import Text
 from textual.widgets import Tree
-from textual.widgets.tree import TreeNode
+from textual.widgets.tree import NodeID, TreeNode
 
+from memtui.core.age import age_text
 from memtui.core.contents import Memory, Store
+from memtui.core.write.prune import human_size
+from memtui.tui import clock
+from memtui.tui.labels import TYPE_STYLE, Label, fit
 from memtui.tui.nodes import MemoryMarks, NodeRef, marks_for_store
 from memtui.tui.plain import line, text
 
-StoreLabeler = Callable[[Store], Text]
+StoreLabeler = Callable[[Store], Label]
 
 FIRST_CHUNK = 400
 """Memory nodes added at once when a tree is filled: more than a screen."""
@@ -20,35 +29,41 @@ FIRST_CHUNK = 400
 CHUNK = 1500
 """Memory nodes added per later step."""
 
-TYPE_STYLE = {
-    "user": "bold magenta",
-    "feedback": "bold yellow",
-    "project": "bold cyan",
-    "reference": "bold green",
-}
+WIDE_ROW = 72
+"""A tree at least this wide shows size, age and description after each memory's name."""
+NAME_COLUMN = 34
+"""Cells of a wide row's label column (name, type letter, marks)."""
 
 
-def memory_label(memory: Memory, marks: MemoryMarks) -> Text:
+def memory_label(memory: Memory, marks: MemoryMarks) -> Label:
     name = memory.rel_path.rsplit("/", 1)[-1]
-    label = text(name, style="bold" if memory.is_index else "")
+    tail = Text()
     if memory.type:
-        label.append(f" {line(memory.type[0])}", style=TYPE_STYLE.get(memory.type, ""))
+        tail.append(f" {line(memory.type[0])}", style=TYPE_STYLE.get(memory.type, ""))
     glyphs = marks.glyphs()
     if glyphs:
-        label.append(f" {glyphs}", style="red" if marks.problems else "yellow")
-    return label
+        tail.append(f" {glyphs}", style="red" if marks.problems else "yellow")
+    return Label(text(name, style="bold" if memory.is_index else ""), tail)
 
 
-def index_label(store: Store) -> Text:
+def index_label(store: Store) -> Label:
     report = store.index
-    label = Text("MEMORY.md", style="bold")
+    name = Text("MEMORY.md", style="bold")
     if report is None:
-        return label
+        return Label(name)
     if report.binds != "none":
-        label.append(f" ▲ {report.lines}/200", style="bold red")
-    else:
-        label.append(f" {report.lines}/200", style="dim")
-    return label
+        return Label(name, Text(f" ▲ {report.lines}/200", style="bold red"))
+    return Label(name, Text(f" {report.lines}/200", style="dim"))
+
+
+def details(memory: Memory, width: int) -> Text:
+    """Size, age and description of a memory, for a wide row (``width`` cells)."""
+    out = Text(f"{human_size(memory.size):>9}  {age_text(memory.mtime, clock.now()):<13}",
+               style="dim")
+    if memory.description:
+        out.append(f" {line(memory.description)}", style="italic")
+    out.truncate(width, overflow="ellipsis")
+    return out
 
 
 class StoreTree(Tree[NodeRef]):
@@ -77,6 +92,42 @@ class StoreTree(Tree[NodeRef]):
         self._filled = False
         self._generation = 0
         self._pending: list[_PendingItems] = []
+        self._tails: dict[NodeID, int] = {}
+        """Characters at the end of each node's label kept whole when it is fitted."""
+
+    def add_label(
+        self, parent: TreeNode[NodeRef], label: Label, ref: NodeRef, *, leaf: bool
+    ) -> TreeNode[NodeRef]:
+        whole = label.text()
+        node = parent.add_leaf(whole, data=ref) if leaf else parent.add(whole, data=ref)
+        self._tails[node.id] = len(label.tail)
+        return node
+
+    def render_label(self, node: TreeNode[NodeRef], base_style: Style, style: Style) -> Text:
+        """The label fitted to the row (the name shortened first); in a wide tree a memory's
+        size, age and description follow it."""
+        label = super().render_label(node, base_style, style)
+        depth = 0
+        parent = node.parent
+        while parent is not None and parent is not self.root:
+            depth += 1
+            parent = parent.parent
+        room = self.scrollable_content_region.width - depth * self.guide_depth
+        tail = self._tails.get(node.id, 0)
+        memory = node.data.memory if node.data is not None else None
+        if room < WIDE_ROW or memory is None:
+            return fit(label, tail, room)
+        column = max(NAME_COLUMN - depth * self.guide_depth, 12)
+        label = fit(label, tail, column)
+        end = len(label)
+        label.pad_right(column - label.cell_len)
+        label.append_text(details(memory, room - column))
+        label.stylize(style, end)  # the cursor's highlight spans the whole row
+        return label
+
+    def get_label_width(self, node: TreeNode[NodeRef]) -> int:
+        """The label's own width (cheap: a tree of thousands asks it of every node)."""
+        return node._label.cell_len + 2
 
     def on_focus(self) -> None:
         """Entering a pane puts the cursor on its first item, so Enter and the detail work."""
@@ -111,6 +162,7 @@ class StoreTree(Tree[NodeRef]):
         cursor = self.cursor_node.data.key if self.cursor_node and self.cursor_node.data else None
         self.stores = new_stores
         self.clear()
+        self._tails.clear()
         self._generation += 1
         self._pending = []
         if not self.stores:
@@ -192,8 +244,8 @@ class StoreTree(Tree[NodeRef]):
 
     def _add_store_node(self, store: Store, expanded: set[str]) -> None:
         ref = NodeRef(store)
-        label = self._labeler(store) if self._labeler else text(store.title)
-        node = self.root.add(label, data=ref)
+        label = self._labeler(store) if self._labeler else Label(text(store.title))
+        node = self.add_label(self.root, label, ref, leaf=False)
         self._add_store_items(node, store, expanded)
         if ref.key in expanded:
             node.expand()
@@ -223,7 +275,7 @@ class StoreTree(Tree[NodeRef]):
             if memory.is_index and folder == ""
             else memory_label(memory, job.marks.get(memory.rel_path, MemoryMarks()))
         )
-        node_parent.add_leaf(label, data=NodeRef(job.store, memory))
+        self.add_label(node_parent, label, NodeRef(job.store, memory), leaf=True)
 
     def _folder_node(
         self,
