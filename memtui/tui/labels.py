@@ -29,7 +29,7 @@ MEMORY_MARKS = (
 )
 """The marks after a memory's name (:meth:`memtui.tui.nodes.MemoryMarks.glyphs`)."""
 
-INDEX_MARK = ("▲", "over limit")
+INDEX_MARK = ("▲", "over the limit")
 """After a MEMORY.md (and an agent whose MEMORY.md is past its limit)."""
 
 SNAPSHOT_BADGES = {
@@ -41,57 +41,79 @@ SNAPSHOT_BADGES = {
 
 INVALID_BADGE = ("✕ invalid", "bold red")
 
-MIN_NAME = 4
-"""Cells of a name (its ellipsis included) kept before a tail is cut too."""
+MIN_NAME = 6
+"""Cells of a name (a tree's ``▶`` and the ellipsis included) kept before its tail is cut."""
+MIN_BADGE_NAME = 4
+"""Cells of a name kept beside a badge when even the tail is gone (``▶ d…``)."""
 
 
 @dataclass(frozen=True)
 class Label:
-    """A tree label: ``name`` is shortened first, ``tail`` kept whole."""
+    """A tree label: ``name`` is shortened first, then ``tail`` (scope, state, marks), and
+    ``badge`` (a snapshot's status) is kept whole."""
 
     name: Text
     tail: Text = field(default_factory=Text)
+    badge: Text = field(default_factory=Text)
 
     def text(self) -> Text:
-        out = self.name.copy()
-        out.append_text(self.tail)
-        return out
+        return Text("").join([self.name, self.tail, self.badge])
+
+    @property
+    def kept(self) -> tuple[int, int]:
+        """The characters of tail and badge, and of the badge alone (see :func:`fit`)."""
+        return len(self.tail) + len(self.badge), len(self.badge)
 
 
-def fit(text: Text, tail: int, width: int) -> Text:
-    """``text`` cut to ``width`` cells: the part before its last ``tail`` characters is
-    shortened (with ``…``) while at least :data:`MIN_NAME` cells of it remain, then the rest."""
+def fit(text: Text, tail: int, width: int, badge: int = 0) -> Text:
+    """``text`` cut to ``width`` cells. Its last ``tail`` characters are a tail whose last
+    ``badge`` characters are a badge: the part before the tail is shortened (with ``…``) while
+    at least :data:`MIN_NAME` cells of it remain; then the tail before the badge (down to
+    nothing), the badge kept whole (the name down to :data:`MIN_BADGE_NAME` cells); only then
+    is the whole cut."""
     if text.cell_len <= width:
         return text
     cut = len(text) - tail
-    head, end = text[:cut], text[cut:]
-    room = width - end.cell_len
-    if tail and room >= min(MIN_NAME, head.cell_len):
-        head.truncate(room, overflow="ellipsis")
-        head.append_text(end)
-        return head
+    head, rest = text[:cut], text[cut:]
+    keep = min(MIN_NAME, head.cell_len)
+    if tail and width - rest.cell_len >= keep:
+        head.truncate(width - rest.cell_len, overflow="ellipsis")
+        return Text("").join([head, rest])
+    if badge:
+        detail, end = rest[: len(rest) - badge], rest[len(rest) - badge :]
+        room = width - keep - end.cell_len
+        if room >= 2:
+            head.truncate(keep, overflow="ellipsis")
+            detail.truncate(room, overflow="ellipsis")
+            return Text("").join([head, detail, end])
+        spaces = len(end.plain) - len(end.plain.lstrip(" "))
+        end = end[max(0, spaces - 1) :]  # one space before the badge
+        left = width - end.cell_len
+        if left >= min(MIN_BADGE_NAME, head.cell_len):
+            head.truncate(left, overflow="ellipsis")
+            return Text("").join([head, end])
     out = text.copy()
     out.truncate(width, overflow="ellipsis")
     return out
 
 
-def legend() -> Text:
-    """One line: the type letters, the memory marks, the index mark, the snapshot badges."""
-    text = Text()
-    for kind, style in TYPE_STYLE.items():
-        text.append(kind[0], style=style)
-        text.append(f" {kind}  ", style="dim")
-    text.append("│ ", style="dim")
-    for glyph, meaning in (*MEMORY_MARKS, INDEX_MARK):
-        text.append(glyph, style="bold")
-        text.append(f" {meaning}  ", style="dim")
-    text.append("│ ", style="dim")
-    badges = [*SNAPSHOT_BADGES.values(), INVALID_BADGE]
-    for number, (badge, style) in enumerate(badges):
-        text.append(badge, style=style)
-        if number < len(badges) - 1:
-            text.append("  ")
-    return text
+def legend(*, lines: bool = False) -> Text:
+    """The type letters, the memory marks and the index mark, the snapshot badges: on one
+    line (the legend under the trees), or a line each (``lines``: the help)."""
+    parts: list[Text] = []
+    groups = (
+        [(kind[0], style, kind) for kind, style in TYPE_STYLE.items()],
+        [(glyph, "bold", meaning) for glyph, meaning in (*MEMORY_MARKS, INDEX_MARK)],
+        [(badge, style, "") for badge, style in (*SNAPSHOT_BADGES.values(), INVALID_BADGE)],
+    )
+    for group in groups:
+        part = Text()
+        for glyph, style, meaning in group:
+            part.append(glyph, style=style)
+            part.append(f" {meaning}  " if meaning else "  ", style="dim")
+        part.rstrip()
+        parts.append(part)
+    return Text("\n" if lines else "  │ ", style="dim").join(parts)
 
 
 def snapshot_badge(store: Store) -> Text:
@@ -131,18 +153,14 @@ def agent_labeler(stores: list[Store]) -> Callable[[Store], Label]:
         badge = badges.get((loc.agent or "", loc.scope.value if loc.scope else ""))
         if badge is None or not badge.plain:
             return plain
-        tail = plain.tail.copy()
-        tail.append("  ")
-        tail.append_text(badge)
-        return Label(plain.name, tail)
+        return Label(plain.name, plain.tail, Text("  ").append_text(badge))
 
     return label
 
 
 def snapshot_label(store: Store) -> Label:
-    tail = Text("  ")
-    tail.append_text(snapshot_badge(store))
-    return Label(Text(line(store.location.agent or "?"), style="bold"), tail)
+    badge = Text("  ").append_text(snapshot_badge(store))
+    return Label(Text(line(store.location.agent or "?"), style="bold"), badge=badge)
 
 
 def session_label(store: Store) -> Label:

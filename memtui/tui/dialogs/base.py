@@ -11,7 +11,8 @@ from typing import ClassVar, TypeVar
 from textual.binding import Binding, BindingType
 from textual.screen import ModalScreen
 
-from memtui.tui.dialogs.help import HELP_KEY_ID, show_help
+HELP_KEY_ID = "app.keys"
+"""The id of the binding that opens a screen's help (``?``) and closes it again."""
 
 ResultT = TypeVar("ResultT")
 
@@ -29,4 +30,6 @@ class Dialog(ModalScreen[ResultT]):
     HELP_TITLE = "Keys of this dialog"
 
     def action_help(self) -> None:
+        from memtui.tui.dialogs.help import show_help  # the help is itself a Dialog
+
         show_help(self, self.HELP_TITLE)

@@ -20,14 +20,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.dom import DOMNode
-from textual.screen import ModalScreen, Screen
+from textual.screen import Screen
 from textual.widgets import Static
 
+from memtui.tui.dialogs.base import HELP_KEY_ID, Dialog
 from memtui.tui.keymap import key_display, meaning, own_bindings
 from memtui.tui.plain import content
-
-HELP_KEY_ID = "app.keys"
-"""The id of the binding that opens a screen's help (and closes it again)."""
 
 
 @dataclass(frozen=True)
@@ -57,7 +55,7 @@ def section(title: str, rows: Sequence[HelpRow]) -> RenderableType:
     table.add_column()
     for row in rows:
         table.add_row(Text(row.keys), Text(row.meaning))
-    return Group(Text(title, style="bold underline"), table, Text(""))
+    return Group(Text(title, style="bold underline"), table)
 
 
 def help_body(
@@ -67,17 +65,19 @@ def help_body(
     work everywhere, then the legend."""
     parts: list[RenderableType] = [section("Keys of this screen", binding_rows(screen))]
     if extra:
-        parts.append(section("In its lists", extra))
+        parts.append(section("Moving around", extra))
     parts.append(section("Everywhere", everywhere_rows(screen)))
     if legend is not None:
-        parts += [Text("Legend", style="bold underline"), legend]
-    return Group(*parts)
+        parts.append(Group(Text("Legend", style="bold underline"), legend))
+    spaced: list[RenderableType] = []
+    for part in parts:
+        spaced += [Text("")] if spaced else []
+        spaced.append(part)
+    return Group(*spaced)
 
 
-class HelpScreen(ModalScreen[None]):
+class HelpScreen(Dialog[None]):
     """A screen's help; the help key (``?``) and esc close it."""
-
-    CSS_PATH = "dialogs.tcss"
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("question_mark", "close", "Close help", id=HELP_KEY_ID),
@@ -100,6 +100,9 @@ class HelpScreen(ModalScreen[None]):
         self.query_one("#help-scroll", VerticalScroll).focus()
 
     def action_close(self) -> None:
+        self.dismiss(None)
+
+    def action_help(self) -> None:
         self.dismiss(None)
 
 

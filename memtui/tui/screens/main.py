@@ -27,7 +27,8 @@ from memtui.core.plaintext import counted
 from memtui.core.scan.scanner import cache_for, check_store_links, scan_progressively
 from memtui.core.scan.search import SearchHit
 from memtui.core.stores.locations import Context
-from memtui.tui.dialogs.help import HELP_KEY_ID, HelpRow, show_help
+from memtui.tui.dialogs.base import HELP_KEY_ID
+from memtui.tui.dialogs.help import HelpRow, show_help
 from memtui.tui.dialogs.projects import ProjectsScreen
 from memtui.tui.dialogs.search import SearchIndexCache, SearchScreen
 from memtui.tui.editor import edit_in_editor
@@ -409,7 +410,7 @@ class MainScreen(Screen[None]):
         self.apply_size()
 
     def action_help(self) -> None:
-        show_help(self, "Keys of the main screen", self.HELP_EXTRA, legend())
+        show_help(self, "Keys of the main screen", self.HELP_EXTRA, legend(lines=True))
 
     def sync_pane_visibility(self) -> None:
         """Zoomed or narrow: only the current pane shows; otherwise all present panes do."""

@@ -35,8 +35,9 @@ from memtui.core.write.ops.snapshot import (
     plan_snapshot,
 )
 from memtui.core.write.proposal import AppliedOp, FileDiff, Proposal
+from memtui.tui.dialogs.base import HELP_KEY_ID
 from memtui.tui.dialogs.confirm import ConfirmScreen, proposal_summary
-from memtui.tui.dialogs.help import HELP_KEY_ID, HelpRow, show_help
+from memtui.tui.dialogs.help import HelpRow, show_help
 from memtui.tui.jobs import (
     Cancelled,
     EditJob,

@@ -92,15 +92,15 @@ class StoreTree(Tree[NodeRef]):
         self._filled = False
         self._generation = 0
         self._pending: list[_PendingItems] = []
-        self._tails: dict[NodeID, int] = {}
-        """Characters at the end of each node's label kept whole when it is fitted."""
+        self._tails: dict[NodeID, tuple[int, int]] = {}
+        """Each label's tail and badge lengths (:attr:`memtui.tui.labels.Label.kept`)."""
 
     def add_label(
         self, parent: TreeNode[NodeRef], label: Label, ref: NodeRef, *, leaf: bool
     ) -> TreeNode[NodeRef]:
         whole = label.text()
         node = parent.add_leaf(whole, data=ref) if leaf else parent.add(whole, data=ref)
-        self._tails[node.id] = len(label.tail)
+        self._tails[node.id] = label.kept
         return node
 
     def render_label(self, node: TreeNode[NodeRef], base_style: Style, style: Style) -> Text:
@@ -113,12 +113,12 @@ class StoreTree(Tree[NodeRef]):
             depth += 1
             parent = parent.parent
         room = self.scrollable_content_region.width - depth * self.guide_depth
-        tail = self._tails.get(node.id, 0)
+        tail, badge = self._tails.get(node.id, (0, 0))
         memory = node.data.memory if node.data is not None else None
         if room < WIDE_ROW or memory is None:
-            return fit(label, tail, room)
+            return fit(label, tail, room, badge)
         column = max(NAME_COLUMN - depth * self.guide_depth, 12)
-        label = fit(label, tail, column)
+        label = fit(label, tail, column, badge)
         end = len(label)
         label.pad_right(column - label.cell_len)
         label.append_text(details(memory, room - column))
