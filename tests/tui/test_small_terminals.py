@@ -49,6 +49,22 @@ async def test_the_footer_keeps_help_and_quit(home: DemoHome, size: tuple[int, i
             assert region.width > 0 and region.right <= size[0], f"{key} is off screen"
 
 
+async def test_help_and_quit_stay_when_more_keys_are_shown(home: DemoHome) -> None:
+    """Keys added to the footer later push others off its right end, never ? and q."""
+    app = app_for(home)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await main_screen(pilot)
+        for n in (5, 6, 7):
+            screen._bindings.bind(f"f{n}", "rescan", description=f"Extra key {n}")
+        screen.refresh_bindings()
+        await settle(pilot)
+        keys = {k.key: k for k in screen.query_one(Footer).query(FooterKey)}
+        assert "f5" in keys
+        for key in ("question_mark", "q"):
+            region = keys[key].region
+            assert region.width > 0 and region.right <= 80, f"{key} is off screen"
+
+
 async def test_the_load_meter_breaks_no_piece_at_80_columns(home: DemoHome) -> None:
     app = app_for(home)
     async with app.run_test(size=(80, 24)) as pilot:

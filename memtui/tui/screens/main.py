@@ -20,7 +20,7 @@ from textual.binding import Binding, BindingType
 from textual.command import Provider
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Footer, Static, Tab, Tabs, Tree
+from textual.widgets import Static, Tab, Tabs, Tree
 
 from memtui.core.contents import LoadReport, ScanResult, Store
 from memtui.core.plaintext import counted
@@ -57,6 +57,7 @@ from memtui.tui.panes import (
 from memtui.tui.plain import line
 from memtui.tui.screens.snapshot_diff import SnapshotDiffScreen, snapshot_store_for
 from memtui.tui.widgets.detail import DetailPane
+from memtui.tui.widgets.footer import KeyFooter
 from memtui.tui.widgets.store_tree import StoreTree
 
 LINKS_JOB = "checking [[links]] in whole files"
@@ -65,8 +66,8 @@ NARROW_WIDTH = 120
 LEGEND_HEIGHT = 32
 """A terminal this tall shows the legend line under the trees (``L`` shows or hides it)."""
 COMPACT_WIDTH = 100
-"""Under this width the footer is compact and leaves out ``^p`` (the help names it), so that
-``?`` and ``q`` still fit at 80 columns."""
+"""Under this width the footer is compact, ``?`` and ``q`` first, without ``^p`` (the help
+names it)."""
 
 
 class MainScreen(Screen[None]):
@@ -142,7 +143,7 @@ class MainScreen(Screen[None]):
         yield Static(legend(), id="legend")
         yield Static("", id="pane-info")
         yield DetailPane(id="detail")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.query_one("#tree-auto", StoreTree).focus()
@@ -398,7 +399,7 @@ class MainScreen(Screen[None]):
     def apply_size(self) -> None:
         width, height = self.size
         self.set_class(width < NARROW_WIDTH, "narrow")
-        footer = self.query_one(Footer)
+        footer = self.query_one(KeyFooter)
         footer.compact = width < COMPACT_WIDTH
         footer.show_command_palette = width >= COMPACT_WIDTH  # ? (its help names ^p) and q fit
         shown = height >= LEGEND_HEIGHT if self.legend_shown is None else self.legend_shown
