@@ -135,3 +135,18 @@ async def test_panes_are_sized_by_their_content(home: DemoHome) -> None:
         assert width["agentmemory"] < width["snapshots"]
         rows = tree_rows(screen.query_one("#tree-snapshots", StoreTree))
         assert "▶ reviewer  ● update" in rows
+
+
+async def test_a_relabelled_node_is_fitted_by_its_new_label(home: DemoHome) -> None:
+    from memtui.tui.labels import Label
+
+    app = app_for(home)
+    async with app.run_test(size=(160, 45)) as pilot:
+        screen = await main_screen(pilot)
+        tree = screen.query_one("#tree-snapshots", StoreTree)
+        node = tree.root.children[0]
+        long_name = Text("a-very-long-agent-name-that-cannot-fit-in-the-pane", style="bold")
+        tree.relabel(node, Label(long_name, badge=Text("  ✕ invalid")))
+        await settle(pilot)
+        row = tree_rows(tree)[0]
+        assert row.startswith("▶ a-very-") and row.endswith("…  ✕ invalid")

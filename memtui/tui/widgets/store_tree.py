@@ -103,6 +103,11 @@ class StoreTree(Tree[NodeRef]):
         self._tails[node.id] = label.kept
         return node
 
+    def relabel(self, node: TreeNode[NodeRef], label: Label) -> None:
+        """Give ``node`` a new label (fitted like the ones it was added with)."""
+        node.set_label(label.text())
+        self._tails[node.id] = label.kept
+
     def render_label(self, node: TreeNode[NodeRef], base_style: Style, style: Style) -> Text:
         """The label fitted to the row (the name shortened first); in a wide tree a memory's
         size, age and description follow it."""
