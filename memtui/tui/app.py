@@ -8,10 +8,12 @@ rescans the main screen). It is the only module that imports ``screens/main.py``
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import ClassVar
 
-from textual.app import App
+from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
+from textual.screen import Screen
 from textual.worker import Worker
 
 from memtui.core.config import Config, load_config
@@ -51,6 +53,13 @@ class MemtuiApp(App[None]):
         self.apply_keymap()
         self.main_screen = MainScreen(self.context, self.jobs)
         self.push_screen(self.main_screen)
+
+    def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
+        """Textual's palette commands (theme, quit, screenshot) but its key panel: each screen
+        has its own help (``?``), which the screen's own palette commands offer."""
+        for command in super().get_system_commands(screen):
+            if command.title != "Keys":
+                yield command
 
     def on_job_progress(self, message: JobProgress) -> None:
         self.jobs.progress(message)

@@ -71,3 +71,35 @@ def unknown_binding_ids(keymap: Iterable[str], known: set[str] | None = None) ->
         messages.append(f"keymap: no binding has the id {binding_id!r}{hint} "
                         "(memtui config lists the ids)")
     return messages
+
+
+def own_bindings(node: DOMNode) -> list[Binding]:
+    """The bindings memtui itself declares on ``node``'s class and its memtui bases (the
+    screen's and its dialog base's, not Textual's own), base classes first, in order."""
+    found: list[Binding] = []
+    for cls in reversed(type(node).__mro__):
+        if cls.__module__.startswith("memtui.") and "BINDINGS" in vars(cls):
+            found += [b for b in vars(cls)["BINDINGS"] if isinstance(b, Binding)]
+    return found
+
+
+def keys_of(node: DOMNode, binding: Binding) -> list[str]:
+    """The keys that run ``binding`` now: the user keymap's when it names the binding's id,
+    else the binding's own (``"left,h"`` → ``["left", "h"]``)."""
+    keymap: dict[str, str] = getattr(node.app, "_keymap", {})
+    keys = keymap.get(binding.id, binding.key) if binding.id else binding.key
+    return [key.strip() for key in keys.split(",") if key.strip()]
+
+
+def key_display(node: DOMNode, binding: Binding) -> str:
+    """The keys of ``binding`` as the footer shows them (``← h``, ``?``, ``^r``)."""
+    return " ".join(
+        node.app.get_key_display(binding.with_key(key, key_display=None))
+        for key in keys_of(node, binding)
+    )
+
+
+def meaning(binding: Binding) -> str:
+    """What a binding does, in words: its ``tooltip`` (the long description memtui gives a
+    binding whose short label is not enough), else its label."""
+    return binding.tooltip or binding.description

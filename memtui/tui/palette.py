@@ -1,8 +1,10 @@
-"""Command palette provider: jump to any memory or store, run the main screen's actions.
+"""Command palette providers: every action of the screen the palette was opened from (one
+command per binding memtui declares on it, so a binding added later is offered too), and on
+the main screen a jump to any memory or store.
 
-The main screen lists it in its ``COMMANDS``; the provider reads the screen's scan result and
-context through :class:`PaletteScreen`, runs actions by name and jumps with a
-:class:`~memtui.tui.messages.SelectPath` message (it never imports the main screen)."""
+A screen lists :class:`ScreenCommands` (or, the main screen, :class:`MemoryCommands`) in its
+``COMMANDS``; the provider reads the screen's bindings, runs their actions by name, and jumps
+with a :class:`~memtui.tui.messages.SelectPath` message (it never imports the main screen)."""
 
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any, Protocol, runtime_checkable
 
+from textual.actions import parse
 from textual.command import DiscoveryHit, Hit, Hits, Matcher, Provider
 from textual.content import Content
 from textual.markup import escape
@@ -22,6 +25,7 @@ from textual.style import Style
 
 from memtui.core.contents import ScanResult, Store
 from memtui.core.stores.locations import Context
+from memtui.tui.keymap import key_display, meaning, own_bindings
 from memtui.tui.messages import SelectPath
 from memtui.tui.plain import line
 
@@ -55,22 +59,19 @@ class PaletteScreen(Protocol):
     result: ScanResult | None
 
 
-ACTIONS = (
-    ("Search memories (full text)", "search", "every word must match · key /"),
-    ("Switch project", "projects", "rescan for another project · key p"),
-    ("Rescan all stores", "rescan", "read every store again · key ctrl+r"),
-    ("Zoom the current pane", "zoom", "show one pane, or all again · key z"),
-    ("Redact the selected memory's secrets", "redact",
-     "each becomes [REDACTED:<rule-id>], previewed; rotate it anyway · key X"),
-)
-"""The screen's actions the palette offers: text, action name, help."""
-
-
 def action_candidates(screen: Screen[Any]) -> list[Candidate]:
-    return [
-        Candidate(text, text.lower(), partial(screen.run_action, action), help_text, 0)
-        for text, action, help_text in ACTIONS
-    ]
+    """A command for each binding memtui declares on ``screen`` (its meaning, its key), but
+    those the screen offers not at all now (``check_action`` False: the footer hides them)."""
+    out: list[Candidate] = []
+    for binding in own_bindings(screen):
+        namespace, name, params = parse(binding.action)
+        if not namespace and screen.check_action(name, params) is False:
+            continue
+        text = meaning(binding)
+        keys = key_display(screen, binding)
+        out.append(Candidate(text, text.lower(), partial(screen.run_action, binding.action),
+                             f"key {keys}", 0))
+    return out
 
 
 def post_select(screen: Screen[Any], store: Store, rel_path: str | None) -> None:
@@ -125,20 +126,15 @@ def highlight(matcher: Matcher, text: str) -> Content:
     return content
 
 
-class MemoryCommands(Provider):
-    """Memories, stores and actions of the main screen the palette was opened from."""
+class ScreenCommands(Provider):
+    """Every action of the screen the palette was opened from."""
 
     def __init__(self, screen: Screen[Any], match_style: Style | None = None) -> None:
         super().__init__(screen, match_style)
         self.candidates: list[Candidate] = []
 
     async def startup(self) -> None:
-        screen = self.screen
-        if not isinstance(screen, PaletteScreen):
-            return
         self.candidates = action_candidates(self.screen)
-        if screen.result is not None:
-            self.candidates += jump_candidates(self.screen, screen.context, screen.result)
 
     async def discover(self) -> Hits:
         for candidate in self.candidates:
@@ -169,3 +165,13 @@ class MemoryCommands(Provider):
                     text=candidate.text,
                     help=candidate.help_markup,
                 )
+
+
+class MemoryCommands(ScreenCommands):
+    """The main screen's actions, and its memories and stores to jump to."""
+
+    async def startup(self) -> None:
+        await super().startup()
+        screen = self.screen
+        if isinstance(screen, PaletteScreen) and screen.result is not None:
+            self.candidates += jump_candidates(self.screen, screen.context, screen.result)

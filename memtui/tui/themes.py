@@ -23,6 +23,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from rich.terminal_theme import TerminalTheme
 from textual.app import App
 from textual.color import Color, ColorParseError
 from textual.theme import Theme
@@ -48,6 +49,24 @@ NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 VARIABLE_PATTERN = re.compile(r"[a-z0-9][a-z0-9-]*")
 COLOR_VARIABLE_SUFFIXES = ("-foreground", "-background", "-color")
 PERCENT_PATTERN = re.compile(r"\d+(\.\d+)?%")
+
+
+def _rgb(hex_color: str) -> tuple[int, int, int]:
+    value = int(hex_color.lstrip("#"), 16)
+    return (value >> 16) & 255, (value >> 8) & 255, value & 255
+
+
+LIGHT_ANSI = TerminalTheme(
+    _rgb("#f7f7f7"),
+    _rgb("#000000"),
+    [_rgb(c) for c in ("#000000", "#aa3731", "#2f6f24", "#805200", "#325cc0", "#7a3e9d",
+                       "#006a91", "#f7f7f7", "#777777")],
+    [_rgb(c) for c in ("#b52f2f", "#2f6f24", "#805200", "#005fa3", "#9c2f9c", "#006a91",
+                       "#f7f7f7")],
+)
+"""The ANSI colours (``yellow`` warnings, ``green``, ``cyan`` in the trees and views) on a
+light theme: Textual's Alabaster, its yellow, green and cyan (and bright ones) darkened to a
+contrast of 4.5:1 on a light panel (its yellow read 2.1:1 on memtui-paper's)."""
 
 
 class ThemeFileError(ValueError):
@@ -211,5 +230,6 @@ def install_themes(
         names = ", ".join(sorted(app.available_themes))
         problems.append(f"Theme {wanted!r} not found; using {default!r}. Available: {names}")
         wanted = default
+    app.ansi_theme_light = LIGHT_ANSI
     app.theme = wanted
     return problems

@@ -33,6 +33,7 @@ from memtui.tui import clock
 from memtui.tui.app import MemtuiApp, make_app
 from memtui.tui.dialogs import search as search_dialog
 from memtui.tui.dialogs.confirm import ConfirmScreen
+from memtui.tui.dialogs.help import HelpScreen
 from memtui.tui.dialogs.projects import ProjectsScreen
 from memtui.tui.dialogs.search import SearchScreen
 from memtui.tui.dialogs.undo import InterruptedScreen, UndoHistoryScreen
@@ -48,6 +49,7 @@ SNAP_ROOT = Path("/tmp/memtui-snap-home")
 NOW = STORY_NOW.timestamp()
 WIDE = (160, 45)
 NARROW = (100, 35)
+SMALL = (80, 24)
 CUT_MARK = "Claude stops reading here"
 
 SnapCompare = Callable[..., bool]
@@ -230,20 +232,60 @@ def test_projects_dialog(snap_compare: SnapCompare, demo: DemoHome) -> None:
     assert snap_compare(demo_app(demo), terminal_size=WIDE, run_before=run_before)
 
 
+async def open_reviewer(pilot: Pilot[None]) -> None:
+    await settle(pilot)
+    screen = main_screen(pilot)
+    assert screen.result is not None
+    store = next(
+        s for s in screen.result.stores
+        if s.kind == StoreKind.SNAPSHOT and s.snapshot and s.snapshot.agent == "reviewer"
+    )
+    screen.select_path(store, None)
+    await settle(pilot)
+    await pilot.press("s")
+    await settle(pilot)
+    assert isinstance(pilot.app.screen, SnapshotDiffScreen)
+
+
 def test_snapshot_review_screen(snap_compare: SnapCompare, demo: DemoHome) -> None:
+    assert snap_compare(demo_app(demo), terminal_size=WIDE, run_before=open_reviewer)
+
+
+def test_snapshot_review_at_80x24(snap_compare: SnapCompare, demo: DemoHome) -> None:
+    """A small terminal: the file list stacked over the diff, one line per scope."""
+    assert snap_compare(demo_app(demo), terminal_size=SMALL, run_before=open_reviewer)
+
+
+def test_main_screen_at_80x24(snap_compare: SnapCompare, demo: DemoHome) -> None:
+    """A small terminal: one pane with its size, age and description columns, tabs with each
+    pane's worst mark, the meter unbroken, a compact footer that keeps ? and q."""
+
     async def run_before(pilot: Pilot[None]) -> None:
         await settle(pilot)
-        screen = main_screen(pilot)
-        assert screen.result is not None
-        store = next(
-            s for s in screen.result.stores
-            if s.kind == StoreKind.SNAPSHOT and s.snapshot and s.snapshot.agent == "reviewer"
-        )
-        screen.select_path(store, None)
+        await select(pilot, "auto", demo.auto_memory, "MEMORY.md")
+
+    assert snap_compare(demo_app(demo), terminal_size=SMALL, run_before=run_before)
+
+
+def test_main_screen_help(snap_compare: SnapCompare, demo: DemoHome) -> None:
+    """``?``: every key of the main screen with its meaning, the keys of its trees, the keys
+    that work everywhere, and the legend."""
+
+    async def run_before(pilot: Pilot[None]) -> None:
         await settle(pilot)
-        await pilot.press("s")
+        await pilot.press("question_mark")
         await settle(pilot)
-        assert isinstance(pilot.app.screen, SnapshotDiffScreen)
+        assert isinstance(pilot.app.screen, HelpScreen)
+
+    assert snap_compare(demo_app(demo), terminal_size=(160, 48), run_before=run_before)
+
+
+def test_snapshot_review_help(snap_compare: SnapCompare, demo: DemoHome) -> None:
+    async def run_before(pilot: Pilot[None]) -> None:
+        await open_reviewer(pilot)
+        await pilot.press("question_mark")
+        await settle(pilot)
+        assert isinstance(pilot.app.screen, HelpScreen)
 
     assert snap_compare(demo_app(demo), terminal_size=WIDE, run_before=run_before)
 

@@ -291,3 +291,53 @@ def test_user_theme_registered_and_overrides_shipped_one(tmp_path: Path) -> None
 def test_cli_accepts_theme_option() -> None:
     assert build_parser().parse_args(["--theme", "memtui-paper"]).theme == "memtui-paper"
     assert build_parser().parse_args([]).theme is None
+
+
+def luminance(rgb: tuple[int, int, int]) -> float:
+    """WCAG 2 relative luminance."""
+
+    def channel(value: int) -> float:
+        c = value / 255
+        return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+
+    r, g, b = rgb
+    return 0.2126 * channel(r) + 0.7152 * channel(g) + 0.0722 * channel(b)
+
+
+def contrast(a: tuple[int, int, int], b: tuple[int, int, int]) -> float:
+    high, low = sorted((luminance(a), luminance(b)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+def test_light_themes_keep_warnings_readable() -> None:
+    """On a light theme every coloured text (the theme's warning, accent, error, success,
+    footer keys, and the ANSI yellow, green, cyan, red the trees and views use, as the app maps
+    them) keeps a contrast of 4.5:1 (WCAG AA) on the background, surface and panel."""
+    from textual.color import Color
+
+    from memtui.tui.themes import LIGHT_ANSI
+
+    themes, problems = load_themes([shipped_theme_dir()])
+    light = [t for t in themes if not t.dark]
+    assert light and not problems
+    ansi = {"red": 1, "green": 2, "yellow": 3, "cyan": 6}
+    for theme in light:
+        colors = {key: getattr(theme, key) for key in ("warning", "accent", "error", "success")}
+        colors["footer-key-foreground"] = theme.variables["footer-key-foreground"]
+        texts = {name: Color.parse(value).rgb for name, value in colors.items() if value}
+        texts |= {f"ansi {name}": tuple(LIGHT_ANSI.ansi_colors[i]) for name, i in ansi.items()}
+        for ground in ("background", "surface", "panel"):
+            behind = Color.parse(getattr(theme, ground)).rgb
+            for name, rgb in texts.items():
+                ratio = contrast(rgb, behind)  # type: ignore[arg-type]
+                assert ratio >= 4.5, f"{theme.name}: {name} on {ground} is {ratio:.2f}:1"
+
+
+async def test_a_light_theme_maps_ansi_yellow_to_a_readable_colour() -> None:
+    """The app installs memtui's light ANSI colours: ``yellow`` text is not Alabaster's."""
+    from memtui.tui.themes import LIGHT_ANSI
+
+    app: App[None] = App()
+    async with app.run_test():
+        install_themes(app, {}, Path("/nonexistent"), "memtui-paper")
+        assert app.ansi_theme is LIGHT_ANSI

@@ -192,7 +192,8 @@ async def test_an_action_that_changes_nothing_is_not_offered(
         assert review.view == "mark-synced"
         message = shown(review.query_one("#snap-message", Static))
         assert "Nothing to do" in message
-        assert footer_keys(review) == {"escape": True, "i": True, "R": True, "m": False, "q": True}
+        assert footer_keys(review) == {"escape": True, "i": True, "R": True, "m": False,
+                                       "question_mark": True, "q": True}
         await press(pilot, "m", "y")
         assert app.screen is review
     assert tree_state(private.root) == before
@@ -209,7 +210,7 @@ async def test_an_unusable_snapshot_offers_no_action_and_says_why_once(demo: Dem
         await settle(pilot)
         review = await open_review(pilot, "docs-writer")
         assert review.invalid is not None
-        assert footer_keys(review) == {"escape": True, "q": True}
+        assert footer_keys(review) == {"escape": True, "question_mark": True, "q": True}
         lines = app.export_screenshot().replace("&#160;", " ")  # the screen as shown
         error = "Expecting property name"
         assert lines.count(error) == 1

@@ -6,9 +6,13 @@ never reaches into the screen that opened it.
 
 from __future__ import annotations
 
-from typing import TypeVar
+from typing import ClassVar, TypeVar
 
+from textual.binding import Binding, BindingType
 from textual.screen import ModalScreen
+
+HELP_KEY_ID = "app.keys"
+"""The id of the binding that opens a screen's help (``?``) and closes it again."""
 
 ResultT = TypeVar("ResultT")
 
@@ -18,3 +22,14 @@ class Dialog(ModalScreen[ResultT]):
     one-line notes ``dialog-note``, lists ``dialog-list``)."""
 
     CSS_PATH = "dialogs.tcss"
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("question_mark", "help", "Help", show=False, id=HELP_KEY_ID,
+                tooltip="Help: every key of this dialog (? or esc closes it)"),
+    ]
+    HELP_TITLE = "Keys of this dialog"
+
+    def action_help(self) -> None:
+        from memtui.tui.dialogs.help import show_help  # the help is itself a Dialog
+
+        show_help(self, self.HELP_TITLE)

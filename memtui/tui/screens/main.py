@@ -18,7 +18,7 @@ from textual.binding import Binding, BindingType
 from textual.command import Provider
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Footer, Static, Tab, Tabs, Tree
+from textual.widgets import Static, Tab, Tabs, Tree
 
 from memtui.core.config import JudgeConfig
 from memtui.core.contents import LoadReport, ScanResult, Store
@@ -29,11 +29,13 @@ from memtui.core.scan.scanner import cache_for, check_store_links, scan_progress
 from memtui.core.scan.search import SearchHit
 from memtui.core.stores.locations import Context
 from memtui.core.stores.projects import nothing_found
+from memtui.tui.dialogs.base import HELP_KEY_ID
+from memtui.tui.dialogs.help import HelpRow, show_help
 from memtui.tui.dialogs.projects import OpenProject, ProjectsScreen
 from memtui.tui.dialogs.search import MarkHits, SearchIndexCache, SearchScreen
 from memtui.tui.editor import edit_in_editor
 from memtui.tui.jobs import Job, JobControl, JobRunner
-from memtui.tui.labels import agent_labeler
+from memtui.tui.labels import agent_labeler, legend
 from memtui.tui.live import LiveUpdates
 from memtui.tui.marks import Marks
 from memtui.tui.messages import ScanUpdated, SelectPath
@@ -53,19 +55,27 @@ from memtui.tui.panes import (
     PaneSpec,
     pane_subtitle,
     pane_visible,
+    pane_weight,
     spec_for,
     stores_for,
+    tab_title,
 )
 from memtui.tui.plain import line
 from memtui.tui.screens.conflicts import ConflictsScreen
 from memtui.tui.screens.snapshot_diff import SnapshotDiffScreen, snapshot_store_for
 from memtui.tui.team import TeamView, check_team
 from memtui.tui.widgets.detail import DetailPane
+from memtui.tui.widgets.footer import KeyFooter
 from memtui.tui.widgets.store_tree import StoreTree
 
 LINKS_JOB = "checking [[links]] in whole files"
 LinkUpdates = list[tuple[Store, LoadReport, LoadReport]]
 NARROW_WIDTH = 120
+LEGEND_HEIGHT = 32
+"""A terminal this tall shows the legend line under the trees (``L`` shows or hides it)."""
+COMPACT_WIDTH = 100
+"""Under this width the footer is compact, ``?`` and ``q`` first, without ``^p`` (the help
+names it)."""
 
 
 class MainScreen(Screen[None]):
@@ -73,25 +83,54 @@ class MainScreen(Screen[None]):
     COMMANDS: ClassVar[set[type[Provider] | Callable[[], type[Provider]]]] = {MemoryCommands}
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("left,h", "pane(-1)", "Prev pane", show=False, id="pane.prev"),
-        Binding("right,l", "pane(1)", "Next pane", show=False, id="pane.next"),
-        Binding("z", "zoom", "Zoom", id="pane.zoom"),
-        Binding("r", "raw", "Raw", show=False, id="detail.raw"),
-        Binding("c", "jump_cut", "Jump to the MEMORY.md cut line", show=False, id="detail.cut"),
-        Binding("ctrl+r", "rescan", "Rescan", show=False, id="app.rescan"),
-        Binding("e", "edit", "Edit", id="memory.edit"),
-        Binding("slash", "search", "Search", id="app.search"),
-        Binding("p", "projects", "Projects", id="app.projects"),
-        Binding("s", "snapshot_review", "Snapshot", id="snapshot.review"),
-        Binding("J", "judge", "Judge", id="judge.open"),
-        Binding("d", "delete", "Delete", id="memory.delete"),
-        Binding("space", "toggle_mark", "Mark", show=False, id="memory.mark"),
-        Binding("escape", "clear_marks", "Clear marks", show=False, id="memory.clear-marks"),
-        Binding("X", "redact", "Redact", show=False, id="memory.redact"),
-        Binding("u", "undo", "Undo", id="edit.undo"),
-        Binding("U", "undo_history", "History", show=False, id="edit.history"),
-        Binding("question_mark", "app.show_help_panel", "Keys", id="app.keys"),
+        Binding("left,h", "pane(-1)", "Prev pane", show=False, id="pane.prev",
+                tooltip="Move to the pane on the left"),
+        Binding("right,l", "pane(1)", "Next pane", show=False, id="pane.next",
+                tooltip="Move to the pane on the right"),
+        Binding("z", "zoom", "Zoom", id="pane.zoom",
+                tooltip="Zoom the current pane to full width (size, age, description), or back"),
+        Binding("r", "raw", "Raw", show=False, id="detail.raw",
+                tooltip="Raw text or rendered Markdown in the detail pane"),
+        Binding("ctrl+r", "rescan", "Rescan", show=False, id="app.rescan",
+                tooltip="Rescan every store"),
+        Binding("e", "edit", "Edit", id="memory.edit",
+                tooltip="Edit the selected memory in $VISUAL / $EDITOR, reload it after"),
+        Binding("slash", "search", "Search", id="app.search",
+                tooltip="Search memories: full text across every store"),
+        Binding("p", "projects", "Projects", id="app.projects",
+                tooltip="Switch project: every project under the Claude Code home"),
+        Binding("s", "snapshot_review", "Snapshot", id="snapshot.review",
+                tooltip="Review the selected agent's snapshot: diff, initialize, replace, mark "
+                "synced"),
+        Binding("c", "jump_cut", "Cut line", show=False, id="detail.cut",
+                tooltip="In a MEMORY.md view: jump to the cut line (where Claude stops reading)"),
+        Binding("J", "judge", "Judge", id="judge.open",
+                tooltip="Judge conflicts: duplicate and contradicting memories across every "
+                "store and CLAUDE.md; decide pair by pair"),
+        Binding("space", "toggle_mark", "Mark", show=False, id="memory.mark",
+                tooltip="Mark or unmark the selected memory (d deletes every marked one)"),
+        Binding("escape", "clear_marks", "Clear marks", show=False, id="memory.clear-marks",
+                tooltip="Unmark every marked memory"),
+        Binding("X", "redact", "Redact", show=False, id="memory.redact",
+                tooltip="Redact the selected memory's secrets ([REDACTED:rule], previewed, "
+                "undoable; rotate them anyway)"),
+        Binding("d", "delete", "Delete", id="memory.delete",
+                tooltip="Delete the selected memory, or every marked one, and their MEMORY.md "
+                "lines (previewed, one undo)"),
+        Binding("u", "undo", "Undo", id="edit.undo",
+                tooltip="Undo the latest operation (after a preview)"),
+        Binding("U", "undo_history", "History", show=False, id="edit.history",
+                tooltip="Undo history: every operation of this Claude Code home"),
+        Binding("L", "legend", "Legend", show=False, id="pane.legend",
+                tooltip="Show or hide the legend line under the trees"),
+        Binding("question_mark", "help", "Help", id=HELP_KEY_ID,
+                tooltip="Help: every key of this screen and the legend (? or esc closes it)"),
     ]
+    HELP_EXTRA = (
+        HelpRow("↑ ↓", "Move in a tree (the detail pane shows what the cursor is on)"),
+        HelpRow("enter", "Open or fold a store or folder"),
+        HelpRow("tab", "Next widget: the trees, then the detail pane"),
+    )
 
     def __init__(self, context: Context, jobs: JobRunner) -> None:
         super().__init__()
@@ -107,6 +146,8 @@ class MainScreen(Screen[None]):
         self._tab_echoes: set[str | None] = set()
         self.pane_id = PANES[0].id
         self.marks = Marks()
+        self.legend_shown: bool | None = None
+        """``L`` chose to show (True) or hide (False) the legend; None: when there is room."""
 
     def compose(self) -> ComposeResult:
         yield Static(self.header_text(), id="header")
@@ -124,13 +165,14 @@ class MainScreen(Screen[None]):
                     )
                     tree.marks = self.marks
                     yield tree
+        yield Static(legend(), id="legend")
         yield Static("", id="pane-info")
         yield DetailPane(id="detail")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.query_one("#tree-auto", StoreTree).focus()
-        self.apply_width(self.size.width)
+        self.apply_size()
         self.jobs.changed.subscribe(self, self.set_jobs)
         self.run_scan()
         check_interrupted(self, self.jobs, self.context)
@@ -209,9 +251,11 @@ class MainScreen(Screen[None]):
             labeler = agent_labeler(result.stores) if spec.id == "agents" else None
             tree.set_stores(stores, empty_text=spec.empty_text, labeler=labeler)
             pane.border_subtitle = pane_subtitle(spec, stores)
+            pane.styles.width = f"{pane_weight(spec, stores, labeler)}fr"
             visible = pane_visible(spec, stores)
             pane.set_class(not visible, "absent")
             tab = self.query_one(f"#tab-{spec.id}", Tab)
+            tab.label = tab_title(spec, stores)
             tab.display = visible
         detail = self.query_one(DetailPane)
         if detail.ref is not None:
@@ -423,11 +467,24 @@ class MainScreen(Screen[None]):
         self.update_pane_info()
 
     def on_resize(self) -> None:
-        self.apply_width(self.size.width)
+        self.apply_size()
 
-    def apply_width(self, width: int) -> None:
+    def apply_size(self) -> None:
+        width, height = self.size
         self.set_class(width < NARROW_WIDTH, "narrow")
+        footer = self.query_one(KeyFooter)
+        footer.compact = width < COMPACT_WIDTH
+        footer.show_command_palette = width >= COMPACT_WIDTH  # ? (its help names ^p) and q fit
+        shown = height >= LEGEND_HEIGHT if self.legend_shown is None else self.legend_shown
+        self.query_one("#legend", Static).display = shown
         self.sync_pane_visibility()
+
+    def action_legend(self) -> None:
+        self.legend_shown = not self.query_one("#legend", Static).display
+        self.apply_size()
+
+    def action_help(self) -> None:
+        show_help(self, "Keys of the main screen", self.HELP_EXTRA, legend(lines=True))
 
     def sync_pane_visibility(self) -> None:
         """Zoomed or narrow: only the current pane shows; otherwise all present panes do."""

@@ -7,15 +7,18 @@ as :class:`~memtui.tui.messages.OperationApplied` (it rescans), and the screen c
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import ClassVar
 
 from rich.console import Group
 from rich.padding import Padding
+from rich.table import Table
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
+from textual.command import Provider
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, OptionList, ProgressBar, Select, Static, Tab, Tabs
@@ -32,7 +35,9 @@ from memtui.core.write.ops.snapshot import (
     plan_snapshot,
 )
 from memtui.core.write.proposal import AppliedOp, FileDiff, Proposal
+from memtui.tui.dialogs.base import HELP_KEY_ID
 from memtui.tui.dialogs.confirm import ConfirmScreen, proposal_summary
+from memtui.tui.dialogs.help import HelpRow, show_help
 from memtui.tui.jobs import (
     Cancelled,
     EditJob,
@@ -45,6 +50,7 @@ from memtui.tui.jobs import (
 )
 from memtui.tui.messages import JobProgress
 from memtui.tui.nodes import NodeRef
+from memtui.tui.palette import ScreenCommands
 from memtui.tui.plain import line
 from memtui.tui.widgets.diff_view import DiffView, status_line
 
@@ -58,6 +64,10 @@ ACTION_DONE: dict[SnapshotAction, str] = {
     "replace": "replaced",
     "mark-synced": "marked synced",
 }
+COMPACT_WIDTH = 100
+COMPACT_HEIGHT = 34
+"""Under this width or height the review stacks its panes (``apply_size``)."""
+
 STATUS_VIEW: dict[str, SnapshotAction] = {
     "initialize": "initialize",
     "prompt-update": "replace",
@@ -109,22 +119,24 @@ def snapshot_store_for(ref: NodeRef | None, result: ScanResult | None) -> Store 
     return None
 
 
-def scope_text(snapshot: SnapshotInfo, selected: Scope) -> Text:
-    """A line per scope: its status, whether CC acts on it, and why (an unusable snapshot's
-    reason is the same for every scope: the screen says it once, below)."""
-    text = Text()
+def scope_text(snapshot: SnapshotInfo, selected: Scope, *, compact: bool = False) -> Table:
+    """A row per scope: its status, whether CC acts on it, and why (an unusable snapshot's
+    reason is the same for every scope: the screen says it once, below). The reason wraps in
+    its own column, or (``compact``: a small terminal) is cut to one line."""
+    table = Table.grid(padding=(0, 1), expand=True)
+    table.add_column(no_wrap=True, width=9)
+    table.add_column(no_wrap=True, width=13)
+    table.add_column(no_wrap=True, width=13)
+    table.add_column(no_wrap=compact, overflow="ellipsis" if compact else "fold", ratio=1)
     usable = snapshot.updated_at is not None
     for item in snapshot.scopes:
-        marker = "▶ " if item.scope == selected else "  "
-        text.append(marker, style="bold")
-        text.append(f"{item.scope.value:<8}", style="bold" if item.cc_acts else "")
+        scope = Text("▶ " if item.scope == selected else "  ", style="bold")
+        scope.append(f"{item.scope.value:<7}", style="bold" if item.cc_acts else "")
         style = {"initialize": "yellow", "prompt-update": "bold magenta"}.get(item.status, "dim")
-        text.append(f"{item.status:<14}", style=style)
-        text.append("CC acts on this scope  " if item.cc_acts else " " * 23, style="green")
-        if usable:
-            text.append(line(item.reason), style="dim")
-        text.append("\n")
-    return text
+        acts = Text("CC acts on it" if item.cc_acts else "", style="green")
+        reason = Text(line(item.reason) if usable else "", style="dim")
+        table.add_row(scope, Text(f"{item.status:<13}", style=style), acts, reason)
+    return table
 
 
 def invalid_text(problem: str) -> Group:
@@ -145,12 +157,26 @@ class SnapshotDiffScreen(Screen[None]):
 
     CSS_PATH = "snapshot_diff.tcss"
 
+    COMMANDS: ClassVar[set[type[Provider] | Callable[[], type[Provider]]]] = {ScreenCommands}
+
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "back", "Back", id="snapshot.back"),
-        Binding("i", "act('initialize')", "Initialize", id="snapshot.initialize"),
-        Binding("R", "act('replace')", "Replace", id="snapshot.replace"),
-        Binding("m", "act('mark-synced')", "Mark synced", id="snapshot.mark_synced"),
+        Binding("escape", "back", "Back", id="snapshot.back",
+                tooltip="Back to the main screen (while an action runs: cancel it, every file "
+                "is put back)"),
+        Binding("i", "act('initialize')", "Initialize", id="snapshot.initialize",
+                tooltip="Initialize: copy the snapshot into the local memory (previewed)"),
+        Binding("R", "act('replace')", "Replace", id="snapshot.replace",
+                tooltip="Replace the local memory with the snapshot: local memories are lost "
+                "(previewed, undoable)"),
+        Binding("m", "act('mark-synced')", "Mark synced", id="snapshot.mark_synced",
+                tooltip="Mark synced: keep my local memory, record the snapshot as seen"),
+        Binding("question_mark", "help", "Help", id=HELP_KEY_ID,
+                tooltip="Help: every key of this screen (? or esc closes it)"),
     ]
+    HELP_EXTRA = (
+        HelpRow("tab", "Next widget: scope, action tabs, file list, diff"),
+        HelpRow("↑ ↓", "Move in the file list (the diff shows the file under the cursor)"),
+    )
 
     def __init__(self, snapshot: SnapshotInfo, context: Context, jobs: JobRunner) -> None:
         super().__init__()
@@ -197,7 +223,21 @@ class SnapshotDiffScreen(Screen[None]):
         yield ProgressBar(id="snap-progress", show_eta=False)
         yield Footer()
 
+    def on_resize(self) -> None:
+        self.apply_size()
+
+    def apply_size(self) -> None:
+        """A small terminal stacks the file list over the diff and keeps the texts above them
+        to one line each, so the diff keeps most of the rows."""
+        width, height = self.size
+        compact = width < COMPACT_WIDTH or height < COMPACT_HEIGHT
+        self.set_class(compact, "compact")
+        self.query_one("#snap-scope", Select).compact = compact
+        self.query_one("#snap-scopes", Static).update(
+            scope_text(self.snapshot, self.scope, compact=compact))
+
     def on_mount(self) -> None:
+        self.apply_size()
         self.query_one("#snap-progress", ProgressBar).display = False
         if self.invalid is not None:
             self.query_one("#snap-message", Static).update(invalid_text(self.invalid))
@@ -269,7 +309,7 @@ class SnapshotDiffScreen(Screen[None]):
     def scope_changed(self, event: Select.Changed) -> None:
         if isinstance(event.value, Scope) and event.value != self.scope:
             self.scope = event.value
-            self.query_one("#snap-scopes", Static).update(scope_text(self.snapshot, self.scope))
+            self.apply_size()
             self.replan()
 
     @on(Tabs.TabActivated, "#snap-actions")
@@ -294,6 +334,10 @@ class SnapshotDiffScreen(Screen[None]):
             if plan.nothing is not None:
                 return None
         return True
+
+    def action_help(self) -> None:
+        show_help(self, f"Keys of the snapshot review ({line(self.snapshot.agent)})",
+                  self.HELP_EXTRA)
 
     def action_back(self) -> None:
         if self.running is not None and self.running.is_running:

@@ -37,25 +37,53 @@ def bar(value: int, limit: int, width: int = METER_WIDTH) -> Text:
     return out
 
 
-def meter(report: LoadReport) -> Text:
-    """Lines of 200, UTF-16 units of 25,000, which limit binds, and the headroom left."""
-    text = Text()
-    text.append(f"{report.lines} lines / {LINE_LIMIT} ", style="bold")
-    text.append_text(bar(report.lines, LINE_LIMIT))
-    text.append(f"   {report.units:,} / {UNIT_LIMIT:,} units ", style="bold")
-    text.append_text(bar(report.units, UNIT_LIMIT))
-    text.append("   binds: ")
-    text.append(report.binds, style="bold red" if report.binds != "none" else "green")
+def meter_parts(report: LoadReport) -> list[Text]:
+    """The meter's pieces: lines, units, what binds, bytes (and agent memory's note)."""
+    lines = Text(f"{report.lines} lines / {LINE_LIMIT} ", style="bold")
+    lines.append_text(bar(report.lines, LINE_LIMIT))
+    units = Text(f"{report.units:,} / {UNIT_LIMIT:,} units ", style="bold")
+    units.append_text(bar(report.units, UNIT_LIMIT))
+    binds = Text("binds: ")
+    binds.append(report.binds, style="bold red" if report.binds != "none" else "green")
+    parts = [lines, units, binds]
     if report.binds == "none":
-        text.append(
-            f"   headroom: {LINE_LIMIT - report.lines} lines, "
-            f"{UNIT_LIMIT - report.units:,} units",
-            style="dim",
-        )
-    text.append(f"   ({report.bytes:,} UTF-8 bytes)", style="dim")
+        parts.append(Text(f"headroom: {LINE_LIMIT - report.lines} lines, "
+                          f"{UNIT_LIMIT - report.units:,} units", style="dim"))
+    parts.append(Text(f"({report.bytes:,} UTF-8 bytes)", style="dim"))
     if report.agent:
-        text.append("   agent memory: measured raw", style="dim italic")
-    return text
+        parts.append(Text("agent memory: measured raw", style="dim italic"))
+    return parts
+
+
+class Meter:
+    """The load meter: its pieces side by side, a piece never broken over two lines (a bar
+    that wrapped read as two bars)."""
+
+    GAP = "   "
+
+    def __init__(self, report: LoadReport) -> None:
+        self.parts = meter_parts(report)
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        width = options.max_width
+        rows: list[Text] = []
+        for part in self.parts:
+            if rows and rows[-1].cell_len + len(self.GAP) + part.cell_len <= width:
+                rows[-1].append(self.GAP)
+                rows[-1].append_text(part)
+            else:
+                rows.append(part.copy())
+        yield from rows
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        widest = max(part.cell_len for part in self.parts)
+        whole = sum(p.cell_len for p in self.parts) + len(self.GAP) * (len(self.parts) - 1)
+        return Measurement(widest, whole)
+
+
+def meter(report: LoadReport) -> Meter:
+    """Lines of 200, UTF-16 units of 25,000, which limit binds, and the headroom left."""
+    return Meter(report)
 
 
 def cut_banner(report: LoadReport) -> Text:

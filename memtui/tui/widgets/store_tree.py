@@ -1,21 +1,31 @@
-"""A pane's tree of stores, folders and memories, rebuilt in place without losing the cursor."""
+"""A pane's tree of stores, folders and memories, rebuilt in place without losing the cursor.
+
+Each row is fitted to the pane when it is drawn: a name is shortened before its badges and
+marks (:func:`memtui.tui.labels.fit`), and a wide tree (zoomed, or the one pane of a narrow
+terminal) shows each memory's size, age and description after its name."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 from typing import ClassVar
 
+from rich.style import Style
 from rich.text import Text
 from textual.binding import Binding, BindingType
 from textual.widgets import Tree
-from textual.widgets.tree import TreeNode
+from textual.widgets.tree import NodeID, TreeNode
 
+from memtui.core.age import age_text
 from memtui.core.contents import Memory, Store
+from memtui.core.write.prune import human_size
+from memtui.tui import clock
+from memtui.tui.labels import TYPE_STYLE, Label, fit
 from memtui.tui.marks import MARK_GLYPH, Marks
 from memtui.tui.nodes import MemoryMarks, NodeRef, marks_for_store
 from memtui.tui.plain import line, text
 
-StoreLabeler = Callable[[Store], Text]
+StoreLabeler = Callable[[Store], Label]
 
 FIRST_CHUNK = 400
 """Memory nodes added at once when a tree is filled: more than a screen."""
@@ -23,40 +33,47 @@ FIRST_CHUNK = 400
 CHUNK = 1500
 """Memory nodes added per later step."""
 
-TYPE_STYLE = {
-    "user": "bold magenta",
-    "feedback": "bold yellow",
-    "project": "bold cyan",
-    "reference": "bold green",
-}
+WIDE_ROW = 72
+"""A tree at least this wide shows size, age and description after each memory's name."""
+NAME_COLUMN = 34
+"""Cells of a wide row's label column (name, type letter, marks)."""
 
 
 CONFLICT_GLYPH = "≠"
 """A memory in a pair the judge says needs a decision (``J`` shows it)."""
 
 
-def memory_label(memory: Memory, marks: MemoryMarks, *, marked: bool = False) -> Text:
+def memory_label(memory: Memory, marks: MemoryMarks, *, marked: bool = False) -> Label:
     name = memory.rel_path.rsplit("/", 1)[-1]
-    label = Text(f"{MARK_GLYPH} ", style="bold reverse") if marked else Text()
-    label.append_text(text(name, style="bold" if memory.is_index else ""))
+    tail = Text()
     if memory.type:
-        label.append(f" {line(memory.type[0])}", style=TYPE_STYLE.get(memory.type, ""))
+        tail.append(f" {line(memory.type[0])}", style=TYPE_STYLE.get(memory.type, ""))
     glyphs = marks.glyphs()
     if glyphs:
-        label.append(f" {glyphs}", style="red" if marks.problems else "yellow")
-    return label
+        tail.append(f" {glyphs}", style="red" if marks.problems else "yellow")
+    shown = Text(f"{MARK_GLYPH} ", style="bold reverse") if marked else Text()
+    shown.append_text(text(name, style="bold" if memory.is_index else ""))
+    return Label(shown, tail)
 
 
-def index_label(store: Store) -> Text:
+def index_label(store: Store) -> Label:
     report = store.index
-    label = Text("MEMORY.md", style="bold")
+    name = Text("MEMORY.md", style="bold")
     if report is None:
-        return label
+        return Label(name)
     if report.binds != "none":
-        label.append(f" ▲ {report.lines}/200", style="bold red")
-    else:
-        label.append(f" {report.lines}/200", style="dim")
-    return label
+        return Label(name, Text(f" ▲ {report.lines}/200", style="bold red"))
+    return Label(name, Text(f" {report.lines}/200", style="dim"))
+
+
+def details(memory: Memory, width: int) -> Text:
+    """Size, age and description of a memory, for a wide row (``width`` cells)."""
+    out = Text(f"{human_size(memory.size):>9}  {age_text(memory.mtime, clock.now()):<13}",
+               style="dim")
+    if memory.description:
+        out.append(f" {line(memory.description)}", style="italic")
+    out.truncate(width, overflow="ellipsis")
+    return out
 
 
 class StoreTree(Tree[NodeRef]):
@@ -98,6 +115,8 @@ class StoreTree(Tree[NodeRef]):
         """Words after a memory's label, by absolute path (each team file's push fate)."""
         self.conflicts: frozenset[str] = frozenset()
         """Absolute paths of the memories in a pair that needs a decision (``≠``)."""
+        self._tails: dict[NodeID, tuple[int, int]] = {}
+        """Each label's tail and badge lengths (:attr:`memtui.tui.labels.Label.kept`)."""
 
     def show_marks(self, keys: Iterable[str]) -> None:
         """Draw the labels of the memories with these keys again (marked or unmarked)."""
@@ -114,20 +133,22 @@ class StoreTree(Tree[NodeRef]):
             marks = store_marks.get(id(ref.store))
             if marks is None:
                 marks = store_marks[id(ref.store)] = marks_for_store(ref.store)
-            node.set_label(self._memory_label(ref.store, ref.memory, marks))
+            self.relabel(node, self._memory_label(ref.store, ref.memory, marks))
 
-    def _memory_label(self, store: Store, memory: Memory, marks: dict[str, MemoryMarks]) -> Text:
+    def _memory_label(
+        self, store: Store, memory: Memory, marks: dict[str, MemoryMarks]
+    ) -> Label:
+        """A memory's label: its marks (and ``●`` when marked), ``≠`` when the judge raised
+        it, and a team file's push fate as the badge (kept whole when the row is narrow)."""
         found = marks.get(memory.rel_path)
         marked = self.marks is not None and NodeRef(store, memory).key in self.marks
         label = memory_label(memory, found or MemoryMarks(), marked=marked)
         if memory.file in self.conflicts:
-            label.append(f" {CONFLICT_GLYPH}", style="bold magenta")
+            label.tail.append(f" {CONFLICT_GLYPH}", style="bold magenta")
         fate = self.fates.get(memory.file)
         if fate is not None:
-            label.append("  ")
-            label.append_text(fate)
+            label = replace(label, badge=Text("  ").append_text(fate))
         return label
-
 
     def set_notes(self, banner: Text | None, fates: dict[str, Text]) -> None:
         """Show ``banner`` first and ``fates`` after the memories' labels (the tree is drawn
@@ -145,6 +166,45 @@ class StoreTree(Tree[NodeRef]):
         if self._filled:
             self._filled = False
             self.set_stores(self.stores)
+
+    def add_label(
+        self, parent: TreeNode[NodeRef], label: Label, ref: NodeRef, *, leaf: bool
+    ) -> TreeNode[NodeRef]:
+        whole = label.text()
+        node = parent.add_leaf(whole, data=ref) if leaf else parent.add(whole, data=ref)
+        self._tails[node.id] = label.kept
+        return node
+
+    def relabel(self, node: TreeNode[NodeRef], label: Label) -> None:
+        """Give ``node`` a new label (fitted like the ones it was added with)."""
+        node.set_label(label.text())
+        self._tails[node.id] = label.kept
+
+    def render_label(self, node: TreeNode[NodeRef], base_style: Style, style: Style) -> Text:
+        """The label fitted to the row (the name shortened first); in a wide tree a memory's
+        size, age and description follow it."""
+        label = super().render_label(node, base_style, style)
+        depth = 0
+        parent = node.parent
+        while parent is not None and parent is not self.root:
+            depth += 1
+            parent = parent.parent
+        room = self.scrollable_content_region.width - depth * self.guide_depth
+        tail, badge = self._tails.get(node.id, (0, 0))
+        memory = node.data.memory if node.data is not None else None
+        if room < WIDE_ROW or memory is None:
+            return fit(label, tail, room, badge)
+        column = max(NAME_COLUMN - depth * self.guide_depth, 12)
+        label = fit(label, tail, column, badge)
+        end = len(label)
+        label.pad_right(column - label.cell_len)
+        label.append_text(details(memory, room - column))
+        label.stylize(style, end)  # the cursor's highlight spans the whole row
+        return label
+
+    def get_label_width(self, node: TreeNode[NodeRef]) -> int:
+        """The label's own width (cheap: a tree of thousands asks it of every node)."""
+        return node._label.cell_len + 2
 
     def on_focus(self) -> None:
         """Entering a pane puts the cursor on its first item, so Enter and the detail work."""
@@ -179,6 +239,7 @@ class StoreTree(Tree[NodeRef]):
         cursor = self.cursor_node.data.key if self.cursor_node and self.cursor_node.data else None
         self.stores = new_stores
         self.clear()
+        self._tails.clear()
         self._generation += 1
         self._pending = []
         if self.banner is not None and self.stores:
@@ -262,8 +323,8 @@ class StoreTree(Tree[NodeRef]):
 
     def _add_store_node(self, store: Store, expanded: set[str]) -> None:
         ref = NodeRef(store)
-        label = self._labeler(store) if self._labeler else text(store.title)
-        node = self.root.add(label, data=ref)
+        label = self._labeler(store) if self._labeler else Label(text(store.title))
+        node = self.add_label(self.root, label, ref, leaf=False)
         self._add_store_items(node, store, expanded)
         if ref.key in expanded:
             node.expand()
@@ -293,7 +354,7 @@ class StoreTree(Tree[NodeRef]):
             if memory.is_index and folder == ""
             else self._memory_label(job.store, memory, job.marks)
         )
-        node_parent.add_leaf(label, data=NodeRef(job.store, memory))
+        self.add_label(node_parent, label, NodeRef(job.store, memory), leaf=True)
 
     def _folder_node(
         self,

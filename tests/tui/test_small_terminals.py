@@ -1,0 +1,121 @@
+"""Small terminals and the same look on every screen (issue 10, missing 7): at 80×24 the footer
+keeps ``?`` and ``q`` and the load meter breaks no bar; under 120 columns each pane's tab carries
+its worst mark; the snapshot review stacks its panes; the focus colour is the main screen's."""
+
+from __future__ import annotations
+
+import pytest
+from helpers import demo_app
+from pilots import index_view, open_review, rendered
+from textual.pilot import Pilot
+from textual.widgets import Footer, Tab
+from textual.widgets._footer import FooterKey
+
+from memtui.core.demo.build import DemoHome
+from memtui.tui.app import MemtuiApp
+from memtui.tui.screens.main import MainScreen
+from memtui.tui.testing import settle
+from memtui.tui.widgets.index_view import meter
+
+pytestmark = pytest.mark.usefixtures("state_home")  # tests/conftest.py
+
+
+@pytest.fixture
+def home(pristine: DemoHome) -> DemoHome:
+    """The demo home as built (these tests write nothing; a copy would lose auto memory)."""
+    return pristine
+
+
+def app_for(home: DemoHome) -> MemtuiApp:
+    return demo_app(home, MEMTUI_NO_CACHE="1")
+
+
+async def main_screen(pilot: Pilot[None]) -> MainScreen:
+    await settle(pilot)
+    screen = pilot.app.screen
+    assert isinstance(screen, MainScreen)
+    return screen
+
+
+@pytest.mark.parametrize("size", [(80, 24), (100, 30)])
+async def test_the_footer_keeps_help_and_quit(home: DemoHome, size: tuple[int, int]) -> None:
+    app = app_for(home)
+    async with app.run_test(size=size) as pilot:
+        screen = await main_screen(pilot)
+        keys = {k.key: k for k in screen.query_one(Footer).query(FooterKey)}
+        for key in ("question_mark", "q"):
+            assert key in keys
+            region = keys[key].region
+            assert region.width > 0 and region.right <= size[0], f"{key} is off screen"
+
+
+async def test_help_and_quit_stay_when_more_keys_are_shown(home: DemoHome) -> None:
+    """Keys added to the footer later push others off its right end, never ? and q."""
+    app = app_for(home)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await main_screen(pilot)
+        for n in (5, 6, 7):
+            screen._bindings.bind(f"f{n}", "rescan", description=f"Extra key {n}")
+        screen.refresh_bindings()
+        await settle(pilot)
+        keys = {k.key: k for k in screen.query_one(Footer).query(FooterKey)}
+        assert "f5" in keys
+        for key in ("question_mark", "q"):
+            region = keys[key].region
+            assert region.width > 0 and region.right <= 80, f"{key} is off screen"
+
+
+async def test_the_load_meter_breaks_no_piece_at_80_columns(home: DemoHome) -> None:
+    app = app_for(home)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await main_screen(pilot)
+        detail, _tree, _key = await index_view(pilot, home)
+        assert detail.loaded is not None
+        report = detail.loaded.ref.store.index
+        assert report is not None
+        rows = rendered(meter(report), 76)
+        assert 1 < len(rows) <= 3
+        for row in rows:
+            assert row.count("▕") == row.count("▏")
+        assert any("units ▕" in row for row in rows), "a bar is apart from its numbers"
+        assert any("lines / 200 ▕" in row for row in rows)
+        assert rendered(meter(report), 200)[0].endswith("UTF-8 bytes)"), "one line when wide"
+
+
+async def test_tabs_carry_the_worst_mark_of_their_pane(home: DemoHome) -> None:
+    app = app_for(home)
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await main_screen(pilot)
+        labels = {tab.id: tab.label.plain for tab in screen.query(Tab)}
+        assert labels["tab-auto"] == "Auto ▲"  # MEMORY.md past 200 lines
+        assert labels["tab-snapshots"] == "Snapshots ✕"  # docs-writer's snapshot.json
+        assert labels["tab-team"] == "Team"
+
+
+async def test_the_snapshot_review_stacks_its_panes_at_80x24(home: DemoHome) -> None:
+    app = app_for(home)
+    async with app.run_test(size=(80, 24)) as pilot:
+        review = await open_review(pilot, "reviewer")
+        files = review.query_one("#snap-files").region
+        diff = review.query_one("#snap-diff-scroll").region
+        assert files.bottom <= diff.y and files.x == diff.x, "the list is above the diff"
+        assert diff.height >= 10, f"the diff has {diff.height} rows"
+    app = app_for(home)
+    async with app.run_test(size=(160, 48)) as pilot:
+        review = await open_review(pilot, "reviewer")
+        files = review.query_one("#snap-files").region
+        diff = review.query_one("#snap-diff-scroll").region
+        assert files.right <= diff.x, "side by side when there is room"
+
+
+async def test_the_focus_colour_is_the_same_on_every_screen(home: DemoHome) -> None:
+    app = app_for(home)
+    async with app.run_test(size=(160, 48)) as pilot:
+        screen = await main_screen(pilot)
+        focused = screen.query_one("#pane-auto").styles.border_top
+        blurred = screen.query_one("#pane-team").styles.border_top
+        assert focused[1] != blurred[1]
+        review = await open_review(pilot, "reviewer")
+        assert review.query_one("#snap-files").has_focus
+        assert review.query_one("#snap-files").styles.border_top == focused
+        assert review.query_one("#snap-diff-scroll").styles.border_top == blurred
