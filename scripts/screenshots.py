@@ -168,6 +168,14 @@ async def scene_snapshot_review(pilot: Pilot[None], home: DemoHome) -> None:
     await settle(pilot)
 
 
+async def scene_conflicts(pilot: Pilot[None], home: DemoHome) -> None:
+    await settle(pilot)
+    await pilot.press("J")
+    await settle(pilot)
+    await pilot.press("down", "down", "down")  # the planner's flag against the project's
+    await settle(pilot)
+
+
 def search_screen_exists() -> bool:
     return importlib.util.find_spec("memtui.tui.dialogs.search") is not None
 
@@ -178,6 +186,7 @@ SHOTS = (
     Shot("snapshots", scene_snapshots),
     Shot("snapshot-review", scene_snapshot_review),
     Shot("search", scene_search),
+    Shot("conflicts", scene_conflicts),
 )
 
 
