@@ -6,12 +6,14 @@ offers every binding of the screen it was opened from (issue 10, missing 6)."""
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import pytest
 from helpers import demo_app
 from pilots import open_review, plain
 from textual.command import CommandPalette
 from textual.pilot import Pilot
+from textual.screen import Screen
 from textual.widgets import Input, OptionList, Static
 
 from memtui.core.demo.build import DemoHome
@@ -19,6 +21,7 @@ from memtui.tui.app import MemtuiApp
 from memtui.tui.dialogs.help import HelpScreen
 from memtui.tui.dialogs.undo import UndoHistoryScreen
 from memtui.tui.keymap import meaning, own_bindings
+from memtui.tui.screens.conflicts import ConflictsScreen
 from memtui.tui.screens.main import MainScreen
 from memtui.tui.screens.snapshot_diff import SnapshotDiffScreen
 from memtui.tui.testing import settle
@@ -54,14 +57,29 @@ async def review(pilot: Pilot[None]) -> SnapshotDiffScreen:
     return await open_review(pilot, "reviewer")
 
 
+async def conflicts(pilot: Pilot[None]) -> ConflictsScreen:
+    await main_screen(pilot)
+    await pilot.press("J")
+    await settle(pilot)
+    screen = pilot.app.screen
+    assert isinstance(screen, ConflictsScreen)
+    return screen
+
+
+async def open_screen(pilot: Pilot[None], where: str) -> Screen[Any]:
+    if where == "main":
+        return await main_screen(pilot)
+    return await review(pilot) if where == "review" else await conflicts(pilot)
+
+
 @pytest.mark.parametrize("close", ["question_mark", "escape"])
-@pytest.mark.parametrize("where", ["main", "review"])
+@pytest.mark.parametrize("where", ["main", "review", "conflicts"])
 async def test_question_mark_opens_the_help_and_closes_it(
     demo: DemoHome, where: str, close: str
 ) -> None:
     app = app_for(demo)
     async with app.run_test(size=SIZE) as pilot:
-        screen = await main_screen(pilot) if where == "main" else await review(pilot)
+        screen = await open_screen(pilot, where)
         await pilot.press("question_mark")
         await pilot.pause()
         assert isinstance(app.screen, HelpScreen), f"? opens no help on the {where} screen"
@@ -155,13 +173,13 @@ async def palette_prompts(pilot: Pilot[None]) -> list[str]:
     return [str(options.get_option_at_index(i).prompt) for i in range(options.option_count)]
 
 
-@pytest.mark.parametrize("where", ["main", "review"])
+@pytest.mark.parametrize("where", ["main", "review", "conflicts"])
 async def test_every_binding_of_a_screen_is_in_its_palette(demo: DemoHome, where: str) -> None:
     app = app_for(demo)
     async with app.run_test(size=SIZE) as pilot:
-        screen = await main_screen(pilot) if where == "main" else await review(pilot)
+        screen = await open_screen(pilot, where)
         bindings = own_bindings(screen)
-        assert len(bindings) >= (14 if where == "main" else 5)
+        assert len(bindings) >= {"main": 14, "review": 5, "conflicts": 10}[where]
         prompts = "\n".join(await palette_prompts(pilot))
         for binding in bindings:
             assert meaning(binding) in prompts, f"{binding.id} is not in the palette"

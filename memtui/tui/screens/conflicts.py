@@ -11,6 +11,7 @@ other through the write path: previewed, journaled, ``u`` undoes it."""
 from __future__ import annotations
 
 import difflib
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import ClassVar
 
@@ -18,9 +19,10 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
+from textual.command import Provider
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, OptionList, Static, Tab, Tabs
+from textual.widgets import OptionList, Static, Tab, Tabs
 from textual.widgets.option_list import Option
 
 from memtui.core.age import age_text
@@ -36,7 +38,9 @@ from memtui.core.judge.verdicts import NEEDS_ACTION, JudgedPair, JudgeItem, Rela
 from memtui.core.stores.locations import Context
 from memtui.core.write.apply import apply
 from memtui.core.write.proposal import AppliedOp, FileDiff
+from memtui.tui.dialogs.base import HELP_KEY_ID
 from memtui.tui.dialogs.confirm import ConfirmScreen, proposal_summary
+from memtui.tui.dialogs.help import HelpRow, show_help
 from memtui.tui.jobs import (
     Cancelled,
     EditJob,
@@ -47,7 +51,9 @@ from memtui.tui.jobs import (
     journal_for,
     start_edit,
 )
+from memtui.tui.palette import ScreenCommands
 from memtui.tui.plain import body, line
+from memtui.tui.widgets.footer import KeyFooter
 
 FILTERS: tuple[str, ...] = ("open", "stale", "judged", "all")
 FILTER_LABELS = {
@@ -66,6 +72,8 @@ RELATION_STYLE = {
     Relation.CONFLICTS_WITH: "bold red",
     Relation.SUPERSEDES: "bold magenta",
 }
+COMPACT_WIDTH = 100
+"""Under this width the footer is compact (as on the main screen)."""
 DIFF_WORDS = 600
 """Words of each side the word diff compares."""
 
@@ -192,18 +200,39 @@ class ConflictsScreen(Screen[None]):
 
     CSS_PATH = "conflicts.tcss"
 
+    COMMANDS: ClassVar[set[type[Provider] | Callable[[], type[Provider]]]] = {ScreenCommands}
+
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "back", "Back", id="conflicts.back"),
-        Binding("left", "move(-1)", "Prev pair", id="conflicts.prev"),
-        Binding("right", "move(1)", "Next pair", id="conflicts.next"),
-        Binding("f", "filter", "Filter", id="conflicts.filter"),
-        Binding("a", "keep('a')", "Keep A", id="conflicts.keep_a"),
-        Binding("b", "keep('b')", "Keep B", id="conflicts.keep_b"),
-        Binding("r", "decide('related')", "Related", id="conflicts.related"),
-        Binding("c", "decide('compatible')", "Compatible", id="conflicts.compatible"),
-        Binding("n", "decide('not_conflict')", "Not a conflict", id="conflicts.not_conflict"),
-        Binding("ctrl+r", "rejudge", "Judge again", id="conflicts.rejudge"),
+        Binding("escape", "back", "Back", id="conflicts.back",
+                tooltip="Back to the main screen (a running judge is stopped)"),
+        Binding("left", "move(-1)", "Prev pair", show=False, id="conflicts.prev",
+                tooltip="The pair above in the list"),
+        Binding("right", "move(1)", "Next pair", show=False, id="conflicts.next",
+                tooltip="The pair below in the list"),
+        Binding("f", "filter", "Filter", id="conflicts.filter",
+                tooltip="Show the next filter: needs a decision, stale, judged, every candidate"),
+        Binding("a", "keep('a')", "Keep A", id="conflicts.keep_a",
+                tooltip="Keep A: archive B (its file and MEMORY.md lines; previewed, undoable)"),
+        Binding("b", "keep('b')", "Keep B", id="conflicts.keep_b",
+                tooltip="Keep B: archive A (its file and MEMORY.md lines; previewed, undoable)"),
+        Binding("r", "decide('related')", "Related", id="conflicts.related",
+                tooltip="Decide: related (no file changes; not raised again until one changes)"),
+        Binding("c", "decide('compatible')", "Compatible", id="conflicts.compatible",
+                tooltip="Decide: compatible (no file changes; not raised again until one "
+                "changes)"),
+        Binding("n", "decide('not_conflict')", "Not a conflict", id="conflicts.not_conflict",
+                tooltip="Decide: not a conflict (no file changes; not raised again until one "
+                "changes)"),
+        Binding("ctrl+r", "rejudge", "Judge again", id="conflicts.rejudge",
+                tooltip="Judge every undecided pair again (a provider that sends text asks "
+                "first)"),
+        Binding("question_mark", "help", "Help", id=HELP_KEY_ID,
+                tooltip="Help: every key of this screen (? or esc closes it)"),
     ]
+    HELP_EXTRA = (
+        HelpRow("↑ ↓", "Move in the list of pairs"),
+        HelpRow("tab", "Next widget: the pairs, side A, side B, the word diff"),
+    )
 
     def __init__(
         self, result: ScanResult, context: Context, jobs: JobRunner, config: JudgeConfig
@@ -233,14 +262,24 @@ class ConflictsScreen(Screen[None]):
                         yield Static("", id="conf-b")
                 with VerticalScroll(id="conf-diff-scroll"):
                     yield Static("", id="conf-diff")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.query_one("#conf-a-scroll").border_title = "A"
         self.query_one("#conf-b-scroll").border_title = "B"
         self.query_one("#conf-diff-scroll").border_title = "word diff A → B"
         self.query_one("#conf-pairs", OptionList).focus()
+        self.apply_size()
         self.find()
+
+    def on_resize(self) -> None:
+        self.apply_size()
+
+    def apply_size(self) -> None:
+        """A small terminal gets the compact footer (``?`` and ``q`` first, no ``^p``)."""
+        footer = self.query_one(KeyFooter)
+        footer.compact = self.size.width < COMPACT_WIDTH
+        footer.show_command_palette = self.size.width >= COMPACT_WIDTH
 
     # the jobs ---------------------------------------------------------------------------
 
@@ -467,6 +506,9 @@ class ConflictsScreen(Screen[None]):
     def action_back(self) -> None:
         self.jobs.cancel_group("judge")
         self.dismiss(None)
+
+    def action_help(self) -> None:
+        show_help(self, "Keys of the conflicts screen", self.HELP_EXTRA)
 
     def action_move(self, step: int) -> None:
         pairs = self.query_one("#conf-pairs", OptionList)
