@@ -14,6 +14,7 @@ from memtui.core.scan.scanner import scan
 from memtui.core.scan.search import build_search_index
 from memtui.tui.app import MemtuiApp
 from memtui.tui.dialogs.search import MATCH_STYLE, SearchIndexCache, SearchScreen, hit_prompt
+from memtui.tui.messages import JobProgress
 from memtui.tui.nodes import NodeRef
 from memtui.tui.palette import subsequence_pattern
 from memtui.tui.screens.main import MainScreen
@@ -161,6 +162,20 @@ def test_the_cache_holds_the_index_of_one_scan_result(demo: DemoHome) -> None:
     assert cache.get(second) is None  # a new scan needs a new index
     cache.put(first, build_search_index(first, cancelled=lambda: True))
     assert cache.get(first) is None  # a partial index is never reused
+
+
+async def test_a_progress_message_after_the_index_changes_no_status(demo: DemoHome) -> None:
+    """The index job's last progress message can reach the dialog after its result (a loaded
+    CI saw "indexing 243 / 243" stay instead of "type to search")."""
+    app = demo_app(demo)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_search(pilot)
+        status = screen.query_one("#search-status", Static)
+        assert screen.indexing is not None
+        screen.post_message(JobProgress(screen.indexing.job_id, "search-index", "indexing",
+                                        243, 243))
+        await pilot.pause()
+        assert "type to search" in str(status.render())
 
 
 async def test_progress_and_empty_states(demo: DemoHome) -> None:

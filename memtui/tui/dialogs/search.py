@@ -160,6 +160,8 @@ class SearchScreen(Dialog[SearchHit | MarkHits | None]):
         indexing = self.indexing
         if indexing is None or message.job_id != indexing.job_id:
             return
+        if self.index is not None:
+            return  # a progress message that arrives after the index: the status stays
         if message.done is not None and message.total is not None:
             self.show_progress(message.done, message.total)
 
