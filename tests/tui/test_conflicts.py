@@ -217,3 +217,24 @@ async def test_trees_mark_memories_with_open_conflicts(pristine: DemoHome, tmp_p
         tree = pilot.app.screen.query_one("#tree-auto", StoreTree)
         labels = {str(n.label).split()[0]: str(n.label) for n in tree._all_nodes() if n.label}
         assert not labels["test-db-postgres.md"].endswith(CONFLICT_GLYPH)
+
+
+async def test_a_secret_in_a_pair_is_shown_masked(tmp_path: Path) -> None:
+    secret = "ghp_" + "PLANTEDconflictSECRET" + "0123456789abcde"
+    root = tmp_path / "home"
+    body = f"Deploys use the bot token {secret} from the vault; never paste it."
+    ctx = write_home(root, [
+        Note("auto", "deploy-token.md", "The deploy token", body, 30),
+        Note("team", "deploy-token.md", "The deploy token", body, 3),
+    ])
+    app = make_app(Context.create(
+        project=ctx.project, claude_home=ctx.claude_home, agent_memory_home=ctx.agent_memory_home,
+        env={"HOME": str(root), "MEMTUI_NO_CACHE": "1", "MEMTUI_STATE_DIR": str(tmp_path / "s")},
+    ), watch=False)
+    async with app.run_test(size=(160, 45)) as pilot:
+        screen = await open_conflicts(pilot)
+        assert len(screen.shown) == 1
+        shown = "".join(plain(screen.query_one(f"#conf-{part}", Static))
+                        for part in ("verdict", "a", "b", "diff"))
+        assert "deploy-token.md" in shown and "bot token" in shown
+        assert secret not in shown and secret[4:16] not in shown

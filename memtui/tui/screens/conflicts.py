@@ -35,6 +35,7 @@ from memtui.core.judge.providers import Estimate, Judge, ProviderError, load_jud
 from memtui.core.judge.resolve import KeepPlan, finish_keep, plan_keep
 from memtui.core.judge.run import JudgeRun, collect_items, judge_pairs, pair_up
 from memtui.core.judge.verdicts import NEEDS_ACTION, JudgedPair, JudgeItem, Relation, Verdict
+from memtui.core.secrets.redact import masked_text
 from memtui.core.stores.locations import Context
 from memtui.core.write.apply import apply
 from memtui.core.write.proposal import AppliedOp, FileDiff
@@ -125,7 +126,7 @@ def side_text(item: JudgeItem, keep: bool) -> Text:
     if item.type:
         out.append(f"type: {line(item.type)}\n")
     out.append("\n")
-    out.append(body(item.body))
+    out.append(body(masked_text(item.body, path=item.rel_path)))  # a secret: shown masked
     return out
 
 
@@ -422,8 +423,10 @@ class ConflictsScreen(Screen[None]):
         verdict_static.update(verdict_text(pair))
         self.query_one("#conf-a", Static).update(side_text(pair.candidate.a, winner == "a"))
         self.query_one("#conf-b", Static).update(side_text(pair.candidate.b, winner == "b"))
-        self.query_one("#conf-diff", Static).update(
-            word_diff(pair.candidate.a.text, pair.candidate.b.text))
+        self.query_one("#conf-diff", Static).update(word_diff(
+            masked_text(pair.candidate.a.text, path=pair.candidate.a.rel_path),
+            masked_text(pair.candidate.b.text, path=pair.candidate.b.rel_path),
+        ))
 
     @on(OptionList.OptionHighlighted, "#conf-pairs")
     def highlighted(self, event: OptionList.OptionHighlighted) -> None:
