@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import ClassVar
 
 from rich.text import Text
@@ -88,6 +88,8 @@ class Found:
     ledger: Ledger
     judge: Judge
     estimate: Estimate | None = None
+    todo: list[JudgedPair] = field(default_factory=list)
+    """The pairs the estimate is for (what a confirmation sends)."""
 
 
 def wanted(pair: JudgedPair, name: str) -> bool:
@@ -313,6 +315,7 @@ class ConflictsScreen(Screen[None]):
                           judge)
             todo = self.todo(found, rejudge)
             if judge.sends_data:
+                found.todo = todo
                 found.estimate = judge.estimate([p.candidate for p in todo]) if todo else None
                 return found
             self.judge_now(found, todo, control)
@@ -365,7 +368,7 @@ class ConflictsScreen(Screen[None]):
         if not yes:
             self.say("nothing was sent: the pairs keep their ledger state", "dim")
             return
-        todo = self.todo(found, rejudge=False)
+        todo = found.todo  # exactly the pairs the estimate counted
         found.estimate = None
 
         def run(control: JobControl) -> Found:
