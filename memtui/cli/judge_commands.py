@@ -4,7 +4,6 @@ ledger's state; ``memtui judge resolve PAIR DECISION`` records a decision."""
 from __future__ import annotations
 
 import argparse
-import sys
 
 from memtui.cli.common import (
     EXIT_OK,
@@ -25,9 +24,11 @@ if TYPE_CHECKING:
     from memtui.core.judge.verdicts import JudgedPair, JudgeItem, Verdict
 
 STORE_KINDS = ("auto", "team", "session", "agent", "snapshot", "agentmemory")
+MAX_SENT_PAIRS = 200
+"""``memtui.core.judge.run.MAX_SENT_PAIRS``, spelled out: the judge is not imported on every
+run (``tests/cli/test_cli_judge.py`` checks they agree)."""
 RECORD_ONLY = ("related", "compatible", "not_conflict")
 """Decisions that change no file: the pair is not raised again until one side changes."""
-MAX_SENT_PAIRS = 200
 
 
 def add_judge_parser(sub: Any) -> None:
@@ -151,14 +152,6 @@ def _estimate_json(estimate: Estimate | None) -> dict[str, Any] | None:
     }
 
 
-def _ask(question: str) -> bool | None:
-    if not sys.stdin.isatty():
-        return None
-    sys.stderr.write(f"{question} [y/N] ")
-    sys.stderr.flush()
-    return sys.stdin.readline().strip().lower() in ("y", "yes")
-
-
 def _print_pair(pair: JudgedPair) -> None:
     c, verdict = pair.candidate, pair.verdict or pair.previous
     head = f"{verdict.relation.value} {verdict.confidence:.2f}" if verdict else "not judged"
@@ -186,7 +179,13 @@ def cmd_judge(args: argparse.Namespace) -> int:
     from memtui.core.config import load_config
     from memtui.core.judge.ledger import Ledger, default_ledger_path
     from memtui.core.judge.providers import ProviderError, load_judge
-    from memtui.core.judge.run import JudgeRun, collect_items, judge_pairs, pair_up
+    from memtui.core.judge.run import (
+        JudgeRun,
+        collect_items,
+        judge_pairs,
+        pair_up,
+        pairs_to_judge,
+    )
     from memtui.core.model import StoreKind
     from memtui.core.scan.scanner import cache_for, scan
 
@@ -197,9 +196,7 @@ def cmd_judge(args: argparse.Namespace) -> int:
         say("memtui judge: --max-pairs must be 1 or more", err=True)
         return EXIT_USAGE
     try:
-        judge = load_judge(
-            provider, config.judge, **({"env": ctx.env} if provider != "local" else {})
-        )
+        judge = load_judge(provider, config.judge, env=ctx.env)
     except ProviderError as err:
         say(f"memtui judge: {shown(err)}", err=True)
         return EXIT_USAGE
@@ -210,12 +207,11 @@ def cmd_judge(args: argparse.Namespace) -> int:
     pairs = pair_up(items, ledger)
     run = JudgeRun(items, pairs, notes=[*ledger.problems, *problems])
     estimate = None
-    todo = [
-        p for p in pairs if p.state in ("new", "stale") or (args.rejudge and p.state == "judged")
-    ]
+    todo = pairs_to_judge(pairs, rejudge=args.rejudge)
     if judge.sends_data and todo:
+        wanted = len(todo)
         todo = todo[: args.max_pairs]
-        if len(todo) < len([p for p in pairs if p.state in ("new", "stale")]):
+        if len(todo) < wanted:
             run.notes.append(f"only the best {len(todo)} pairs sent (--max-pairs)")
         estimate = judge.estimate([p.candidate for p in todo])
         if estimate is not None:
@@ -257,7 +253,9 @@ def _check_spend(estimate: Estimate, cap: float | None, args: argparse.Namespace
         return EXIT_PROBLEMS
     if args.yes:
         return None
-    answer = _ask("Send?")
+    from memtui.cli.edit_commands import ask_to_apply
+
+    answer = ask_to_apply("Send?")
     if answer is None:
         say("memtui judge: nothing was sent; re-run with --yes to send", err=True)
         return EXIT_PROBLEMS

@@ -124,3 +124,10 @@ def test_a_spend_cap_below_the_estimate_sends_nothing(
     assert code == 1
     assert "over judge.spend_cap_usd ($1e-06); nothing was sent" in err
     assert api.calls == 0
+
+
+def test_the_cli_default_of_pairs_sent_is_the_cores() -> None:
+    from memtui.cli import judge_commands
+    from memtui.core.judge import run
+
+    assert judge_commands.MAX_SENT_PAIRS == run.MAX_SENT_PAIRS

@@ -77,6 +77,19 @@ def pair_up(
     return [ledger.lookup(c) for c in find_candidates(items, cancelled=cancelled)]
 
 
+MAX_SENT_PAIRS = 200
+"""At most this many pairs (best first) go to a provider that sends text, unless asked."""
+
+
+def pairs_to_judge(
+    pairs: Sequence[JudgedPair], *, rejudge: bool = False, limit: int | None = None
+) -> list[JudgedPair]:
+    """The pairs a run judges: ``new`` and ``stale`` ones (and ``judged`` ones with
+    ``rejudge``; never ``decided`` ones), the first ``limit`` of them (pairs are best first)."""
+    todo = [p for p in pairs if p.state in ("new", "stale") or (rejudge and p.state == "judged")]
+    return todo if limit is None else todo[:limit]
+
+
 def judge_pairs(
     pairs: Sequence[JudgedPair],
     judge: Judge,
@@ -88,7 +101,7 @@ def judge_pairs(
 ) -> int:
     """Give every ``new`` and ``stale`` pair (every undecided pair with ``rejudge``) a verdict
     from ``judge`` and record it; the number judged."""
-    todo = [p for p in pairs if p.state in ("new", "stale") or (rejudge and p.state == "judged")]
+    todo = pairs_to_judge(pairs, rejudge=rejudge)
 
     def step(done: int, total: int) -> None:
         if progress is not None:

@@ -33,7 +33,14 @@ from memtui.core.judge.items import CLAUDE_MD
 from memtui.core.judge.ledger import USER, Ledger, default_ledger_path
 from memtui.core.judge.providers import Estimate, Judge, ProviderError, load_judge
 from memtui.core.judge.resolve import KeepPlan, finish_keep, plan_keep
-from memtui.core.judge.run import JudgeRun, collect_items, judge_pairs, pair_up
+from memtui.core.judge.run import (
+    MAX_SENT_PAIRS,
+    JudgeRun,
+    collect_items,
+    judge_pairs,
+    pair_up,
+    pairs_to_judge,
+)
 from memtui.core.judge.verdicts import NEEDS_ACTION, JudgedPair, JudgeItem, Relation, Verdict
 from memtui.core.secrets.redact import masked_text
 from memtui.core.stores.locations import Context
@@ -292,9 +299,7 @@ class ConflictsScreen(Screen[None]):
     def find(self, rejudge: bool = False) -> None:
         """Read, pair and (with a provider that sends nothing) judge, in a job."""
         try:
-            judge = load_judge(self.config.provider, self.config,
-                               **({"env": self.context.env}
-                                  if self.config.provider != "local" else {}))
+            judge = load_judge(self.config.provider, self.config, env=self.context.env)
         except ProviderError as err:
             self.say(f"{err}; using the local judge", "bold yellow")
             judge = load_judge("local", JudgeConfig())
@@ -325,10 +330,8 @@ class ConflictsScreen(Screen[None]):
                             failed=lambda why: self.say(why, "bold red")), self)
 
     def todo(self, found: Found, rejudge: bool) -> list[JudgedPair]:
-        pairs = found.run.pairs
-        todo = [p for p in pairs if p.state in ("new", "stale")
-                or (rejudge and p.state == "judged")]
-        return todo[:200] if found.judge.sends_data else todo
+        limit = MAX_SENT_PAIRS if found.judge.sends_data else None
+        return pairs_to_judge(found.run.pairs, rejudge=rejudge, limit=limit)
 
     @staticmethod
     def judge_now(found: Found, todo: list[JudgedPair], control: JobControl) -> None:
