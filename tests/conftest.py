@@ -1,8 +1,23 @@
-"""Fixtures shared by the test modules."""
+"""Fixtures shared by the test modules, and how the suite runs in parallel.
+
+Fixtures: ``state_home`` (journal, scan cache and stdin of the test's own), ``pristine`` (the
+demo home, built once per module, never written) and ``demo`` (a private copy of it per test).
+
+Parallel runs (pytest-xdist, ``-n auto --dist loadgroup`` in pyproject.toml): a run of the
+whole suite or of a folder gets one worker process per CPU; a run of named files or tests
+(``pytest tests/tui/test_help.py``, ``pytest path::test``) runs in-process, where starting
+workers would cost more than it saves (``-n 2`` or ``-n 0`` on the command line decides
+instead). So every test must pass next to any other test running at the same time in another
+process: its files in its own ``tmp_path``, its journal and cache in it (``state_home``), no
+fixed path, port or user directory; tests that must share a fixed path (the snapshot tests'
+demo home) go to one worker with ``pytest.mark.xdist_group`` and also lock it against other
+runs.
+"""
 
 from __future__ import annotations
 
 import io
+import os
 import sys
 from pathlib import Path
 
@@ -10,6 +25,15 @@ import pytest
 from helpers import copy_demo
 
 from memtui.core.demo.build import DemoHome, build_demo_home
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
+    """``-n auto``: workers (xdist's own count: ``$PYTEST_XDIST_AUTO_NUM_WORKERS`` or one per
+    CPU) when a folder is run or that variable is set, none when only files or tests are named."""
+    where = config.invocation_params.dir
+    folder = any((where / arg.split("::")[0]).is_dir() for arg in config.args)
+    return None if folder or os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS") else 0
 
 
 @pytest.fixture

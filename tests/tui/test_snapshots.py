@@ -54,6 +54,8 @@ CUT_MARK = "Claude stops reading here"
 
 SnapCompare = Callable[..., bool]
 
+pytestmark = pytest.mark.xdist_group("snapshots")  # one worker: they share SNAP_ROOT
+
 
 @pytest.fixture
 def demo(monkeypatch: pytest.MonkeyPatch) -> Iterator[DemoHome]:
