@@ -64,9 +64,12 @@ def test_an_appending_process_loses_nothing_to_200_deletes(store: Path, tmp_path
     )
     deleted: list[str] = []
     refused: list[str] = []
-    deadline = time.monotonic() + 8
     try:
-        time.sleep(0.2)  # the appender is running
+        started = time.monotonic()  # the appender is running: its first append is in the file
+        while b"- appended line 0\n" not in (store / "MEMORY.md").read_bytes():
+            assert appender.poll() is None and time.monotonic() - started < 60
+            time.sleep(0.01)
+        deadline = time.monotonic() + 8
         for number, memory in enumerate(memories):
             if time.monotonic() > deadline:
                 break
