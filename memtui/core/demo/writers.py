@@ -461,3 +461,56 @@ def add_worktree(repo: Path, path: Path, branch: str) -> Path:
     """``git worktree add -b branch path``: a linked worktree whose ``.git`` is a file."""
     run_git(repo, "worktree", "add", "-q", "-b", branch, str(path))
     return path
+
+
+BIG_INDEX_AREAS = ("checkout", "payments", "search", "inventory", "shipping", "accounts")
+
+
+def write_big_store(
+    directory: Path,
+    *,
+    per_area: int = 33,
+    orphans: int = 5,
+    now: float | None = None,
+) -> list[str]:
+    """A Claude Code memory dir whose ``MEMORY.md`` is past the 200-line cap (tests of
+    distil): a title, prose and a comment; feedback and user entries at the top (two with
+    hooks over 150 characters); then one hand-written ``## Area`` section per area of
+    ``BIG_INDEX_AREAS`` with a prose line and ``per_area`` project and reference entries (every
+    tenth hook long, one dangling pointer per area); ``orphans`` feedback memories no entry
+    lists. Each memory is a day older than the one before. Returns the index lines."""
+    lines = [
+        "# Memory index",
+        "Corrections first; everything else by area.",
+        "<!-- keep this index short: detail goes in the topic files -->",
+        "",
+    ]
+    age = 0.0
+
+    def memory(rel: str, title: str, hook: str, kind: str) -> str:
+        nonlocal age
+        age += 1
+        write_memory(directory, rel, name=title, description=hook, type=kind,
+                     body=f"{hook}\n\n**Why:** it bit us before.\n", mtime_days_ago=age, now=now)
+        return index_entry(title, rel, hook)
+
+    long_tail = ", and the long story of how we learned it the hard way in production" * 2
+    for i in range(8):
+        kind = "user" if i % 4 == 0 else "feedback"
+        hook = f"correction {i}: run the checks before pushing" + (long_tail if i < 2 else "")
+        lines.append(memory(f"correction-{i}.md", f"Correction {i}", hook, kind))
+    for area in BIG_INDEX_AREAS:
+        lines += ["", f"## Area: {area}", f"Hand-written notes for {area}; the files hold detail."]
+        for i in range(per_area):
+            kind = "project" if i % 3 else "reference"
+            hook = f"{area} fact {i}: the rule and where it applies"
+            if i % 10 == 5:
+                hook += long_tail
+            lines.append(memory(f"{area}-{i}.md", f"{area.capitalize()} {i}", hook, kind))
+        lines.append(index_entry(f"{area.capitalize()} retired", f"{area}-retired.md",
+                                 "a memory deleted long ago"))
+    for i in range(orphans):
+        memory(f"orphan-{i}.md", f"Orphan {i}", f"orphan {i}: written by the agent, never "
+               "indexed", "feedback")
+    write_index(directory, lines, now=now)
+    return lines

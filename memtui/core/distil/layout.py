@@ -263,7 +263,6 @@ def build_layout(
             layout.groups[kind] = Group(kind, section.first, after)
     for kind in TYPE_ORDER:
         layout.groups.setdefault(kind, Group(kind))
-    first_moved: int | None = None
     for entry in parse_entries(text):
         i = entry.line - 1
         if i in hidden:
@@ -309,8 +308,6 @@ def build_layout(
             item.move_id, "regroup",
             f"line {entry.line}: move [{entry.title}] under {group.heading}",
             (entry.line,), group.heading, "regroup", key))
-        if home is None and first_moved is None:
-            first_moved = i
     for key in orphans:
         facts = memories[key]
         hook = collapse(facts.description)
@@ -328,7 +325,7 @@ def build_layout(
             "no entry pointed to it", (), group.heading, "orphans", key))
     for group in layout.groups.values():
         group.joining.sort(key=lambda e: (-e.mtime, e.key))
-    layout.block_at = _block_position(layout, first_moved)
+    layout.block_at = _block_position(layout)
     return layout
 
 
@@ -336,11 +333,9 @@ def _contains(facts: MemoryFacts, hook: str) -> bool:
     return collapse(hook).casefold() in collapse(facts.header).casefold()
 
 
-def _block_position(layout: Layout, first_moved: int | None) -> int:
-    """Where new type groups go: at the first entry that leaves the preamble, else before
-    the first existing type group, else before the first section, else at the end."""
-    if first_moved is not None:
-        return first_moved
+def _block_position(layout: Layout) -> int:
+    """Where new type groups go: before the first existing type group, else at the end of
+    the preamble (before the first section), else at the end."""
     existing = [g.heading_line for g in layout.groups.values() if g.heading_line is not None]
     if existing:
         return min(existing)
