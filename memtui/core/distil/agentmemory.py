@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import errno
 import hashlib
+import os
 import re
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
@@ -111,9 +112,10 @@ def _utc(now: datetime) -> datetime:
 
 def _read_text(home: Path, rel: str, corpus: AgentmemoryCorpus) -> str | None:
     """The text of ``home/rel``, or None with its problem (missing: None, no problem)."""
-    result = read_full(home / rel, home)
-    if result.missing:
+    path = home / rel
+    if not os.path.lexists(path):
         return None
+    result = read_full(path, home)
     problem: str | None = None
     if not result.readable:
         problem = "; ".join(result.problems) or "cannot read"
