@@ -12,7 +12,8 @@ entries, ``## Recent`` with up to 5 untagged entries, ``## Tags`` with the top 2
 - a line of a generated section (or of the prose before the first heading) that is not of a
   shape distil generates is kept verbatim after that section's new lines; when distil no longer
   generates that section, its heading stays with those lines;
-- the title and the stamp always open the file; sections are separated by one blank line.
+- the title and the stamp always open the file; sections are separated by one blank line;
+  a kept part that leaves a code fence open gets a closing fence line.
 
 Every generated section can be disabled: it then keeps the current file's version of it, or
 is left out when the current file has none. Same tree and same ``now``: same bytes.
@@ -317,6 +318,28 @@ def _classify(heading: str | None) -> str | None:
     return TAG_PREFIX + tag.group(1) if tag else None
 
 
+def _fence_step(fence: str | None, line: str) -> tuple[str | None, bool]:
+    """The fence open after ``line`` (None: none), and whether ``line`` opened or closed one."""
+    found = FENCE_RE.match(line)
+    if found is None:
+        return fence, False
+    mark = found.group(1)
+    if fence is None:
+        return mark, True
+    if mark[0] == fence[0] and len(mark) >= len(fence):
+        return None, True
+    return fence, False
+
+
+def closed(lines: list[str]) -> list[str]:
+    """``lines`` with a closing fence added when they leave a code fence open (kept lines
+    must not swallow the sections after them)."""
+    fence: str | None = None
+    for line in lines:
+        fence, _ = _fence_step(fence, line)
+    return lines if fence is None else [*lines, fence]
+
+
 def split_sections(text: str) -> list[_Block]:
     """The current index cut before every ``#`` / ``##`` heading outside a code fence; the
     prose before the first heading is a block without heading (left out when blank)."""
@@ -327,13 +350,9 @@ def split_sections(text: str) -> list[_Block]:
     current = _Block(1, None, [], HEADER_ID)
     fence: str | None = None
     for number, line in enumerate(lines, 1):
-        opened = FENCE_RE.match(line)
-        if fence is not None:
-            if opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence):
-                fence = None
-        elif opened:
-            fence = opened.group(1)
-        elif HEADING_RE.match(line):
+        was_open = fence is not None
+        fence, toggled = _fence_step(fence, line)
+        if not was_open and not toggled and HEADING_RE.match(line):
             blocks.append(current)
             heading = line.removesuffix("\r")
             current = _Block(number, heading, [], _classify(heading))
@@ -520,7 +539,7 @@ def render_index(
         else:
             chunks.append(list(slot.current))
         chunks += after.get(slot.id, [])
-    text = "\n\n".join("\n".join(chunk) for chunk in chunks) + "\n"
+    text = "\n\n".join("\n".join(closed(chunk)) for chunk in chunks) + "\n"
     ranked = tag_counts(corpus.entries)[:SECTION_TAGS]
     return AgentmemoryIndex(
         text=text,

@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 from amhomes import NOW, small_home, write_index
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from memtui.core.demo.build import build_demo_home
 from memtui.core.demo.writers import STORY_NOW, write_agentmemory_daily, write_file
@@ -406,3 +408,36 @@ def test_the_demo_homes_agentmemory_distils_without_losing_a_line(
     assert re.findall(r"^## (#\w+)$", text, re.M) == [
         "#deploy", "#payments", "#testing", "#ci", "#incident",
     ]  # fmt: skip
+
+
+_INDEX_PIECES = st.sampled_from(
+    [
+        "# Memory Index", "<!-- last distilled: 2026-01-01 00:00:00 -->", "## Pinned",
+        "## Topics", "## Recent", "## Tags", "## #auth", "## #gone", "## Mine", "# Other",
+        "- old → [[2026-01-01]]", "- T — s → [[2026-01-01]] (1 entries) (topics/t.md)",
+        "#auth → 2026-01-01", "- [[payments]]", "note", "```", "", " ", "\r",
+    ]
+)  # fmt: skip
+_INDEX = st.lists(st.one_of(_INDEX_PIECES, st.text(max_size=8)), max_size=25).map("\n".join)
+
+
+@settings(max_examples=150, deadline=5000)
+@given(current=_INDEX)
+def test_no_current_index_loses_a_line_or_breaks_distil(
+    small_corpus: AgentmemoryCorpus, current: str
+) -> None:
+    text = render_index(small_corpus, current, NOW).text
+    new_lines = set(text.split("\n"))
+    user = [
+        line
+        for line in current.split("\n")
+        if line.strip() and not GENERATED_LINE.match(line.removesuffix("\r"))
+    ]
+    assert [line for line in user if line not in new_lines] == []
+    assert text.endswith("\n") and text.startswith("# Memory Index\n")
+    assert render_index(small_corpus, text, NOW).text == text  # a second distil: no change
+
+
+@pytest.fixture(scope="module")
+def small_corpus(tmp_path_factory: pytest.TempPathFactory) -> AgentmemoryCorpus:
+    return parse_home(small_home(tmp_path_factory.mktemp("small")), now=NOW)
