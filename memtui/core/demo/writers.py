@@ -417,6 +417,55 @@ def agent_memory_dir(
     return project / ".claude" / "agent-memory-local" / name
 
 
+AgentmemoryEntry = tuple[str, str, str]
+"""``(stamp, sid, content)``: ``stamp`` is ``YYYY-MM-DD HH:MM:SS`` (UTC), ``sid`` 8 chars."""
+
+
+def agentmemory_marker(stamp: str, sid: str) -> str:
+    """The line agentmemory opens every entry with: ``<!-- 2026-11-25 09:12:00 [ab12cd34] -->``."""
+    return f"<!-- {stamp} [{sid}] -->"
+
+
+def write_agentmemory_daily(
+    home: Path, day: str, entries: Sequence[AgentmemoryEntry], *, now: float | None = None
+) -> Path:
+    """``daily/DAY.md`` as agentmemory's ``memory_write`` appends it: marked entries
+    separated by a blank line, no header, no final newline."""
+    text = "\n\n".join(f"{agentmemory_marker(st, sid)}\n{body}" for st, sid, body in entries)
+    return write_file(home / "daily" / f"{day}.md", text, now=now)
+
+
+def write_agentmemory_topic(
+    home: Path,
+    slug: str,
+    title: str,
+    entries: Sequence[tuple[str, str, str, str]],
+    *,
+    now: float | None = None,
+) -> Path:
+    """``topics/SLUG.md`` as agentmemory writes it: ``# Topic: TITLE``, the ``created``
+    comment of the first entry, then each ``(stamp, sid, content, day)`` entry ending with
+    ``Daily: [[DAY]]``; no final newline."""
+    first_stamp, first_sid = entries[0][0], entries[0][1]
+    text = f"# Topic: {title}\n\n<!-- created: {first_stamp} [{first_sid}] -->"
+    for stamp, sid, body, day in entries:
+        text += f"\n\n{agentmemory_marker(stamp, sid)}\n{body.strip()}\nDaily: [[{day}]]"
+    return write_file(home / "topics" / f"{slug}.md", text, now=now)
+
+
+def write_agentmemory_scratchpad(
+    home: Path, items: Sequence[tuple[bool, str, str]], *, now: float | None = None
+) -> Path:
+    """``SCRATCHPAD.md`` as agentmemory serializes it: ``# Scratchpad``, then each
+    ``(done, text, meta)`` item as its ``meta`` comment line (when not empty) and
+    ``- [ ] text`` / ``- [x] text``."""
+    lines = ["# Scratchpad", ""]
+    for done, text, meta in items:
+        lines += [meta] if meta else []
+        lines.append(f"- [{'x' if done else ' '}] {text}")
+    return write_file(home / "SCRATCHPAD.md", "\n".join(lines) + "\n", now=now)
+
+
 def _git_env() -> dict[str, str]:
     """An environment where git reads no user or system config and no inherited repo vars."""
     env = {key: value for key, value in os.environ.items() if not key.startswith("GIT_")}
