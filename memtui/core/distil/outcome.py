@@ -62,9 +62,10 @@ def finish_outcome(plan: DistilPlan, outcome: DistilOutcome) -> None:
     note = cannot_fit_note(plan, outcome)
     if note is not None:
         outcome.notes.append(note)
-    written = dict(outcome.files)
+    written: dict[str, str] = {}
     if outcome.index_text != plan.old_text:
         written[plan.index_path.name] = outcome.index_text
+    written.update(outcome.files)
     outcome.team_refused = team_refusals(plan, written)
     outcome.notes += [f"team push would refuse {item}" for item in outcome.team_refused]
     if plan.refusals or not written:

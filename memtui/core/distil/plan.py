@@ -46,6 +46,8 @@ class _Reader:
         self.headers: dict[str, MemoryFacts] = {}
         self.distilled: list[str] = []
         self.index_dirs: set[str] = set()
+        self.files: set[str] = set()
+        """Every memory file listed (readable or not)."""
 
     def check(self) -> None:
         if self.cancelled is not None and self.cancelled():
@@ -60,6 +62,7 @@ class _Reader:
             posixpath.dirname(e.rel_path) for e in walk.entries
             if posixpath.basename(e.rel_path) == INDEX_NAME and "/" in e.rel_path
         }
+        self.files = {e.rel_path for e in files}
         total = len(files)
         for done, entry in enumerate(files):
             self.check()
@@ -171,12 +174,12 @@ def plan_distil(
     text, refusals = _read_index(reader)
     reader.memories()
     reader.check()
-    files = set(reader.headers)
+    files = reader.files
     report = load_report(str(store.path / INDEX_NAME), text, agent=agent)
     health = index_health(report, store_files=files, memory_names={}, link_sources={},
                           own_index_dirs=reader.index_dirs)
     listed = _pointed_by_distilled(reader, text, files)
-    orphans = [rel for rel in health.orphans if rel in files and rel not in listed]
+    orphans = [rel for rel in health.orphans if rel in reader.headers and rel not in listed]
     changes: list[DistilChange] = []
     layout = build_layout(text, reader.headers, {e.line for e in health.dangling},
                           _targets(text, files), orphans, changes)
