@@ -285,3 +285,14 @@ def test_no_index_yet_gets_one_listing_every_memory(tmp_path: Path) -> None:
     assert plan.outcome().index_text == (
         "## User\n- [a](a.md) — alpha\n\n## Feedback\n- [b](b.md) — beta\n\n"
     )
+
+
+def test_a_distilled_index_distils_to_itself(big: Path) -> None:
+    outcome = plan_distil(store_at(big)).outcome()
+    assert outcome.proposal is not None
+    apply(outcome.proposal, Journal.default())
+    again = plan_distil(store_at(big))
+    assert again.changes == []
+    assert again.outcome().proposal is None
+    assert again.before == outcome.after
+    assert "\n\n\n" not in again.old_text
