@@ -3,22 +3,28 @@ outcome, apply through the confirm dialog and ``u`` that puts every byte back.""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
-from pilots import app_for, confirm, main_of, notifications, plain
+from helpers import home_args
+from pilots import app_for, confirm, main_of, notifications, plain, rendered
 from pilots import digest_state as tree_state
 from textual.pilot import Pilot
 from textual.widgets import SelectionList, Static
 
+from memtui.cli import main as cli_main
 from memtui.core.contents import Store
 from memtui.core.demo.build import DemoHome, build_demo_home
+from memtui.core.demo.writers import write_memory
 from memtui.core.model import StoreKind
 from memtui.core.parse.index import load_report
 from memtui.tui.screens.distil import DistilScreen
 from memtui.tui.screens.main import MainScreen
 from memtui.tui.testing import settle
+from memtui.tui.widgets.detail import DetailPane
 from memtui.tui.widgets.diff_view import DiffView
+from memtui.tui.widgets.store_tree import StoreTree
 
 SIZE = (160, 45)
 
@@ -139,3 +145,56 @@ async def test_esc_goes_back_and_nothing_is_written(home: DemoHome) -> None:
         await settle(pilot)
         assert isinstance(app.screen, MainScreen)
     assert tree_state(home.auto_memory) == before
+
+
+def orphan_marks(main: MainScreen) -> list[str]:
+    """The memories of the Auto tree marked ◌."""
+    tree = main.query_one("#tree-auto", StoreTree)
+    return sorted(node.data.memory.rel_path for node in tree._all_nodes()
+                  if node.data is not None and node.data.memory is not None
+                  and "◌" in node.label.plain)
+
+
+async def detail_of(pilot: Pilot[None], home: DemoHome, rel: str) -> list[str]:
+    """The rows of the detail pane's head with the Auto store's ``rel`` selected."""
+    main = main_of(pilot)
+    tree = main.query_one("#tree-auto", StoreTree)
+    tree.focus()
+    assert tree.select_key(f"{home.auto_memory}::{rel}")
+    await settle(pilot)
+    head = main.query_one(DetailPane).query_one("#detail-head", Static)
+    return rendered(head.content, 120)
+
+
+@pytest.mark.usefixtures("state_home")  # the CLI's scan cache in the test's directory
+async def test_after_a_distil_the_trees_mark_what_scan_json_reports(
+    home: DemoHome, capsys: pytest.CaptureFixture[str]
+) -> None:
+    app = app_for(home)
+    async with app.run_test(size=SIZE) as pilot:
+        main = main_of(pilot)
+        await settle(pilot)
+        assert orphan_marks(main) == ["legacy-coupons.md", "user-timezone.md"]
+        await open_distil(pilot)
+        await confirm(pilot, "a")
+        assert isinstance(app.screen, MainScreen)
+        assert orphan_marks(main) == []  # the 140 memories of "Area notes" are listed
+        rows = await detail_of(pilot, home, "accounts-backlog.md")
+        assert "Listed in memory-section-area-notes.md, a topic file distil wrote; MEMORY.md " \
+               "points to it:" in rows
+        assert not any("No MEMORY.md entry points" in row for row in rows)
+        rows = await detail_of(pilot, home, "MEMORY.md")
+        assert "  ↳ 140 memories listed in memory-section-area-notes.md (a topic file " \
+               "MEMORY.md points to)" in rows
+        assert not any("◌" in row for row in rows)
+
+        write_memory(home.auto_memory, "fresh-note.md", description="no file points here")
+        await pilot.press("ctrl+r")
+        await settle(pilot)
+        marked = orphan_marks(main)
+        rows = await detail_of(pilot, home, "fresh-note.md")
+        assert "No MEMORY.md entry points to this file." in rows
+    capsys.readouterr()
+    assert cli_main([*home_args(home), "scan", "--json"]) == 0
+    auto = next(s for s in json.loads(capsys.readouterr().out)["stores"] if s["kind"] == "auto")
+    assert marked == auto["index"]["health"]["orphans"] == ["fresh-note.md"]

@@ -23,10 +23,9 @@ from memtui.core.distil.layout import (
 from memtui.core.distil.model import DistilChange, DistilPlan, Meter
 from memtui.core.distil.render import measure, render_index
 from memtui.core.parse.frontmatter import format_scalar
+from memtui.core.parse.index import DISTILLED_KEY
 from memtui.core.parse.utf16 import units
 
-DISTILLED_KEY = "distilled-from"
-"""The frontmatter key of the topic files distil writes (their entries count as the index's)."""
 _SLUG = re.compile(r"[^a-z0-9]+")
 _MARKUP = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)]|#+|>)\s*")
 HOOK_CHARS = 100

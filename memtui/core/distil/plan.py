@@ -9,7 +9,7 @@ from collections.abc import Callable
 from urllib.parse import unquote
 
 from memtui.core.contents import Store
-from memtui.core.distil.fit import DISTILLED_KEY, fit
+from memtui.core.distil.fit import fit
 from memtui.core.distil.layout import Layout, MemoryFacts, build_layout, collapse
 from memtui.core.distil.model import DistilCancelled, DistilChange, DistilPlan
 from memtui.core.distil.outcome import Sources
@@ -18,8 +18,10 @@ from memtui.core.fileread import read_full, read_header
 from memtui.core.model import StoreKind
 from memtui.core.parse.frontmatter import parse_frontmatter
 from memtui.core.parse.index import (
+    entry_targets,
     index_health,
     is_external_target,
+    is_topic_file,
     load_report,
     parse_entries,
     resolve_target,
@@ -85,7 +87,7 @@ class _Reader:
                 mtime=header.mtime,
                 header=text,
             )
-            if DISTILLED_KEY in fm.data:
+            if is_topic_file(fm.data):
                 self.distilled.append(entry.rel_path)
         if self.progress is not None:
             self.progress("reading memories", total, total)
@@ -102,6 +104,11 @@ class _Reader:
             return None
         self.sources.expected[rel] = sha256_hex(result.data)
         return text
+
+    def topic_targets(self, rel: str) -> list[str] | None:
+        """The entry targets of a topic file distil wrote (read whole, revision-checked)."""
+        whole = self.whole(rel)
+        return None if whole is None else entry_targets(whole)
 
 
 def _targets(text: str, files: set[str]) -> dict[int, str]:
@@ -144,19 +151,6 @@ def _read_index(reader: _Reader) -> tuple[str, list[str]]:
         return "", [f"{INDEX_NAME} is not valid UTF-8 (byte {err.start}): distil leaves it alone"]
 
 
-def _pointed_by_distilled(reader: _Reader, text: str, files: set[str]) -> set[str]:
-    """Memories listed by the topic files distil wrote that the index points to."""
-    pointed = set(_targets(text, files).values())
-    found: set[str] = set()
-    for rel in reader.distilled:
-        if rel not in pointed:
-            continue
-        whole = reader.whole(rel)
-        if whole is not None:
-            found.update(_targets(whole, files).values())
-    return found
-
-
 def plan_distil(
     store: Store,
     *,
@@ -176,10 +170,11 @@ def plan_distil(
     reader.check()
     files = reader.files
     report = load_report(str(store.path / INDEX_NAME), text, agent=agent)
+    # the scan's index health: a memory a topic file distil wrote lists is no orphan
     health = index_health(report, store_files=files, memory_names={}, link_sources={},
-                          own_index_dirs=reader.index_dirs)
-    listed = _pointed_by_distilled(reader, text, files)
-    orphans = [rel for rel in health.orphans if rel in reader.headers and rel not in listed]
+                          own_index_dirs=reader.index_dirs, topic_files=set(reader.distilled),
+                          topic_targets=reader.topic_targets)
+    orphans = [rel for rel in health.orphans if rel in reader.headers]
     changes: list[DistilChange] = []
     layout = build_layout(text, reader.headers, {e.line for e in health.dangling},
                           _targets(text, files), orphans, changes)

@@ -128,6 +128,7 @@ def test_emphasised_entries_in_the_scan_json(
     assert index_json(capsys, dangling)["health"] == {
         "dangling": [{"line": 2, "title": title, "target": "deploy.md"}],
         "orphans": [],
+        "listed": {},
         "long_entries": [],
         "broken_wikilinks": [],
         "wikilinks_checked": "files",
