@@ -200,17 +200,8 @@ def plan_json(plan: DistilPlan, outcome: DistilOutcome) -> dict[str, Any]:
     }
 
 
-_HEADINGS = {
-    "regroup": "moved under their type's heading",
-    "dangling": "dropped pointers (their files are gone)",
-    "orphans": "orphans added",
-    "hooks": "hooks shortened",
-    "move-out": "moved out to topic files",
-}
-
-
 def print_proposal(plan: DistilPlan, outcome: DistilOutcome, ctx: Context) -> None:
-    from memtui.core.distil.model import meter_text
+    from memtui.core.distil.model import GROUP_TITLES, meter_text
     from memtui.core.plaintext import escape_diff
 
     say(f"distil {esc(plan.store_title)}: {esc(ctx.show(plan.index_path))}")
@@ -220,7 +211,7 @@ def print_proposal(plan: DistilPlan, outcome: DistilOutcome, ctx: Context) -> No
     for note in plan.notes + outcome.notes:
         say(f"  * {esc(note)}")
     for group, changes in plan.groups().items():
-        say(f"{_HEADINGS.get(group, group)} ({len(changes)}):")
+        say(f"{GROUP_TITLES.get(group, group)} ({len(changes)}):")
         for change in changes:
             say(f"  {esc(change.summary)}")
     if outcome.cut:

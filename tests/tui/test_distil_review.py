@@ -16,9 +16,10 @@ from textual.widgets import SelectionList, Static
 from memtui.cli import main as cli_main
 from memtui.core.contents import Store
 from memtui.core.demo.build import DemoHome, build_demo_home
-from memtui.core.demo.writers import write_memory
+from memtui.core.demo.writers import write_big_store, write_memory
 from memtui.core.model import StoreKind
 from memtui.core.parse.index import load_report
+from memtui.tui.dialogs.confirm import ConfirmScreen
 from memtui.tui.screens.distil import DistilScreen
 from memtui.tui.screens.main import MainScreen
 from memtui.tui.testing import settle
@@ -198,3 +199,30 @@ async def test_after_a_distil_the_trees_mark_what_scan_json_reports(
     assert cli_main([*home_args(home), "scan", "--json"]) == 0
     auto = next(s for s in json.loads(capsys.readouterr().out)["stores"] if s["kind"] == "auto")
     assert marked == auto["index"]["health"]["orphans"] == ["fresh-note.md"]
+
+
+async def test_the_confirmation_of_a_big_distil_counts_the_changes_per_group(
+    tmp_path: Path,
+) -> None:
+    home = build_demo_home(tmp_path / "demo")
+    for path in home.auto_memory.glob("*.md"):  # the auto store becomes a big one
+        path.unlink()
+    write_big_store(home.auto_memory)
+    app = app_for(home)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_distil(pilot)
+        assert screen.plan is not None and len(screen.plan.changes) > 20
+        await pilot.press("a")
+        await pilot.pause()
+        modal = app.screen
+        assert isinstance(modal, ConfirmScreen)
+        body = plain(modal.query_one("#confirm-body", Static))
+        notes = [row for row in body.splitlines() if row.startswith("• ")]
+        groups = screen.plan.groups()
+        assert len(notes) == 1 + len(groups), body
+        assert notes[0].startswith("• 232 → ") and body.count("232 → ") == 1
+        assert f"• orphans added ({len(groups['orphans'])})" in notes
+        assert not any(c.summary in body for c in screen.plan.changes)
+        await pilot.press("n")
+        await pilot.pause()
+        assert isinstance(app.screen, DistilScreen)

@@ -188,6 +188,33 @@ class DistilPlan:
         return render_outcome(self, frozenset(disabled))
 
 
+GROUP_TITLES: dict[str, str] = {
+    "regroup": "moved under their type's heading",
+    "dangling": "dropped pointers (their files are gone)",
+    "orphans": "orphans added",
+    "hooks": "hooks shortened",
+    "move-out": "moved out to topic files",
+}
+"""What each ``DistilChange.group`` does, in words (the CLI's headings, the confirmation)."""
+
+
+def short_notes(plan: DistilPlan, outcome: DistilOutcome) -> list[str]:
+    """What a confirmation shows of ``outcome``: the meter, how many changes of each group it
+    makes, how many are left out, then its own notes (cannot fit, team push refusals).
+    ``Proposal.notes`` keeps every change's summary (the CLI's preview, the journal)."""
+    counts: dict[str, int] = {}
+    for change in plan.changes:
+        if change.id not in outcome.disabled:
+            counts[change.group] = counts.get(change.group, 0) + 1
+    notes = [meter_text(plan.before, outcome.after)]
+    notes += [f"{GROUP_TITLES.get(group, group)} ({n})" for group, n in counts.items()]
+    left_out = sum(1 for change in plan.changes if change.id in outcome.disabled)
+    if left_out:
+        notes.append(f"{left_out} {'change' if left_out == 1 else 'changes'} left out: "
+                     "their lines stay as they are")
+    return notes + outcome.notes
+
+
 def _grouped(n: int) -> str:
     return f"{n:,}"
 

@@ -26,7 +26,13 @@ from textual.widgets import ProgressBar, SelectionList, Static
 from textual.widgets.selection_list import Selection
 
 from memtui.core.contents import Store
-from memtui.core.distil.model import DistilChange, DistilOutcome, DistilPlan, meter_text
+from memtui.core.distil.model import (
+    DistilChange,
+    DistilOutcome,
+    DistilPlan,
+    meter_text,
+    short_notes,
+)
 from memtui.core.model import StoreKind
 from memtui.core.stores.locations import Context
 from memtui.core.write.apply import apply
@@ -365,10 +371,10 @@ class DistilScreen(Screen[None]):
         assert self.shown is not None and self.shown.outcome.proposal is not None
         proposal = self.shown.outcome.proposal
         where = line(self.context.show(self.store.path))
-        body = proposal_summary(proposal, self.shown.diffs, where)
         assert self.plan is not None
-        body.append(f"\n{meter_text(self.plan.before, self.shown.outcome.after)}",
-                    style="bold")
+        # the counts per group, not every change's summary: the review above lists them
+        body = proposal_summary(proposal, self.shown.diffs, where,
+                                notes=short_notes(self.plan, self.shown.outcome))
         screen = ConfirmScreen(f"Distil {self.store.title}?", body, diffs=self.shown.diffs)
         self.app.push_screen(screen, lambda yes: self.confirmed(proposal, yes))
 

@@ -18,7 +18,7 @@ from memtui.core.demo.writers import (
     write_index,
     write_memory,
 )
-from memtui.core.distil.model import DistilCancelled, meter_text
+from memtui.core.distil.model import GROUP_TITLES, DistilCancelled, meter_text, short_notes
 from memtui.core.distil.plan import plan_distil
 from memtui.core.model import Scope, StoreKind, StoreLocation
 from memtui.core.parse.index import load_report, parse_entries, resolve_target
@@ -133,6 +133,30 @@ def test_the_meter_after_is_recomputed_for_a_choice(big: Path) -> None:
     assert not without.after.fits
     assert any(n.startswith("cannot fit:") for n in without.notes)
     assert without.cut  # what Claude Code would still cut
+
+
+def test_the_short_notes_count_each_group_and_the_proposal_keeps_every_summary(
+    big: Path,
+) -> None:
+    plan = plan_distil(store_at(big))
+    outcome = plan.outcome()
+    assert outcome.proposal is not None
+    summaries = [c.summary for c in plan.changes]
+    assert len(summaries) > 20
+    assert outcome.proposal.notes[1 : 1 + len(summaries)] == summaries  # the CLI's preview
+    groups = plan.groups()
+    assert short_notes(plan, outcome) == [
+        meter_text(plan.before, outcome.after),
+        *(f"{GROUP_TITLES[group]} ({len(changes)})" for group, changes in groups.items()),
+    ]
+    moves = {c.id for c in groups["move-out"]}
+    without = plan.outcome(moves)
+    notes = short_notes(plan, without)
+    assert not any(n.startswith(GROUP_TITLES["move-out"]) for n in notes)
+    assert f"{len(moves)} change{'s' if len(moves) > 1 else ''} left out: their lines stay " \
+           "as they are" in notes
+    assert notes[-len(without.notes):] == without.notes  # cannot fit: ...
+    assert any(n.startswith("cannot fit:") for n in notes)
 
 
 def test_same_tree_same_plan(big: Path) -> None:
