@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
-from helpers import home_args
+from helpers import home_args, tree_state
 
 import memtui.core.scan.scanner as scanner
 from memtui.cli import main
@@ -24,6 +24,8 @@ from memtui.core.parse.index import parse_entries, resolve_target
 from memtui.core.scan.scanner import scan_store
 from memtui.core.write.apply import apply
 from memtui.core.write.journal import Journal
+from memtui.core.write.ops.memory import plan_delete_memories
+from memtui.core.write.recovery import undo
 
 pytestmark = pytest.mark.usefixtures("state_home")
 
@@ -175,3 +177,28 @@ def test_the_cached_health_follows_the_topic_file(tmp_path: Path) -> None:
     orphans, listed = scan()
     assert listed == {"d.md": "memory-top.md"}
     assert "c.md" in orphans and "d.md" not in orphans
+
+
+def test_deleting_a_listed_memory_takes_its_line_out_of_the_topic_file(demo: DemoHome) -> None:
+    root = demo.auto_memory
+    distil(root)
+    topic = root / "memory-section-area-notes.md"
+    before = tree_state(root)
+    store = store_at(root)
+    gone = [m for m in store.memories if m.rel_path in ("accounts-backlog.md", "cart-runbook.md")]
+    proposal = plan_delete_memories(store, gone)
+    assert sorted(c.path.name for c in proposal.changes) == [
+        "accounts-backlog.md", "cart-runbook.md", "memory-section-area-notes.md"]
+    assert any(n.startswith("removes memory-section-area-notes.md line ") and "cart-runbook.md"
+               in n for n in proposal.notes)
+    lines = topic.read_text().split("\n")
+    journal = Journal.default()
+    done = apply(proposal, journal)
+    left = topic.read_text().split("\n")
+    assert [line for line in lines if line not in left] == [
+        line for line in lines if "(accounts-backlog.md)" in line or "(cart-runbook.md)" in line]
+    report = store_at(root).index
+    assert report is not None and not report.health.orphans and not report.health.dangling
+    assert "cart-runbook.md" not in report.health.listed
+    undo(journal, done.op_id)
+    assert tree_state(root) == before
