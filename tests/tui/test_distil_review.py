@@ -115,7 +115,12 @@ async def test_apply_then_undo_restores_every_byte(home: DemoHome) -> None:
         assert any("distilled auto · u to undo" in m for m, _ in notifications(app))
         assert tree_state(home.auto_memory) != before
 
-        await confirm(pilot, "u")
+        text = await confirm(pilot, "u")
+        # each file named from the directory the operation wrote into, said above the list
+        assert f"writes into {home.auto_memory}\n" in text
+        assert "  revert  MEMORY.md\n" in text
+        assert "  remove  memory-section-area-notes.md\n" in text
+        assert str(home.auto_memory / "MEMORY.md") not in text
         assert tree_state(home.auto_memory) == before
 
 
