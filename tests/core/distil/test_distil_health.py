@@ -9,16 +9,14 @@ import json
 from pathlib import Path
 
 import pytest
-from helpers import home_args, tree_state
+from helpers import counting_reads, home_args, tree_state
 
-import memtui.core.scan.scanner as scanner
 from memtui.cli import main
 from memtui.core.cache import ScanCache
 from memtui.core.contents import Store
 from memtui.core.demo.build import DemoHome, build_demo_home
 from memtui.core.demo.writers import index_entry, write_index, write_memory
 from memtui.core.distil.plan import plan_distil
-from memtui.core.fileread import FULL_READ_CAP, ReadResult
 from memtui.core.model import StoreKind, StoreLocation
 from memtui.core.parse.index import parse_entries, resolve_target
 from memtui.core.scan.scanner import scan_store
@@ -142,14 +140,7 @@ def test_the_scan_reads_whole_only_the_topic_files_the_index_points_to(
 ) -> None:
     root = tmp_path / "memory"
     small_store(root)
-    read: list[str] = []
-    real = scanner.read_full
-
-    def spy(path: Path | str, store_root: Path, cap: int = FULL_READ_CAP) -> ReadResult:
-        read.append(Path(path).name)
-        return real(path, store_root, cap)
-
-    monkeypatch.setattr(scanner, "read_full", spy)
+    read = counting_reads(monkeypatch)
     location = StoreLocation(kind=StoreKind.AUTO, path=root, rule="test")
     store = scan_store(location, secrets=False)  # memtui index: no file is read for secrets
     assert store.index is not None and "c.md" in store.index.health.listed
