@@ -11,7 +11,7 @@ from urllib.parse import unquote
 
 from memtui.core.contents import Store
 from memtui.core.distil.fit import DISTILLED_KEY, fit
-from memtui.core.distil.layout import Layout, MemoryFacts, build_layout
+from memtui.core.distil.layout import Layout, MemoryFacts, build_layout, collapse
 from memtui.core.distil.model import DistilCancelled, DistilChange, DistilPlan
 from memtui.core.distil.outcome import Sources
 from memtui.core.distil.render import measure
@@ -83,7 +83,7 @@ class _Reader:
             stem = posixpath.splitext(posixpath.basename(entry.rel_path))[0]
             self.headers[entry.rel_path] = MemoryFacts(
                 key=entry.rel_path,
-                title=fm.name or stem,
+                title=collapse(fm.name or "") or stem,
                 description=fm.description or "",
                 type=fm.type or "other",
                 mtime=header.mtime,

@@ -130,29 +130,40 @@ def render_index(layout: Layout, enabled: Enabled) -> str:
             tail = [eol] if not lines[move.section.last].strip() else []
             inserts.setdefault(move.section.first, []).extend([move.pointer + eol, *tail])
     out: list[str] = []
+    after_gap = False  # the old line before was taken out
     for i in range(len(lines) + 1):
         for piece in inserts.get(i, ()):
             if piece.startswith("## ") and out and out[-1].strip():
                 out.append(eol)
             out.append(piece)
-        if i == len(lines) or i in moved_sections:
+        if i == len(lines):
+            break
+        shown = None if i in moved_sections else _line(layout, visible, i)
+        if shown is None or (after_gap and not shown.strip() and out and not out[-1].strip()
+                             and i < len(lines) - 1):
+            after_gap = True  # a blank line left doubled by what was taken out goes too
             continue
-        drop = layout.drops.get(i)
-        if drop is not None and enabled(drop):
-            continue
-        entry = layout.entries.get(i)
-        if entry is None:
-            out.append(lines[i])
-            continue
-        if entry.move_id is not None and enabled(entry.move_id):
-            continue  # it is in its group now
-        if entry.move_id is None and visible.moved_out(entry) is not None:
-            continue  # a kept entry of a group, moved out with the oldest
-        if entry.short is not None and entry.shorten_id and enabled(entry.shorten_id):
-            out.append(entry.short + eol)
-        else:
-            out.append(lines[i])
+        after_gap = False
+        out.append(shown)
     return "\n".join(out)
+
+
+def _line(layout: Layout, visible: _Visible, i: int) -> str | None:
+    """Old line ``i`` as it stays in place, or None when a change takes it out."""
+    enabled = visible.enabled
+    drop = layout.drops.get(i)
+    if drop is not None and enabled(drop):
+        return None
+    entry = layout.entries.get(i)
+    if entry is None:
+        return layout.lines[i]
+    if entry.move_id is not None and enabled(entry.move_id):
+        return None  # it is in its group now
+    if entry.move_id is None and visible.moved_out(entry) is not None:
+        return None  # a kept entry of a group, moved out with the oldest
+    if entry.short is not None and entry.shorten_id and enabled(entry.shorten_id):
+        return entry.short + layout.eol
+    return layout.lines[i]
 
 
 def _group_end(layout: Layout, heading: int) -> int:

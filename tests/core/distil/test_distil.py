@@ -285,3 +285,28 @@ def test_no_index_yet_gets_one_listing_every_memory(tmp_path: Path) -> None:
     assert plan.outcome().index_text == (
         "## User\n- [a](a.md) — alpha\n\n## Feedback\n- [b](b.md) — beta\n\n"
     )
+
+
+def test_a_distilled_index_distils_to_itself(big: Path) -> None:
+    outcome = plan_distil(store_at(big)).outcome()
+    assert outcome.proposal is not None
+    apply(outcome.proposal, Journal.default())
+    again = plan_distil(store_at(big))
+    assert again.changes == []
+    assert again.outcome().proposal is None
+    assert again.before == outcome.after
+    assert "\n\n\n" not in again.old_text
+
+
+def test_a_crlf_index_keeps_its_line_ends(tmp_path: Path) -> None:
+    root = tmp_path / "memory"
+    write_memory(root, "a.md", description="alpha", type="user")
+    write_memory(root, "b.md", name="B\n  split", description="beta", type="feedback")
+    old = "# Index\r\n- [A](a.md) — alpha\r\n\r\n## Notes\r\nby hand\r\n"
+    write_file(root / "MEMORY.md", old)
+    plan = plan_distil(store_at(root))
+    assert plan.outcome({c.id for c in plan.changes}).index_text == old
+    assert plan.outcome().index_text == (
+        "# Index\r\n\r\n## User\r\n- [A](a.md) — alpha\r\n\r\n## Feedback\r\n"
+        "- [B split](b.md) — beta\r\n\r\n## Notes\r\nby hand\r\n"
+    )
