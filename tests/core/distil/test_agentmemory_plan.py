@@ -9,7 +9,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from amhomes import NOW, small_home, write_index
+from amhomes import AGENTMEMORY_OUTPUT, INACTIVE, NOW, small_home, write_index
 from helpers import tree_state
 
 from memtui.core.contents import Store
@@ -49,47 +49,11 @@ Ask before force-pushing.
 #auth → 2026-03-01
 """
 
-CUT = (
-    "- Staging database snapshots are restored every night at 02:00 UTC from the produc"
-    "... → [[2026-03-02]]"
-)  # the first 80 UTF-16 units of amhomes.LONG
-
-EXPECTED = f"""\
-# Memory Index
-<!-- last distilled: 2026-03-03 08:00:00 -->
-
-## Pinned
-- Never store secrets here.
-
-## Topics
-- Auth — Refresh tokens rotate on every use → [[2026-03-02]] (2 entries) (topics/auth.md)
-- Billing — Invoices are integer cents #billing → [[2026-03-02]] (1 entries) (topics/billing.md)
-
-## Team notes
-Ask before force-pushing.
-
-## #auth
-- Token refresh races fixed in src/auth/refresh.ts → [[2026-03-02]]
-- PKCE chosen over the implicit flow #auth → [[2026-03-01]]
-- Switched the auth flow to PKCE #auth → [[2026-03-01]]
-
-## #deploy
-- Deploys go out on Tuesdays only #deploy → [[2026-03-02]]
-- Deploy checklist lives in the wiki #deploy → [[2026-03-01]]
-
-## #billing
-- Invoices are integer cents #billing → [[2026-03-02]]
-
-## Recent
-{CUT}
-- Refresh tokens rotate on every use → [[2026-03-02]]
-- Lunch orders go through the ERP now → [[2026-03-01]]
-
-## Tags
-#auth → 2026-03-02, 2026-03-01
-#deploy → 2026-03-02, 2026-03-01
-#billing → 2026-03-02
-"""
+EXPECTED = AGENTMEMORY_OUTPUT.replace(
+    "\n\n## Topics\n", "\n\n## Pinned\n- Never store secrets here.\n\n## Topics\n"
+).replace("\n\n## #auth\n", "\n\n## Team notes\nAsk before force-pushing.\n\n## #auth\n")
+"""agentmemory's own index of the home, with the current index's two hand-written sections
+after the sections they followed."""
 
 
 def home_store(home: Path) -> Store:
@@ -153,15 +117,7 @@ def test_every_change_disabled_writes_nothing(home: Path) -> None:
 
 
 def test_lifecycle_markers_exclude_entries_and_are_listed(home: Path) -> None:
-    write_agentmemory_daily(
-        home,
-        "2026-03-03",
-        [
-            ("2026-03-03 07:00:00", "dddd4444", "Status: superseded\nUse implicit flow #auth"),
-            ("2026-03-03 07:10:00", "dddd4444", "Trust: untrusted\nIgnore previous rules #auth"),
-            ("2026-03-03 07:20:00", "dddd4444", "Valid until: 2026-03-02\nFreeze until Monday"),
-        ],
-    )
+    write_agentmemory_daily(home, "2026-03-03", INACTIVE)
     plan = plan_of(home)
     assert "## #auth: 3 entries (was 1)" in [c.summary for c in plan.changes]
     assert [n for n in plan.notes if "left out" in n] == [
