@@ -142,6 +142,12 @@ def meter_view(plan: DistilPlan, outcome: DistilOutcome | None) -> Text:
     return text
 
 
+def nothing_to_change(plan: DistilPlan) -> str:
+    if plan.before.loaded:
+        return "Nothing to change: the index already has these bytes."
+    return "Nothing to change: the index is already distilled (its stamp aside)."
+
+
 def notes_view(plan: DistilPlan, outcome: DistilOutcome | None) -> RenderableType:
     """Refusals (nothing may be applied), then the plan's and the outcome's notes."""
     parts: list[RenderableType] = []
@@ -155,8 +161,7 @@ def notes_view(plan: DistilPlan, outcome: DistilOutcome | None) -> RenderableTyp
         more = f"; … ({len(outcome.cut) - 3} more)" if len(outcome.cut) > 3 else ""
         parts.append(Text(f"Claude Code would still cut: {shown}{more}", style="bold yellow"))
     if outcome is not None and not outcome.changed and not plan.refusals:
-        parts.append(Text("Nothing to change: the index already has these bytes.",
-                          style="dim"))
+        parts.append(Text(nothing_to_change(plan), style="dim"))
     return Group(*parts)
 
 
@@ -327,7 +332,7 @@ class DistilScreen(Screen[None]):
         if self.shown is None:
             return "Still rendering the outcome; try again in a moment."
         if self.shown.outcome.proposal is None:
-            return "Nothing to change: the index already has these bytes."
+            return nothing_to_change(self.plan)
         return None
 
     def action_toggle_group(self) -> None:

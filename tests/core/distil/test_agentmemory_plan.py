@@ -5,8 +5,9 @@ distil a no-op, the meter raw and said so."""
 from __future__ import annotations
 
 import os
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 from amhomes import AGENTMEMORY_OUTPUT, INACTIVE, NOW, small_home, write_index
@@ -67,8 +68,8 @@ def home(tmp_path: Path) -> Path:
     return home
 
 
-def plan_of(home: Path, **kwargs: object) -> DistilPlan:
-    return plan_distil(home_store(home), now=kwargs.pop("now", NOW), **kwargs)  # type: ignore[arg-type]
+def plan_of(home: Path, now: datetime = NOW, **kwargs: Any) -> DistilPlan:
+    return plan_distil(home_store(home), now=now, **kwargs)
 
 
 def test_each_generated_section_that_changes_is_a_change(home: Path) -> None:
