@@ -127,14 +127,16 @@ def lines_text(lines: tuple[int, ...]) -> str:
 
 
 def meter_view(plan: DistilPlan, outcome: DistilOutcome | None) -> Text:
-    """The meter before → after, green when the new index fits the headroom target."""
+    """The meter before → after, green when the new index fits the headroom target (plain
+    for a file Claude Code does not load: no budget applies to it)."""
     text = Text()
     before = plan.before
     if outcome is None:
         past = f", {before.dropped} past the cut" if before.loaded else ""
         text.append(f"now {before.lines:,} lines, {before.units:,} units{past}", style="bold")
     else:
-        style = "bold green" if outcome.after.fits else "bold yellow"
+        fits = outcome.after.fits if outcome.after.loaded else None  # no budget applies
+        style = {True: "bold green", False: "bold yellow", None: "bold"}[fits]
         text.append(meter_text(before, outcome.after), style=style)
     if before.loaded:
         text.append(f"   target ≤ {round(plan.headroom * 100)} % of the binding limit",
