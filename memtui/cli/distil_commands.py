@@ -1,5 +1,6 @@
 """``memtui distil STORE [--json] [--apply] [--yes]``: rebuild a MEMORY.md that fits Claude
-Code's load budget with headroom. Without ``--apply`` it only prints the proposal."""
+Code's load budget with headroom, or an agentmemory home's tag index. Without ``--apply`` it
+only prints the proposal."""
 
 from __future__ import annotations
 
@@ -28,8 +29,8 @@ STORE_HELP = ("auto, team, agent:NAME[:SCOPE], agentmemory, or the path of a sto
 
 def add_distil_parser(sub: Any) -> None:
     distil = sub.add_parser(
-        "distil", help="rebuild a MEMORY.md that fits Claude Code's load budget with headroom "
-        "(a preview; --apply to write it)")
+        "distil", help="rebuild a MEMORY.md that fits Claude Code's load budget with headroom, "
+        "or an agentmemory home's tag index (a preview; --apply to write it)")
     distil.add_argument("store", metavar="STORE", help=STORE_HELP)
     distil.add_argument("--apply", action="store_true",
                         help="apply the proposal (previewed and asked unless --yes)")
@@ -53,7 +54,7 @@ def resolve_store(ctx: Context, spec: str) -> Store:
     elif spec == "team":
         location = locations.team
     elif spec == "agentmemory":
-        raise StoreSpecError("agentmemory: not yet (distil of agentmemory homes is being built)")
+        location = locations.agentmemory
     elif spec.startswith("agent:"):
         location = _agent_location(locations, spec)
     else:
@@ -90,11 +91,9 @@ def _path_location(locations: Locations, spec: str) -> StoreLocation:
     if not path.is_dir():
         raise StoreSpecError(f"{esc(spec)} is no store directory (nor its MEMORY.md)")
     wanted = os.path.realpath(path)
-    for location in [locations.auto, locations.team, *locations.agents]:
+    for location in [locations.auto, locations.team, *locations.agents, locations.agentmemory]:
         if os.path.realpath(location.path) == wanted:
             return location
-    if os.path.realpath(locations.agentmemory.path) == wanted:
-        raise StoreSpecError("agentmemory: not yet (distil of agentmemory homes is being built)")
     return StoreLocation(kind=StoreKind.AUTO, path=path, rule="given on the command line")
 
 
@@ -120,6 +119,8 @@ class ProgressBar:
 
 
 def cmd_distil(args: argparse.Namespace) -> int:
+    from datetime import UTC, datetime
+
     from memtui.core.config import load_config
     from memtui.core.distil.plan import plan_distil
 
@@ -132,7 +133,8 @@ def cmd_distil(args: argparse.Namespace) -> int:
     config = load_config(ctx.env, ctx.home)
     bar = ProgressBar() if sys.stderr.isatty() else None
     try:
-        plan = plan_distil(store, headroom=config.distil.headroom, progress=bar)
+        plan = plan_distil(store, headroom=config.distil.headroom, now=datetime.now(UTC),
+                           progress=bar)
     finally:
         if bar is not None:
             bar.close()

@@ -114,8 +114,10 @@ def test_store_forms(demo: DemoHome, capsys: pytest.CaptureFixture[str]) -> None
     assert code == 0 and out.startswith("distil auto:")
     code, out, _ = run(capsys, *home_args(demo), "distil", "team")
     assert code == 0 and out.startswith("distil team:")
-    code, _, err = run(capsys, *home_args(demo), "distil", "agentmemory")
-    assert code == 2 and "agentmemory: not yet" in err
+    code, out, _ = run(capsys, *home_args(demo), "distil", "agentmemory")
+    assert code == 0 and out.startswith("distil agentmemory:")
+    code, out, _ = run(capsys, *home_args(demo), "distil", str(demo.agent_memory_home))
+    assert code == 0 and out.startswith("distil agentmemory:")
     code, _, err = run(capsys, *home_args(demo), "distil", "agent:nobody")
     assert code == 2 and "no such agent memory (known: agent:acme-lint:user" in err
     code, _, err = run(capsys, *home_args(demo), "distil", str(demo.root / "nowhere"))
@@ -136,3 +138,42 @@ def test_a_progress_bar_on_a_terminal_for_a_large_store(
     assert code == 0
     bar = terminal.getvalue()
     assert "\rreading memories [" in bar and bar.endswith("] 211/211\n")
+
+
+def test_agentmemory_preview_json_apply_undo_and_a_second_distil(
+    demo: DemoHome, capsys: pytest.CaptureFixture[str]
+) -> None:
+    home = demo.agent_memory_home
+    before = tree_state(demo.root)
+    code, out, err = run(capsys, *home_args(demo), "distil", "agentmemory")
+    assert code == 0, err
+    assert out.startswith(f"distil agentmemory: {home / 'MEMORY.md'}\n  23 → 50 lines, 500 → ")
+    assert "units (not loaded by Claude Code)\n" in out
+    assert "  * Claude Code does not load an agentmemory home's MEMORY.md" in out
+    assert "  * SCRATCHPAD.md line 7: open: rotate the staging key" in out
+    assert "sections added (4):\n  ## #deploy: added, 2 entries\n" in out
+    assert "  ## Recent: 5 entries (was 1), 1 line of yours kept\n" in out
+    assert "+## #incident\n" in out and " My own note: ask Dana about the ERP sync window.\n" in out
+    assert tree_state(demo.root) == before
+
+    code, out, _ = run(capsys, *home_args(demo), "distil", "agentmemory", "--json")
+    plan = json.loads(out)
+    assert plan["store"]["kind"] == "agentmemory" and plan["cut"] == []
+    assert {c["kind"] for c in plan["changes"]} == {"generate-section"}
+    assert {c["group"] for c in plan["changes"]} == {"added", "changed"}
+    assert [f["rel"] for f in plan["files"]] == ["MEMORY.md"]
+    assert plan["meter"].endswith("(not loaded by Claude Code)")
+
+    code, _, err = run(capsys, *home_args(demo), "distil", "agentmemory", "--apply")
+    assert code == 1 and "re-run with --yes to apply" in err
+    assert tree_state(demo.root) == before
+    code, out, err = run(capsys, *home_args(demo), "distil", "agentmemory", "--apply", "--yes")
+    assert code == 0, err
+    index = (home / "MEMORY.md").read_text()
+    assert "## #incident\n" in index and "## Pinned\n- Money is integer cents, always.\n" in index
+    code, out, _ = run(capsys, *home_args(demo), "distil", "agentmemory", "--apply", "--yes")
+    assert code == 0 and "is already distilled; nothing was written" in out
+    assert (home / "MEMORY.md").read_text() == index
+    code, _, err = run(capsys, *home_args(demo), "undo", "--yes")
+    assert code == 0, err
+    assert tree_state(demo.root) == before

@@ -231,3 +231,69 @@ async def test_the_confirmation_of_a_big_distil_counts_the_changes_per_group(
         await pilot.press("n")
         await pilot.pause()
         assert isinstance(app.screen, DistilScreen)
+
+
+AM_PINNED = "## Pinned\n- Money is integer cents, always.\n"
+AM_OWN_NOTE = "My own note: ask Dana about the ERP sync window."
+
+
+async def test_the_agentmemory_home_toggle_apply_undo(home: DemoHome) -> None:
+    am = home.agent_memory_home
+    before = tree_state(am)
+    app = app_for(home)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        main = main_of(pilot)
+        main.select_path(store_of(main, StoreKind.AGENTMEMORY), "daily/2026-11-25.md")
+        await pilot.pause()
+        await pilot.press("D")  # on any file of the pane
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, DistilScreen)
+        assert screen.plan is not None and screen.shown is not None
+        ids = [c.id for c in screen.plan.changes]
+        assert ids == ["topics", "tag:#deploy", "tag:#payments", "tag:#testing", "tag:#ci",
+                       "tag:#incident", "recent", "tags"]
+        assert "(not loaded by Claude Code)" in meter(screen) and "target" not in meter(screen)
+        notes = plain(screen.query_one("#distil-notes", Static))
+        assert "Claude Code does not load an agentmemory home's MEMORY.md" in notes
+        assert "SCRATCHPAD.md line 7: open: rotate the staging key" in notes
+        assert "## #deploy\n" in screen.shown.outcome.index_text
+
+        changes = screen.query_one("#distil-changes", SelectionList)
+        changes.highlighted = ids.index("tag:#deploy")
+        await pilot.press("space")
+        await settle(pilot)
+        assert screen.shown is not None
+        assert screen.shown.outcome.disabled == {"tag:#deploy"}
+        assert "## #deploy\n" not in screen.shown.outcome.index_text
+        assert "+## #deploy" not in screen.shown.diffs[0].unified
+        assert "+## #incident" in screen.shown.diffs[0].unified
+
+        text = await confirm(pilot, "a")
+        assert "Overwrites: MEMORY.md" in text and "not loaded by Claude Code" in text
+        assert isinstance(app.screen, MainScreen)
+        index = (am / "MEMORY.md").read_text()
+        assert "## #deploy\n" not in index and "## #incident\n" in index
+        assert AM_PINNED in index and AM_OWN_NOTE in index
+        after = tree_state(am)
+        assert [rel for rel in after if after[rel] != before.get(rel)] == ["MEMORY.md"]
+
+        await confirm(pilot, "u")
+        assert tree_state(am) == before
+
+
+async def test_a_second_agentmemory_distil_has_nothing_to_apply(home: DemoHome) -> None:
+    am = home.agent_memory_home
+    app = app_for(home)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_distil(pilot, StoreKind.AGENTMEMORY)
+        await confirm(pilot, "a")
+        distilled = (am / "MEMORY.md").read_bytes()
+        screen = await open_distil(pilot, StoreKind.AGENTMEMORY)
+        assert screen.plan is not None and screen.plan.changes == []
+        assert "Nothing to change" in plain(screen.query_one("#distil-notes", Static))
+        await pilot.press("a")
+        await settle(pilot)
+        assert app.screen is screen  # no confirm dialog: nothing to apply
+        assert (am / "MEMORY.md").read_bytes() == distilled

@@ -285,7 +285,8 @@ SHAPES: dict[str, re.Pattern[str]] = {
 """The lines distil generates in each section: any other line there is the user's, kept."""
 
 
-def _shape(section_id: str) -> re.Pattern[str]:
+def line_shape(section_id: str) -> re.Pattern[str]:
+    """The shape of the lines distil generates in the section ``section_id``."""
     return _ENTRY_SHAPE if section_id.startswith(TAG_PREFIX) else SHAPES[section_id]
 
 
@@ -367,7 +368,7 @@ def user_lines(block: _Block) -> list[str]:
     """The lines of a generated section's block that distil did not generate (its heading
     excepted): runs of blank lines between them kept as one."""
     assert block.id is not None
-    shape = _shape(block.id)
+    shape = line_shape(block.id)
     body = block.lines if block.heading is None else block.lines[1:]
     kept: list[str] = []
     gap = False

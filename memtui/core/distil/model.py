@@ -14,9 +14,11 @@ API for the TUI (and the CLI)
        plan = plan_distil(store, headroom=config.distil.headroom,
                           progress=lambda what, done, total: ..., cancelled=control.is_cancelled)
 
-   ``store`` is a :class:`~memtui.core.contents.Store` of a scan (auto, team or agent memory).
-   Cancelled: :class:`DistilCancelled` is raised. Deterministic: the same tree gives the same
-   plan, byte for byte.
+   ``store`` is a :class:`~memtui.core.contents.Store` of a scan (auto, team or agent memory,
+   or an agentmemory home: pass ``now=`` the current time, the plan is then an
+   :class:`~memtui.core.distil.agentmemory_plan.AgentmemoryPlan` whose changes are the
+   generated sections of its index). Cancelled: :class:`DistilCancelled` is raised.
+   Deterministic: the same tree (and ``now``) gives the same plan, byte for byte.
 2. Show ``plan.refusals`` (nothing may be applied while there is one: a live
    ``.consolidate-lock``, an index that is not UTF-8, ...), ``plan.notes``, ``plan.before`` (the
    meter of the current index) and ``plan.changes`` (each with a stable ``id``, a ``kind``, a
@@ -54,6 +56,8 @@ if TYPE_CHECKING:
         "shorten-hook",  # an entry over 150 characters is shortened (full text in its file)
         "move-section",  # a section moves to a topic file; one entry points to it
         "move-entries",  # the oldest entries of a type group move to a topic file
+        "generate-section",  # agentmemory: a section distil generates is added or rebuilt
+        "remove-section",  # agentmemory: a section distil no longer generates goes
     ]
     Limit: TypeAlias = Literal["lines", "units"]
 
@@ -84,6 +88,9 @@ class Meter:
     """The headroom target: at most this share (the config's ``distil.headroom``)."""
     cut_line: int | None = None
     """The last (1-based) line Claude Code loads, when it cuts."""
+    loaded: bool = True
+    """False: Claude Code does not load this file (an agentmemory home's MEMORY.md); it is
+    measured with the raw rules for comparison only, and nothing is past a cut."""
 
     @property
     def headroom(self) -> float:
@@ -194,8 +201,12 @@ GROUP_TITLES: dict[str, str] = {
     "orphans": "orphans added",
     "hooks": "hooks shortened",
     "move-out": "moved out to topic files",
+    "added": "sections added",
+    "changed": "sections rebuilt",
+    "removed": "sections no longer generated",
 }
-"""What each ``DistilChange.group`` does, in words (the CLI's headings, the confirmation)."""
+"""What each ``DistilChange.group`` does, in words (the CLI's headings, the confirmation);
+``added``, ``changed``, ``removed``: the sections of an agentmemory index."""
 
 
 def short_notes(plan: DistilPlan, outcome: DistilOutcome) -> list[str]:
@@ -220,10 +231,14 @@ def _grouped(n: int) -> str:
 
 
 def meter_text(before: Meter, after: Meter) -> str:
-    """``215 → 148 lines, 16,202 → 11,030 units, 0 entries past the cut, 30 % headroom``."""
-    past = "entry" if after.dropped == 1 else "entries"
-    return (
+    """``215 → 148 lines, 16,202 → 11,030 units, 0 entries past the cut, 30 % headroom``;
+    for a file Claude Code does not load (``loaded`` False): ``12 → 30 lines, 800 → 1,900
+    units (not loaded by Claude Code)``."""
+    sizes = (
         f"{_grouped(before.lines)} → {_grouped(after.lines)} lines, "
-        f"{_grouped(before.units)} → {_grouped(after.units)} units, "
-        f"{after.dropped} {past} past the cut, {round(after.headroom * 100)} % headroom"
+        f"{_grouped(before.units)} → {_grouped(after.units)} units"
     )
+    if not after.loaded:
+        return f"{sizes} (not loaded by Claude Code)"
+    past = "entry" if after.dropped == 1 else "entries"
+    return f"{sizes}, {after.dropped} {past} past the cut, {round(after.headroom * 100)} % headroom"

@@ -6,6 +6,7 @@ from __future__ import annotations
 import posixpath
 import time
 from collections.abc import Callable
+from datetime import UTC, datetime
 from urllib.parse import unquote
 
 from memtui.core.contents import Store
@@ -35,6 +36,9 @@ Progress = Callable[[str, int, int], None]
 Cancelled = Callable[[], bool]
 KINDS = (StoreKind.AUTO, StoreKind.TEAM, StoreKind.AGENT)
 """The stores this planner distils (agentmemory has its own shape)."""
+DISTIL_KINDS = (*KINDS, StoreKind.AGENTMEMORY)
+"""The stores :func:`plan_distil` plans: these, and an agentmemory home
+(:mod:`memtui.core.distil.agentmemory_plan`)."""
 
 
 class _Reader:
@@ -155,14 +159,24 @@ def plan_distil(
     store: Store,
     *,
     headroom: float = 0.7,
+    now: datetime | None = None,
     progress: Progress | None = None,
     cancelled: Cancelled | None = None,
 ) -> DistilPlan:
-    """The distil plan of a Claude Code store (auto, team or agent memory; ValueError for
-    another kind). ``progress(step, done, total)`` after each file; ``cancelled()`` is checked
-    between files (:class:`DistilCancelled`). Deterministic: the same tree, the same plan."""
+    """The distil plan of a Claude Code store (auto, team or agent memory) or of an
+    agentmemory home (its plan at ``now``, default the current time: see
+    :func:`~memtui.core.distil.agentmemory_plan.plan_agentmemory`); ValueError for another
+    kind. ``progress(step, done, total)`` after each file; ``cancelled()`` is checked between
+    files (:class:`DistilCancelled`). Deterministic: the same tree (and ``now``), the same
+    plan."""
+    if store.kind == StoreKind.AGENTMEMORY:
+        from memtui.core.distil.agentmemory_plan import plan_agentmemory
+
+        return plan_agentmemory(store, now=now or datetime.now(UTC), headroom=headroom,
+                                progress=progress, cancelled=cancelled)
     if store.kind not in KINDS:
-        raise ValueError(f"distil plans Claude Code stores (auto, team, agent), not {store.kind}")
+        raise ValueError(f"distil plans Claude Code stores (auto, team, agent) and agentmemory "
+                         f"homes, not {store.kind}")
     reader = _Reader(store, progress, cancelled)
     agent = store.kind == StoreKind.AGENT
     text, refusals = _read_index(reader)

@@ -1,6 +1,7 @@
 """The distil review: a store's MEMORY.md rebuilt to fit Claude Code's load budget with
-headroom, as a diff against the current one, the meter before and after, and every proposed
-change in a list the user toggles before applying (docs/claude-code-rules.md#distil).
+headroom (or an agentmemory home's tag index, each generated section a change), as a diff
+against the current one, the meter before and after, and every proposed change in a list the
+user toggles before applying (docs/claude-code-rules.md#distil).
 
 Planning reads every memory's header (a job, with progress, cancelled by esc); each toggle
 renders the outcome again in a job (a new toggle cancels the one before); ``a`` previews the
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import ClassVar
 
 from rich.console import Group, RenderableType
@@ -57,8 +59,9 @@ from memtui.tui.plain import line
 from memtui.tui.widgets.diff_view import DiffView
 from memtui.tui.widgets.footer import KeyFooter
 
-DISTIL_KINDS = (StoreKind.AUTO, StoreKind.TEAM, StoreKind.AGENT)
-"""The stores the review distils."""
+DISTIL_KINDS = (StoreKind.AUTO, StoreKind.TEAM, StoreKind.AGENT, StoreKind.AGENTMEMORY)
+"""The stores the review distils (``memtui.core.distil.plan.DISTIL_KINDS``, not imported: the
+planner loads on first use)."""
 
 GROUP_LABELS: dict[str, str] = {
     "regroup": "regroup",
@@ -66,6 +69,9 @@ GROUP_LABELS: dict[str, str] = {
     "orphans": "orphan",
     "hooks": "hook",
     "move-out": "move out",
+    "added": "add",
+    "changed": "rebuild",
+    "removed": "remove",
 }
 
 
@@ -75,7 +81,7 @@ def distil_refusal(store: Store | None) -> str | None:
         return "Select a store (or a memory in it) to distil its MEMORY.md."
     if store.kind not in DISTIL_KINDS:
         return (f"{store.title}: distil rebuilds the MEMORY.md of an auto, team or agent "
-                "memory store.")
+                "memory store, or of the agentmemory home.")
     return None
 
 
@@ -127,17 +133,27 @@ def lines_text(lines: tuple[int, ...]) -> str:
 
 
 def meter_view(plan: DistilPlan, outcome: DistilOutcome | None) -> Text:
-    """The meter before → after, green when the new index fits the headroom target."""
+    """The meter before → after, green when the new index fits the headroom target (plain
+    for a file Claude Code does not load: no budget applies to it)."""
     text = Text()
+    before = plan.before
     if outcome is None:
-        before = plan.before
-        text.append(f"now {before.lines:,} lines, {before.units:,} units, "
-                    f"{before.dropped} past the cut", style="bold")
+        past = f", {before.dropped} past the cut" if before.loaded else ""
+        text.append(f"now {before.lines:,} lines, {before.units:,} units{past}", style="bold")
     else:
-        style = "bold green" if outcome.after.fits else "bold yellow"
-        text.append(meter_text(plan.before, outcome.after), style=style)
-    text.append(f"   target ≤ {round(plan.headroom * 100)} % of the binding limit", style="dim")
+        fits = outcome.after.fits if outcome.after.loaded else None  # no budget applies
+        style = {True: "bold green", False: "bold yellow", None: "bold"}[fits]
+        text.append(meter_text(before, outcome.after), style=style)
+    if before.loaded:
+        text.append(f"   target ≤ {round(plan.headroom * 100)} % of the binding limit",
+                    style="dim")
     return text
+
+
+def nothing_to_change(plan: DistilPlan) -> str:
+    if plan.before.loaded:
+        return "Nothing to change: the index already has these bytes."
+    return "Nothing to change: the index is already distilled (its stamp aside)."
 
 
 def notes_view(plan: DistilPlan, outcome: DistilOutcome | None) -> RenderableType:
@@ -153,8 +169,7 @@ def notes_view(plan: DistilPlan, outcome: DistilOutcome | None) -> RenderableTyp
         more = f"; … ({len(outcome.cut) - 3} more)" if len(outcome.cut) > 3 else ""
         parts.append(Text(f"Claude Code would still cut: {shown}{more}", style="bold yellow"))
     if outcome is not None and not outcome.changed and not plan.refusals:
-        parts.append(Text("Nothing to change: the index already has these bytes.",
-                          style="dim"))
+        parts.append(Text(nothing_to_change(plan), style="dim"))
     return Group(*parts)
 
 
@@ -232,8 +247,8 @@ class DistilScreen(Screen[None]):
             def progress(step: str, done: int, total: int) -> None:
                 control.progress(f"distil: {step}", done, total)
 
-            plan = plan_distil(store, headroom=headroom, progress=progress,
-                               cancelled=lambda: control.is_cancelled)
+            plan = plan_distil(store, headroom=headroom, now=datetime.now(UTC),
+                               progress=progress, cancelled=lambda: control.is_cancelled)
             control.check()
             return plan, render_outcome(plan, frozenset())
 
@@ -325,7 +340,7 @@ class DistilScreen(Screen[None]):
         if self.shown is None:
             return "Still rendering the outcome; try again in a moment."
         if self.shown.outcome.proposal is None:
-            return "Nothing to change: the index already has these bytes."
+            return nothing_to_change(self.plan)
         return None
 
     def action_toggle_group(self) -> None:

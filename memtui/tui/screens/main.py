@@ -107,7 +107,8 @@ class MainScreen(Screen[None]):
                 tooltip="In a MEMORY.md view: jump to the cut line (where Claude stops reading)"),
         Binding("D", "distil", "Distil", id="distil.open",
                 tooltip="Distil the selected store's MEMORY.md: rebuilt to fit Claude Code's "
-                "load budget with headroom, previewed as a diff, changes toggled, undoable"),
+                "load budget with headroom (agentmemory: its tag index), previewed as a diff, "
+                "changes toggled, undoable"),
         Binding("J", "judge", "Judge", id="judge.open",
                 tooltip="Judge conflicts: duplicate and contradicting memories across every "
                 "store and CLAUDE.md; decide pair by pair"),
