@@ -16,6 +16,7 @@ from textual.containers import Vertical
 from textual.widgets import DataTable, Static
 
 from memtui.core.judge.archive import Archive, ArchiveEntry
+from memtui.core.plaintext import counted
 from memtui.tui.dialogs.base import Dialog
 from memtui.tui.jobs import Job, runner_of
 from memtui.tui.plain import line
@@ -82,7 +83,8 @@ class ArchiveScreen(Dialog[ArchiveEntry | None]):
                 Text("a file of that name is back" if back else "", style="yellow"),
                 key=entry.id,
             )
-        note = Text(f"archive: {line(self.where)} · {len(rows)} memories", style="dim")
+        count = counted(len(rows), "memory", "memories")
+        note = Text(f"archive: {line(self.where)} · {count}", style="dim")
         if not rows:
             note = Text(f"Nothing archived yet in {line(self.where)}", style="dim")
         for problem in problems:
