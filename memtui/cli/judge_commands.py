@@ -18,6 +18,7 @@ from memtui.cli.common import (
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (slow) at run time
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
     from memtui.core.judge.providers import Estimate
@@ -346,58 +347,57 @@ def cmd_judge_resolve(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _keep_side(args: argparse.Namespace, ctx: Any, result: Any, candidate: Any,
-               ledger: Any) -> int:
+def _decide(args: argparse.Namespace, ctx: Any, plan: Callable[[], Any],
+            after: Callable[[Any, Any], str]) -> int:
+    """Plan a decision (a refusal is said, exit 1), then preview, ask and apply its
+    ``proposal``; ``after(planned, done)`` records it once applied and says what it did."""
     from memtui.cli.edit_commands import confirm_and_apply
-    from memtui.core.judge.archive import Archive
-    from memtui.core.judge.resolve import finish_keep, plan_keep
     from memtui.core.write.dirfd import EditRefused
 
     try:
-        plan = plan_keep(result, candidate, args.decision)
+        planned = plan()
     except EditRefused as exc:
         say(f"memtui: refused: {shown(exc.reason)}; nothing was written", err=True)
         return EXIT_PROBLEMS
+    return confirm_and_apply(planned.proposal, args, ctx, lambda done: after(planned, done))
+
+
+def _archived(entry: Any) -> str:
+    return f"archived as {entry.id} (memtui judge restore {entry.id} puts it back)"
+
+
+def _keep_side(args: argparse.Namespace, ctx: Any, result: Any, candidate: Any,
+               ledger: Any) -> int:
+    from memtui.core.judge.archive import Archive
+    from memtui.core.judge.resolve import finish_keep, plan_keep
+
     archive = Archive.default(ctx.env)
-
-    def after(done: Any) -> str:
-        entry = finish_keep(plan, done, archive, ledger)
-        return f"archived as {entry.id} (memtui judge restore {entry.id} puts it back)"
-
-    return confirm_and_apply(plan.proposal, args, ctx, after)
+    return _decide(args, ctx, lambda: plan_keep(result, candidate, args.decision),
+                   lambda plan, done: _archived(finish_keep(plan, done, archive, ledger)))
 
 
 def _scope_both(args: argparse.Namespace, ctx: Any, result: Any, candidate: Any,
                 ledger: Any) -> int:
-    from memtui.cli.edit_commands import confirm_and_apply
     from memtui.core.judge.scoped import finish_scoped, plan_scoped, propose_notes
-    from memtui.core.write.dirfd import EditRefused
 
     known = ledger.lookup(candidate)
     notes = propose_notes(candidate, known.verdict or known.previous)
     for tag, given in (("a", args.when_a), ("b", args.when_b)):
         if given is not None:
             notes[tag] = given
-    try:
-        plan = plan_scoped(result, candidate, notes)
-    except EditRefused as exc:
-        say(f"memtui: refused: {shown(exc.reason)}; nothing was written", err=True)
-        return EXIT_PROBLEMS
 
-    def after(_done: Any) -> str:
+    def after(plan: Any, _done: Any) -> str:
         finish_scoped(plan, ledger)
         return "decided: scoped (not raised again until one side changes)"
 
-    return confirm_and_apply(plan.proposal, args, ctx, after)
+    return _decide(args, ctx, lambda: plan_scoped(result, candidate, notes), after)
 
 
 def _merge_both(args: argparse.Namespace, ctx: Any, result: Any, candidate: Any,
                 ledger: Any) -> int:
-    from memtui.cli.edit_commands import confirm_and_apply
     from memtui.core.fileread import read_file
     from memtui.core.judge.archive import FILE_CAP, Archive
     from memtui.core.judge.merge import finish_merge, kept_side, plan_merge
-    from memtui.core.write.dirfd import EditRefused
 
     merged = None
     if args.merged_file is not None:
@@ -408,18 +408,10 @@ def _merge_both(args: argparse.Namespace, ctx: Any, result: Any, candidate: Any,
                 f"{shown(problem)}", err=True)
             return EXIT_USAGE
         merged = read.data
-    try:
-        plan = plan_merge(result, candidate, args.keep or kept_side(candidate), merged)
-    except EditRefused as exc:
-        say(f"memtui: refused: {shown(exc.reason)}; nothing was written", err=True)
-        return EXIT_PROBLEMS
+    keep = args.keep or kept_side(candidate)
     archive = Archive.default(ctx.env)
-
-    def after(done: Any) -> str:
-        entry = finish_merge(plan, done, archive, ledger)
-        return f"archived as {entry.id} (memtui judge restore {entry.id} puts it back)"
-
-    return confirm_and_apply(plan.proposal, args, ctx, after)
+    return _decide(args, ctx, lambda: plan_merge(result, candidate, keep, merged),
+                   lambda plan, done: _archived(finish_merge(plan, done, archive, ledger)))
 
 
 def cmd_judge_archive(args: argparse.Namespace) -> int:

@@ -9,13 +9,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from core.judge.homes import Note, store_dir, write_home
+from core.judge.homes import store_dir, write_timeout_home
 from helpers import tree_state
 from pilots import plain
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Input, Static, TextArea
 
-from memtui.core.demo.writers import index_entry, write_index
 from memtui.core.judge.archive import Archive
 from memtui.core.judge.ledger import Ledger
 from memtui.core.stores.locations import Context
@@ -27,26 +26,10 @@ from memtui.tui.screens.conflicts import ConflictsScreen
 from memtui.tui.screens.main import MainScreen
 from memtui.tui.testing import settle
 
-NOTES = [
-    Note("auto", "api-timeout.md", "Gateway timeout for the payments API",
-         "The payments gateway timeout is 30 seconds.\nRetries back off twice.\n\n"
-         "Ask #infra before changing it.", 40),
-    Note("auto", "gateway-timeout.md", "Gateway timeout for the payments API",
-         "The payments gateway timeout is 90 seconds.\nRetries back off twice.", 2),
-    Note("auto", "deploy.md", "How we deploy", "Deploys go through the release train."),
-]
-
 
 @pytest.fixture
 def home(tmp_path: Path) -> tuple[Path, Context]:
-    root = tmp_path / "home"
-    ctx = write_home(root, NOTES)
-    write_index(store_dir(root, "auto"), [
-        "# Memory", index_entry("API timeout", "api-timeout.md", "30 s"),
-        index_entry("Gateway timeout", "gateway-timeout.md", "90 s"),
-        index_entry("Deploy", "deploy.md", "release train"),
-    ])
-    return root, ctx
+    return tmp_path / "home", write_timeout_home(tmp_path / "home")
 
 
 def app_on(ctx: Context, state: Path) -> MemtuiApp:

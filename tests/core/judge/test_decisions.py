@@ -7,17 +7,17 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from core.judge.homes import Note, store_dir, write_home
+from core.judge.homes import TIMEOUT_NOTES, Note, store_dir, write_home, write_timeout_home
 from helpers import tree_state
 
-from memtui.core.demo.writers import index_entry, write_index, write_memory
+from memtui.core.demo.writers import write_memory
 from memtui.core.judge.archive import Archive
 from memtui.core.judge.candidates import find_candidates
 from memtui.core.judge.items import memory_items
 from memtui.core.judge.ledger import Ledger
 from memtui.core.judge.local import LocalJudge
 from memtui.core.judge.merge import finish_merge, kept_side, plan_merge, propose_merge
-from memtui.core.judge.run import JudgeRun, judge_pairs, pair_up
+from memtui.core.judge.run import JudgeRun, collect_items, judge_pairs, pair_up
 from memtui.core.judge.scoped import (
     clean_note,
     current_note,
@@ -34,24 +34,22 @@ from memtui.core.write.dirfd import EditRefused
 from memtui.core.write.journal import Journal
 from memtui.core.write.recovery import undo_operation
 
-OLD = Note("auto", "api-timeout.md", "Gateway timeout for the payments API",
-           "The payments gateway timeout is 30 seconds.\nRetries back off twice.", 50)
-NEW = Note("auto", "gateway-timeout.md", "Gateway timeout for the payments API",
-           "The payments gateway timeout is 90 seconds.\nRetries back off twice.", 1)
-OTHER = Note("auto", "deploy.md", "How we deploy", "Deploys go through the release train.")
+MONEY_RULE = "Money is always stored as integer cents, never floats."
 
 
 @pytest.fixture
 def home(tmp_path: Path) -> tuple[Path, Context]:
-    root = tmp_path / "home"
-    ctx = write_home(root, [OLD, NEW, OTHER])
-    write_index(store_dir(root, "auto"), [
-        "# Memory",
-        index_entry("API timeout", "api-timeout.md", "30 s"),
-        index_entry("Gateway timeout", "gateway-timeout.md", "90 s"),
-        index_entry("Deploy", "deploy.md", "release train"),
-    ])
-    return root, ctx
+    return tmp_path / "home", write_timeout_home(tmp_path / "home")
+
+
+@pytest.fixture
+def money(tmp_path: Path) -> tuple[Context, Candidate]:
+    """A memory repeating a rule of the project's CLAUDE.md: the pair of the two."""
+    ctx = write_home(tmp_path / "home", [Note("auto", "money.md", "How money is stored",
+                                              MONEY_RULE)], f"# shop\n\n- {MONEY_RULE}\n")
+    items, _ = collect_items(ctx, scan(ctx), managed=tmp_path / "none")
+    [candidate] = find_candidates(items)
+    return ctx, candidate
 
 
 def judged(ctx: Context, ledger: Ledger) -> JudgeRun:
@@ -163,8 +161,8 @@ def test_a_scoped_pair_is_raised_again_after_one_side_is_edited(
     run = judged(ctx, Ledger.load(ledger.path))
     assert state_of(run) == "decided" and the_pair(run) not in run.open_pairs()
 
-    write_memory(store_dir(root, "auto"), "gateway-timeout.md", description=NEW.description,
-                 type="project",
+    write_memory(store_dir(root, "auto"), "gateway-timeout.md",
+                 description=TIMEOUT_NOTES[1].description, type="project",
                  body="The payments gateway timeout is 120 seconds.\nRetries back off twice.")
     items = memory_items(scan(ctx))
     assert state_of(JudgeRun(items, pair_up(items, Ledger.load(ledger.path)))) == "stale"
@@ -173,14 +171,10 @@ def test_a_scoped_pair_is_raised_again_after_one_side_is_edited(
     assert the_pair(run) in run.open_pairs()
 
 
-def test_scoped_with_a_claude_md_rule_annotates_only_the_memory(tmp_path: Path) -> None:
-    rule = "Money is always stored as integer cents, never floats."
-    ctx = write_home(tmp_path / "home", [Note("auto", "money.md", "How money is stored", rule)],
-                     f"# shop\n\n- {rule}\n")
-    from memtui.core.judge.run import collect_items
-
-    items, _ = collect_items(ctx, scan(ctx), managed=tmp_path / "none")
-    [candidate] = find_candidates(items)
+def test_scoped_with_a_claude_md_rule_annotates_only_the_memory(
+    money: tuple[Context, Candidate], tmp_path: Path
+) -> None:
+    ctx, candidate = money
     claude_md = (ctx.project / "CLAUDE.md").read_bytes()
     plan = plan_scoped(scan(ctx), candidate, {"a": "in the shop", "b": "in the shop"})
     assert [c.path.name for c in plan.proposal.changes] == ["money.md"]
@@ -274,14 +268,8 @@ def test_merge_across_auto_and_its_team_folder_is_one_operation(tmp_path: Path) 
     assert tree_state(root) == before
 
 
-def test_merge_refuses_a_claude_md_rule(tmp_path: Path) -> None:
-    rule = "Money is always stored as integer cents, never floats."
-    ctx = write_home(tmp_path / "home", [Note("auto", "money.md", "How money is stored", rule)],
-                     f"# shop\n\n- {rule}\n")
-    from memtui.core.judge.run import collect_items
-
-    items, _ = collect_items(ctx, scan(ctx), managed=tmp_path / "none")
-    [candidate] = find_candidates(items)
+def test_merge_refuses_a_claude_md_rule(money: tuple[Context, Candidate]) -> None:
+    ctx, candidate = money
     with pytest.raises(EditRefused, match=r"does not edit CLAUDE\.md"):
         plan_merge(scan(ctx), candidate, "a")
 
