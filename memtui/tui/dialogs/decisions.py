@@ -4,7 +4,7 @@ user wrote (None: cancelled); the screen then plans it and shows the preview."""
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import ClassVar, TypeVar
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -17,8 +17,27 @@ from memtui.core.judge.verdicts import JudgeItem
 from memtui.tui.dialogs.base import Dialog
 from memtui.tui.plain import body, line
 
+ResultT = TypeVar("ResultT")
 
-class ScopedDialog(Dialog[dict[str, str] | None]):
+
+class DecisionDialog(Dialog[ResultT | None]):
+    """What the two dialogs share: their "…-ok" button (and ``ctrl+s``) ends it with what the
+    user wrote (:meth:`action_done`), any other button and ``escape`` with None."""
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if (event.button.id or "").endswith("-ok"):
+            self.action_done()
+        else:
+            self.dismiss(None)
+
+    def action_done(self) -> None:
+        raise NotImplementedError
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class ScopedDialog(DecisionDialog[dict[str, str]]):
     """One input per memory side, prefilled with memtui's proposal: when that side applies.
     A CLAUDE.md side gets no input (memtui does not edit CLAUDE.md)."""
 
@@ -69,21 +88,12 @@ class ScopedDialog(Dialog[dict[str, str] | None]):
         else:
             self.action_done()
 
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        if event.button.id == "scoped-ok":
-            self.action_done()
-        else:
-            self.dismiss(None)
-
     def action_done(self) -> None:
         self.dismiss({tag: self.query_one(f"#scoped-{tag}", Input).value
                       for tag in self.proposed})
 
-    def action_cancel(self) -> None:
-        self.dismiss(None)
 
-
-class MergeDialog(Dialog[str | None]):
+class MergeDialog(DecisionDialog[str]):
     """The merged memory memtui proposes, editable: it replaces the kept side, the other side
     is archived (after a preview)."""
 
@@ -121,14 +131,5 @@ class MergeDialog(Dialog[str | None]):
     def on_mount(self) -> None:
         self.query_one("#merge-text", TextArea).focus()
 
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        if event.button.id == "merge-ok":
-            self.action_done()
-        else:
-            self.dismiss(None)
-
     def action_done(self) -> None:
         self.dismiss(self.query_one("#merge-text", TextArea).text)
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)
