@@ -71,6 +71,12 @@ def add_judge_parser(sub: Any) -> None:
         f"{MAX_SENT_PAIRS}, best candidates first)",
     )
     judge.add_argument(
+        "--batch",
+        action="store_true",
+        help="anthropic: send as one Message Batch (half the price; the run waits for it, "
+        "usually minutes, at most 24 hours); default: the config's judge.batch",
+    )
+    judge.add_argument(
         "--yes",
         action="store_true",
         help="send to the provider without asking (after printing the estimate)",
@@ -208,8 +214,13 @@ def cmd_judge(args: argparse.Namespace) -> int:
     if args.max_pairs < 1:
         say("memtui judge: --max-pairs must be 1 or more", err=True)
         return EXIT_USAGE
+    judge_config = config.judge
+    if args.batch:
+        from dataclasses import replace
+
+        judge_config = replace(judge_config, batch=True)
     try:
-        judge = load_judge(provider, config.judge, env=ctx.env)
+        judge = load_judge(provider, judge_config, env=ctx.env)
     except ProviderError as err:
         say(f"memtui judge: {shown(err)}", err=True)
         return EXIT_USAGE
