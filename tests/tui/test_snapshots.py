@@ -36,6 +36,7 @@ from memtui.tui.app import MemtuiApp, make_app
 from memtui.tui.dialogs import search as search_dialog
 from memtui.tui.dialogs.archive import ArchiveScreen
 from memtui.tui.dialogs.confirm import ConfirmScreen
+from memtui.tui.dialogs.decisions import MergeDialog, ScopedDialog
 from memtui.tui.dialogs.help import HelpScreen
 from memtui.tui.dialogs.projects import ProjectsScreen
 from memtui.tui.dialogs.search import SearchScreen
@@ -356,5 +357,40 @@ def test_archive_dialog(snap_compare: SnapCompare, demo: DemoHome) -> None:
         await pilot.press("A")
         await settle(pilot)
         assert isinstance(pilot.app.screen, ArchiveScreen)
+
+    assert snap_compare(demo_app(demo), terminal_size=WIDE, run_before=run_before)
+
+
+async def open_decision(pilot: Pilot[None], key: str) -> None:
+    """On the conflicts screen, the demo's test-database pair (both in auto memory), ``key``."""
+    await settle(pilot)
+    await pilot.press("J")
+    await settle(pilot)
+    screen = pilot.app.screen
+    assert isinstance(screen, ConflictsScreen)
+    pairs = screen.query_one("#conf-pairs", OptionList)
+    rows = [str(pairs.get_option_at_index(i).prompt) for i in range(pairs.option_count)]
+    pairs.highlighted = next(i for i, r in enumerate(rows) if "test-db-postgres.md" in r)
+    await settle(pilot)
+    await pilot.press(key)
+    await settle(pilot)
+
+
+def test_scoped_dialog(snap_compare: SnapCompare, demo: DemoHome) -> None:
+    """``s``: the proposed "applies when" note of each side, to edit."""
+
+    async def run_before(pilot: Pilot[None]) -> None:
+        await open_decision(pilot, "s")
+        assert isinstance(pilot.app.screen, ScopedDialog)
+
+    assert snap_compare(demo_app(demo), terminal_size=WIDE, run_before=run_before)
+
+
+def test_merge_dialog(snap_compare: SnapCompare, demo: DemoHome) -> None:
+    """``e``: the proposed merged memory (the newer side's frontmatter, both bodies), to edit."""
+
+    async def run_before(pilot: Pilot[None]) -> None:
+        await open_decision(pilot, "e")
+        assert isinstance(pilot.app.screen, MergeDialog)
 
     assert snap_compare(demo_app(demo), terminal_size=WIDE, run_before=run_before)
