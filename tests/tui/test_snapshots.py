@@ -328,18 +328,7 @@ def test_interrupted_operation_dialog(snap_compare: SnapCompare, demo: DemoHome,
 def test_conflicts_screen(snap_compare: SnapCompare, demo: DemoHome) -> None:
     """``J``: the planted pairs, the test-database contradiction selected."""
 
-    async def run_before(pilot: Pilot[None]) -> None:
-        await settle(pilot)
-        await pilot.press("J")
-        await settle(pilot)
-        screen = pilot.app.screen
-        assert isinstance(screen, ConflictsScreen)
-        pairs = screen.query_one("#conf-pairs", OptionList)
-        rows = [str(pairs.get_option_at_index(i).prompt) for i in range(pairs.option_count)]
-        pairs.highlighted = next(i for i, r in enumerate(rows) if "test-db-postgres.md" in r)
-        await settle(pilot)
-
-    assert snap_compare(demo_app(demo), terminal_size=WIDE, run_before=run_before)
+    assert snap_compare(demo_app(demo), terminal_size=WIDE, run_before=open_test_db_pair)
 
 
 def test_archive_dialog(snap_compare: SnapCompare, demo: DemoHome) -> None:
@@ -361,8 +350,8 @@ def test_archive_dialog(snap_compare: SnapCompare, demo: DemoHome) -> None:
     assert snap_compare(demo_app(demo), terminal_size=WIDE, run_before=run_before)
 
 
-async def open_decision(pilot: Pilot[None], key: str) -> None:
-    """On the conflicts screen, the demo's test-database pair (both in auto memory), ``key``."""
+async def open_test_db_pair(pilot: Pilot[None]) -> None:
+    """``J``, and the demo's test-database contradiction (both in auto memory) selected."""
     await settle(pilot)
     await pilot.press("J")
     await settle(pilot)
@@ -372,6 +361,11 @@ async def open_decision(pilot: Pilot[None], key: str) -> None:
     rows = [str(pairs.get_option_at_index(i).prompt) for i in range(pairs.option_count)]
     pairs.highlighted = next(i for i, r in enumerate(rows) if "test-db-postgres.md" in r)
     await settle(pilot)
+
+
+async def open_decision(pilot: Pilot[None], key: str) -> None:
+    """On the conflicts screen, the test-database pair, then ``key``."""
+    await open_test_db_pair(pilot)
     await pilot.press(key)
     await settle(pilot)
 
