@@ -17,9 +17,9 @@ parsed) falls back to the default and is reported: a broken config never stops m
 environment overrides the file, key by key (``MEMTUI_<SECTION>_<KEY>``, e.g. ``MEMTUI_THEME``,
 ``MEMTUI_JOURNAL_MAX_MB``). Each value remembers where it came from (:attr:`Config.sources`).
 
-Some keys configure features not built yet (team and secret rules, history, distilling): they
+Some keys configure features not built yet (team and secret rules, history): they
 are validated and shown by ``memtui config``, nothing more. The ``judge`` keys are used by
-``memtui judge``.
+``memtui judge``, ``distil.headroom`` by ``memtui distil``.
 
 Only :func:`load_config` imports ``tomllib``, and only when there is a file to parse.
 """
@@ -285,7 +285,7 @@ KEYS: tuple[Key, ...] = (
         "the coming secret rules"),
     Key("history.retention_days", number(0), ZERO_OFF, text_number, "the coming history"),
     Key("distil.headroom", number(0, 1, above=True), "a number above 0, at most 1 (0.7: 70 %)",
-        text_number, "the coming distil"),
+        text_number, "memtui distil"),
     Key("journal.max_age_days", number(0), ZERO_OFF, text_number),
     Key("journal.max_mb", number(0), ZERO_OFF, text_number),
 )  # fmt: skip

@@ -386,7 +386,7 @@ def test_memtui_config_prints_values_and_sources(
     assert row["journal.max_mb"].split() == ["journal.max_mb", "=", "9", "from",
                                              "$MEMTUI_JOURNAL_MAX_MB"]
     assert "used by" not in row["judge.model"]  # memtui judge uses it
-    assert row["distil.headroom"].endswith("(used by the coming distil)")
+    assert row["distil.headroom"].endswith("(used by memtui distil)")
     assert "used by" not in row["journal.max_age_days"]
     assert row["pane.zoom"].split() == ["pane.zoom", "=", '"Z"', "from", str(path)]
     assert row["app.quit"].split() == ["app.quit", "=", '"q"', "from", "default"]

@@ -42,6 +42,7 @@ from memtui.tui.dialogs.projects import ProjectsScreen
 from memtui.tui.dialogs.search import SearchScreen
 from memtui.tui.dialogs.undo import InterruptedScreen, UndoHistoryScreen
 from memtui.tui.screens.conflicts import ConflictsScreen
+from memtui.tui.screens.distil import DistilScreen
 from memtui.tui.screens.main import MainScreen
 from memtui.tui.screens.snapshot_diff import SnapshotDiffScreen
 from memtui.tui.testing import settle
@@ -386,5 +387,22 @@ def test_merge_dialog(snap_compare: SnapCompare, demo: DemoHome) -> None:
     async def run_before(pilot: Pilot[None]) -> None:
         await open_decision(pilot, "e")
         assert isinstance(pilot.app.screen, MergeDialog)
+
+    assert snap_compare(demo_app(demo), terminal_size=WIDE, run_before=run_before)
+
+
+def test_distil_review(snap_compare: SnapCompare, demo: DemoHome) -> None:
+    """``D`` on the auto store: the meter before → after, the changes, the index's diff."""
+
+    async def run_before(pilot: Pilot[None]) -> None:
+        await settle(pilot)
+        screen = pilot.app.screen
+        assert isinstance(screen, MainScreen) and screen.result is not None
+        store = next(s for s in screen.result.stores if s.kind == StoreKind.AUTO)
+        screen.select_path(store, None)
+        await settle(pilot)
+        await pilot.press("D")
+        await settle(pilot)
+        assert isinstance(pilot.app.screen, DistilScreen)
 
     assert snap_compare(demo_app(demo), terminal_size=WIDE, run_before=run_before)
