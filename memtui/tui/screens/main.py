@@ -29,6 +29,7 @@ from memtui.core.scan.scanner import cache_for, check_store_links, scan_progress
 from memtui.core.scan.search import SearchHit
 from memtui.core.stores.locations import Context
 from memtui.core.stores.projects import nothing_found
+from memtui.tui.decisions import open_archive
 from memtui.tui.dialogs.base import HELP_KEY_ID
 from memtui.tui.dialogs.help import HelpRow, show_help
 from memtui.tui.dialogs.projects import OpenProject, ProjectsScreen
@@ -112,6 +113,9 @@ class MainScreen(Screen[None]):
         Binding("J", "judge", "Judge", id="judge.open",
                 tooltip="Judge conflicts: duplicate and contradicting memories across every "
                 "store and CLAUDE.md; decide pair by pair"),
+        Binding("A", "archive", "Archive", show=False, id="judge.archive",
+                tooltip="The judge's archive: memories that decisions took out of their "
+                "stores; restore one (previewed, undoable)"),
         Binding("space", "toggle_mark", "Mark", show=False, id="memory.mark",
                 tooltip="Mark or unmark the selected memory (d deletes every marked one)"),
         Binding("escape", "clear_marks", "Clear marks", show=False, id="memory.clear-marks",
@@ -636,6 +640,10 @@ class MainScreen(Screen[None]):
         judge = config.judge if config is not None else JudgeConfig()
         screen = ConflictsScreen(self.result, self.context, self.jobs, judge)
         self.app.push_screen(screen, lambda _closed: self.load_conflicts())
+
+    def action_archive(self) -> None:
+        """The judge's archive; the memory picked there is restored after its preview."""
+        open_archive(self, self.jobs, self.context)
 
     def action_delete(self) -> None:
         """Delete the marked memories (else the selected one) and their MEMORY.md lines, as

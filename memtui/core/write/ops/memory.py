@@ -27,6 +27,7 @@ __all__ = [
     "plan_delete_memories",
     "plan_delete_memory",
     "remove_lines",
+    "root_store",
 ]
 
 INDEX_NAME = "MEMORY.md"
@@ -73,8 +74,8 @@ def plan_delete_memories(
         {id(m): given[0] for m in memories} if len(given) == 1 else _owners(given, memories)
     )
     used = list({id(s): s for s in owner.values()}.values())
-    root_store = _root_store(used)
-    root = root_store.path
+    top = _root_store(used)
+    root = top.path
     changes: list[FileChange] = []
     notes: list[str] = []
     by_store: dict[int, list[Memory]] = {}
@@ -104,9 +105,9 @@ def plan_delete_memories(
     what = memories[0].rel_path if count == 1 else f"{count} memories"
     return Proposal(
         kind="delete-memories" if count > 1 else "delete-memory",
-        title=f"delete {what} from {root_store.title}",
+        title=f"delete {what} from {top.title}",
         root=root,
-        lock_dir=lock_dir_for(root_store),
+        lock_dir=lock_dir_for(top),
         changes=changes,
         notes=notes,
         shown=masked_text,  # a deleted memory's diff shows its secrets masked
@@ -134,19 +135,27 @@ def _owners(stores: list[Store], memories: Sequence[Memory]) -> dict[int, Store]
 
 
 def _root_store(stores: list[Store]) -> Store:
-    """The store every other one lies inside, under the same lock; refused when there is none
-    (each store has its own root and lock: one operation cannot span them)."""
+    root = root_store(stores)
+    if root is None:
+        names = ", ".join(s.title for s in stores)
+        raise EditRefused(
+            f"the memories are in {len(stores)} stores with separate roots ({names}); "
+            "delete those of one store at a time"
+        )
+    return root
+
+
+def root_store(stores: Sequence[Store]) -> Store | None:
+    """The store every other one lies inside, under the same lock (one operation's root and
+    lock); None when there is none: each store has its own root and lock, and one operation
+    cannot span them."""
     for candidate in stores:
         lock = lock_dir_for(candidate)
         if all(
             s.path.is_relative_to(candidate.path) and lock_dir_for(s) == lock for s in stores
         ):
             return candidate
-    names = ", ".join(s.title for s in stores)
-    raise EditRefused(
-        f"the memories are in {len(stores)} stores with separate roots ({names}); "
-        "delete those of one store at a time"
-    )
+    return None
 
 
 def _shown_rel(root: Path, path: Path) -> str:
