@@ -11,6 +11,9 @@ from pathlib import Path
 
 from memtui.core.demo.build import DemoHome
 from memtui.core.stores.locations import Context
+from memtui.core.write.apply import CRASH_ENV, apply
+from memtui.core.write.journal import Journal
+from memtui.core.write.proposal import Proposal
 from memtui.tui.app import MemtuiApp, make_app
 
 REPO = Path(__file__).resolve().parent.parent
@@ -79,3 +82,19 @@ def home_args(home: DemoHome) -> list[str]:
     """The CLI options that point memtui at ``home``."""
     return ["--claude-home", str(home.claude_home), "--project", str(home.project),
             "--agent-memory-home", str(home.agent_memory_home)]
+
+
+def run_killed(plan: Proposal, journal: Journal, step: int) -> int:
+    """Apply ``plan`` in a forked child told to die after ``step`` steps (the test-only
+    ``MEMTUI_TEST_CRASH_AFTER`` hook); its exit code."""
+    pid = os.fork()
+    if pid == 0:  # the child: never return into pytest
+        code = 0
+        try:
+            os.environ[CRASH_ENV] = str(step)
+            apply(plan, journal)
+        except BaseException:
+            code = 3
+        os._exit(code)
+    _pid, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status)
