@@ -44,7 +44,8 @@ def tree_state(root: Path, *, mtimes: bool = True) -> State:
 
 def copy_demo(pristine: DemoHome, root: Path, *, keep_auto: bool = False) -> DemoHome:
     """A private copy of a demo home at ``root`` (mtimes kept, every path moved along),
-    without git data, the worktree and, unless ``keep_auto``, the projects folder."""
+    without git data, the worktree and, unless ``keep_auto``, the projects folder (kept, the
+    project's auto memory moves to the folder named for the copied project)."""
 
     def ignore(directory: str, names: list[str]) -> set[str]:
         skipped = {".git"}
@@ -60,7 +61,15 @@ def copy_demo(pristine: DemoHome, root: Path, *, keep_auto: bool = False) -> Dem
         for f in dataclasses.fields(pristine)
         if isinstance(getattr(pristine, f.name), Path)
     }
-    return dataclasses.replace(pristine, **moved)
+    copied = dataclasses.replace(pristine, **moved)
+    if not keep_auto:
+        return copied
+    from memtui.core.stores.sanitize import sanitize_path
+
+    auto = copied.claude_home / "projects" / sanitize_path(str(copied.project)) / "memory"
+    moved_auto = copied.auto_memory.parent
+    os.replace(moved_auto, auto.parent)
+    return dataclasses.replace(copied, auto_memory=auto, team_memory=auto / "team")
 
 
 def demo_context(home: DemoHome, **env: str) -> Context:
