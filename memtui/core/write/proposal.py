@@ -215,6 +215,12 @@ def target_text(root: Path, *more: Path) -> str:
     return "writes into " + " and ".join(reals)
 
 
+def record_target_text(record: OpRecord) -> str:
+    """:func:`target_text` of every root a journaled operation wrote into."""
+    first, *more = (Path(r.root) for r in record.roots())
+    return target_text(first, *more)
+
+
 @dataclass
 class AppliedOp:
     op_id: str
