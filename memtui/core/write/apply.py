@@ -3,23 +3,25 @@ memory files (docs/architecture.md#the-safety-model-as-implemented).
 
 :func:`apply`
 
-1. checks, before touching anything: every path stays inside the proposal's ``root``, no
+1. checks, before touching anything: every path stays inside its root (the proposal's
+   ``root``, or across stores the innermost of its roots that holds it), no
    directory on the way to the root or to a file is a symlink (:mod:`memtui.core.write.dirfd`:
    each is opened without following links, and every write is made relative to those
    descriptors), no file is a symlink or a directory, every file still has the planned bytes,
-   and no live Claude Code ``.consolidate-lock`` holds ``lock_dir``
+   and no live Claude Code ``.consolidate-lock`` holds any root's ``lock_dir``
    (:mod:`memtui.core.write.lock`);
 2. journals the operation (:mod:`memtui.core.write.journal`): old and new bytes, modes, mtimes;
-3. takes ``.consolidate-lock``, creates missing directories (0o700), writes each file
-   atomically (temp file in the same directory, fsync, ``os.replace``, fsync of the directory;
-   existing files keep their mode, new ones get 0o600), deletes files. Right before each replace
+3. takes every root's ``.consolidate-lock`` (in the order of their paths), creates missing
+   directories (0o700), writes each file atomically (temp file in the same directory, fsync,
+   ``os.replace``, fsync of the directory; existing files keep their mode, new ones get
+   0o600), deletes files. Right before each replace
    or delete the file is read once more and must still hold the bytes the journal holds; the
    replaced inode is kept open, and when the writing is done (at least
    :data:`~memtui.core.write.restore.LATE_WRITE_GRACE` after the last replace) it must still hold
    them: a process that appended to it meanwhile (Claude Code appends to ``MEMORY.md``) would
    lose its bytes, so the operation is rolled back with those bytes put back (also saved in the
    journal) and refused;
-4. puts the lock back exactly as it was, or removes it when there was none, and marks the
+4. puts each lock back exactly as it was, or removes it when there was none, and marks the
    operation done.
 
 An operation that fails or is cancelled halfway is rolled back at once

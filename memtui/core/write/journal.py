@@ -6,11 +6,13 @@ Lives in ``$XDG_STATE_HOME/memtui/journal/`` (default ``~/.local/state/memtui/jo
 
 - ``op.json``: id, time, kind, title, the Claude Code home the operation was made in (``null``:
   unknown, recorded before memtui noted homes), confinement root, lock dir, state, progress, the
-  pid of the process that ran it, and per file: path, action, whether it existed, its mode and
-  mtime, the sha256 before and after (``null`` = no file);
+  pid of the process that ran it, and per file: path, its root, action, whether it existed, its
+  mode and mtime, the sha256 before and after (``null`` = no file); an operation across stores
+  also lists its further roots (``more_roots``: root, lock dir, lock);
 - ``<n>.old``: the bytes file ``n`` had before (only when it existed);
 - ``<n>.new``: the bytes the operation writes to file ``n`` (only for writes);
-- ``lock.old``: the bytes ``.consolidate-lock`` had before memtui took it;
+- ``lock.old``: the bytes ``.consolidate-lock`` had before memtui took it (``lock-<n>.old``:
+  that of the operation's root ``n``, across stores);
 - ``<n>.late``: the bytes another process wrote to file ``n`` while the operation changed it
   (the operation was then rolled back with them put back, see :mod:`memtui.core.write.apply`).
 
