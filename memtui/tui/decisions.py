@@ -49,7 +49,7 @@ def confirm_proposal(
 ) -> None:
     """Preview ``proposal`` and apply it on yes; ``after`` runs (in the job, once applied) what
     the decision records, ``finished`` follows on the app thread (None: nothing changed)."""
-    summary = proposal_summary(proposal, diffs, context.show(proposal.root))
+    summary = proposal_summary(proposal, diffs, context.show(proposal.base))
     changed = [d for d in diffs if d.status == "changed"]
 
     def answered(confirmed: bool | None) -> None:

@@ -23,7 +23,7 @@ from memtui.core.judge.resolve import KEEP_DECISIONS, KeepPlan, find_memory, fin
 from memtui.core.judge.verdicts import Candidate
 from memtui.core.parse.frontmatter import MemoryDocument
 from memtui.core.write.dirfd import EditRefused
-from memtui.core.write.ops.memory import lock_dir_for, root_store
+from memtui.core.write.ops.memory import root_store, span_stores
 from memtui.core.write.proposal import (
     AppliedOp,
     FileChange,
@@ -117,8 +117,9 @@ def plan_merge(
     result: ScanResult, candidate: Candidate, keep: str, merged: bytes | None = None
 ) -> MergePlan:
     """Plan replacing side ``keep`` with ``merged`` (default: :func:`propose_merge`) and
-    archiving the other side, as one operation. Refused when a side is a CLAUDE.md rule, the
-    merged text is empty, or the two memories lie in stores with separate roots."""
+    archiving the other side, as one operation. Refused when a side is a CLAUDE.md rule or the
+    merged text is empty. Two memories in stores with separate roots are merged by one
+    operation across both roots, each under its own lock."""
     kept_data, other_data = merge_sources(result, candidate, keep)
     if merged is None:
         merged = propose_merge(kept_data, other_data)
@@ -128,17 +129,11 @@ def plan_merge(
     plan = plan_keep(result, candidate, keep)
     kept_store, kept_memory = find_memory(result, plan.winner)
     top = root_store([kept_store, plan.store])
-    if top is None:
-        raise EditRefused(
-            f"the two memories are in stores with separate roots ({kept_store.title} and "
-            f"{plan.store.title}), each under its own lock, and one operation writes into one "
-            "store; edit the one to keep, then keep it (a or b)", kept_memory.path)
-    proposal = plan.proposal
+    where = (f"of {top.title}" if top is not None
+             else f"of {plan.store.title} into {kept_store.title}")
+    proposal = span_stores(plan.proposal, [kept_store, plan.store])
     proposal.kind = "merge-memories"
-    proposal.title = (f"merge {plan.memory.rel_path} into {kept_memory.rel_path} "
-                      f"of {top.title}")
-    proposal.root = top.path
-    proposal.lock_dir = lock_dir_for(top)
+    proposal.title = f"merge {plan.memory.rel_path} into {kept_memory.rel_path} {where}"
     proposal.changes.insert(
         0, FileChange(kept_memory.path, "write", merged, sha256_hex(kept_data)))
     proposal.notes = [

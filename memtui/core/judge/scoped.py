@@ -33,7 +33,7 @@ from memtui.core.parse.frontmatter import MemoryDocument
 from memtui.core.plaintext import escape_controls
 from memtui.core.secrets.redact import masked_text
 from memtui.core.write.dirfd import EditRefused
-from memtui.core.write.ops.memory import lock_dir_for, root_store
+from memtui.core.write.ops.memory import root_store, span_stores
 from memtui.core.write.proposal import FileChange, Proposal, read_regular, sha256_hex
 
 NOTE_PREFIX = "_Applies when: "
@@ -158,7 +158,9 @@ class ScopedPlan:
 def plan_scoped(result: ScanResult, candidate: Candidate, notes: dict[str, str]) -> ScopedPlan:
     """Plan writing ``notes[tag]`` ("applies when …") into side ``tag`` (``a``, ``b``) of the
     pair; a CLAUDE.md side is left as it is. Refused (:class:`EditRefused`) when a note is
-    empty, a side is a snapshot, or the two memories lie in stores with separate roots."""
+    empty or a side is a snapshot. Two memories in stores with separate roots (a user agent
+    memory and a project's auto memory) are written as one operation across both roots, each
+    under its own lock."""
     sides: list[ScopedSide] = []
     skipped: list[str] = []
     after = {"a": candidate.a, "b": candidate.b}
@@ -186,23 +188,19 @@ def plan_scoped(result: ScanResult, candidate: Candidate, notes: dict[str, str])
         raise EditRefused("both sides are CLAUDE.md rules: memtui does not edit CLAUDE.md files",
                           Path(candidate.a.file))
     top = root_store([s.store for s in sides])
-    if top is None:
-        names = " and ".join(s.store.title for s in sides)
-        raise EditRefused(
-            f"the two memories are in stores with separate roots ({names}), each under its own "
-            "lock, and one operation writes into one store; add the notes by editing each "
-            "memory, or keep one side", sides[0].memory.path)
-    what = " and ".join(s.memory.rel_path for s in sides)
-    proposal = Proposal(
+    what = " and ".join(f"{s.memory.rel_path} of {s.store.title}" for s in sides)
+    if top is not None:  # one store (or a store and its Team folder): one root, one lock
+        what = " and ".join(s.memory.rel_path for s in sides) + f" of {top.title}"
+    proposal = span_stores(Proposal(
         kind="scope-memories",
-        title=f"scope {what} of {top.title}",
-        root=top.path,
-        lock_dir=lock_dir_for(top),
+        title=f"scope {what}",
+        root=sides[0].store.path,
+        lock_dir=None,
         changes=[FileChange(s.memory.path, "write", s.new, sha256_hex(s.old)) for s in sides],
         notes=[*(f"{s.tag.upper()} {s.memory.rel_path}: {note_line(s.note)}" for s in sides),
                *skipped],
         shown=masked_text,
-    )
+    ), [s.store for s in sides])
     return ScopedPlan(candidate, Candidate(after["a"], after["b"], candidate.score,
                                            candidate.reasons), sides, proposal, skipped)
 

@@ -5,7 +5,6 @@ named. The flows that use them are in :mod:`memtui.tui.operations`."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import ClassVar, Literal
 
 from rich.text import Text
@@ -17,7 +16,7 @@ from textual.widgets import Button, DataTable, Static
 
 from memtui.core.plaintext import counted
 from memtui.core.write.journal import Journal, OpRecord, undo_verb
-from memtui.core.write.proposal import target_text
+from memtui.core.write.proposal import record_target_text
 from memtui.tui.dialogs.base import Dialog
 from memtui.tui.jobs import Job, runner_of
 from memtui.tui.plain import line
@@ -57,7 +56,7 @@ def undo_body(record: OpRecord) -> Text:
     text = Text()
     text.append(f"{line(record.kind)}: {line(record.title)}\n", style="bold")
     text.append(f"operation {line(record.id)}, {op_time(record)} UTC\n", style="dim")
-    text.append(f"{line(target_text(Path(record.root)))}\n\n", style="dim")
+    text.append(f"{line(record_target_text(record))}\n\n", style="dim")
     text.append("Puts back, byte for byte, every file it touched:\n")
     text.append_text(undo_files_text(record))
     text.append(

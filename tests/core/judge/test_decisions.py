@@ -183,7 +183,9 @@ def test_scoped_with_a_claude_md_rule_annotates_only_the_memory(
     assert (ctx.project / "CLAUDE.md").read_bytes() == claude_md
 
 
-def test_scoped_refuses_an_empty_note_and_stores_with_separate_roots(tmp_path: Path) -> None:
+def test_scoped_refuses_an_empty_note_and_spans_stores_with_separate_roots(
+    tmp_path: Path,
+) -> None:
     ctx = write_home(tmp_path / "home", [
         Note("agent-user:reviewer", "test-db.md", "Test database",
              "Integration tests run against a real Postgres 16; never SQLite.", 40),
@@ -191,8 +193,10 @@ def test_scoped_refuses_an_empty_note_and_stores_with_separate_roots(tmp_path: P
              "Integration tests run against SQLite in memory so the suite stays fast.", 2),
     ])
     [candidate] = find_candidates(memory_items(scan(ctx)))
-    with pytest.raises(EditRefused, match="separate roots"):
-        plan_scoped(scan(ctx), candidate, {"a": "x", "b": "y"})
+    plan = plan_scoped(scan(ctx), candidate, {"a": "x", "b": "y"})
+    roots = {r.path for r in plan.proposal.roots()}
+    assert roots == {store_dir(tmp_path / "home", "agent-user:reviewer"),
+                     store_dir(tmp_path / "home", "auto")}  # one operation, two roots
     with pytest.raises(EditRefused, match="note for B is empty"):
         plan_scoped(scan(ctx), candidate, {"a": "x", "b": " "})
 

@@ -17,7 +17,14 @@ from memtui.core.parse.index import (
 )
 from memtui.core.secrets.redact import masked_text
 from memtui.core.write.dirfd import EditRefused
-from memtui.core.write.proposal import FileChange, Proposal, file_sha256, read_regular, sha256_hex
+from memtui.core.write.proposal import (
+    FileChange,
+    Proposal,
+    StoreRoot,
+    file_sha256,
+    read_regular,
+    sha256_hex,
+)
 
 __all__ = [
     "INDEX_NAME",
@@ -28,6 +35,8 @@ __all__ = [
     "plan_delete_memory",
     "remove_lines",
     "root_store",
+    "span_stores",
+    "store_roots",
 ]
 
 INDEX_NAME = "MEMORY.md"
@@ -156,6 +165,30 @@ def root_store(stores: Sequence[Store]) -> Store | None:
         ):
             return candidate
     return None
+
+
+def store_roots(stores: Sequence[Store]) -> list[StoreRoot]:
+    """The roots one operation over ``stores`` writes into, each with its own lock: a store
+    that lies inside another given store under the same lock (a Team folder in its Auto
+    memory) goes with it; every other store is a root of its own (in the order given)."""
+    roots: list[StoreRoot] = []
+    for store in stores:
+        if any(other is not store and root_store([other, store]) is other for other in stores):
+            continue
+        root = StoreRoot(store.path, lock_dir_for(store))
+        if root not in roots:
+            roots.append(root)
+    return roots
+
+
+def span_stores(proposal: Proposal, stores: Sequence[Store]) -> Proposal:
+    """``proposal`` made to write into the roots of ``stores`` (:func:`store_roots`): one root
+    when they share one, else one operation across several roots, each confined and locked on
+    its own."""
+    roots = store_roots(stores)
+    proposal.root, proposal.lock_dir = roots[0].path, roots[0].lock_dir
+    proposal.more_roots = roots[1:]
+    return proposal
 
 
 def _shown_rel(root: Path, path: Path) -> str:
