@@ -5,6 +5,7 @@ named. The flows that use them are in :mod:`memtui.tui.operations`."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import ClassVar, Literal
 
 from rich.text import Text
@@ -41,11 +42,11 @@ def undo_files_text(record: OpRecord) -> Text:
     """What undoing ``record`` does to each file: restore, revert or remove (each named from
     the directory the operation wrote into, which the dialog names above it)."""
     text = Text()
-    root = Path(record.root)
     for item in record.files:
         verb = undo_verb(item)
         style = {"remove": "red", "restore": "green"}.get(verb, "yellow")
         path = Path(item.path)
+        root = Path(item.root or record.root)
         shown = path.relative_to(root).as_posix() if path.is_relative_to(root) else item.path
         text.append(f"  {verb:<7} ", style=style)
         text.append(f"{line(shown)}\n")
