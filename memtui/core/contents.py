@@ -101,7 +101,7 @@ class BrokenLink:
 
 @dataclass
 class IndexHealth:
-    dangling: list[IndexEntry] = field(default_factory=list)
+    dangling: Sequence[IndexEntry] = field(default_factory=list)
     orphans: list[str] = field(default_factory=list)
     long_entries: list[LongEntry] = field(default_factory=list)
     broken_wikilinks: list[BrokenLink] = field(default_factory=list)
@@ -117,6 +117,7 @@ class IndexHealth:
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (slow) at run time
 if TYPE_CHECKING:
+    from collections.abc import Sequence
     from typing import Literal, TypeAlias
 
     Binds: TypeAlias = Literal["none", "lines", "bytes", "both"]
@@ -141,11 +142,11 @@ class LoadReport:
     byte_truncated: bool
     binds: Binds
     cut_line: int | None
-    dropped: list[DroppedEntry]
+    dropped: Sequence[DroppedEntry]
     warning: str | None
     loaded: str
     agent: bool = False
-    entries: list[IndexEntry] = field(default_factory=list)
+    entries: Sequence[IndexEntry] = field(default_factory=list)
     health: IndexHealth = field(default_factory=IndexHealth)
     problems: list[str] = field(default_factory=list)
     cut_partial: bool = False  # the cut falls inside cut_line: that line is only partly loaded
