@@ -375,28 +375,27 @@ class IndexEntries(LazyList[IndexEntry]):
     each entry's line; ``targets()`` and ``long_candidates()`` answer for all entries without
     building them."""
 
-    __slots__ = ("_every", "lines")
+    __slots__ = ("_matches", "lines")
 
     def __init__(self, raw: str) -> None:
-        self._every = list(_EVERY_LINE.finditer("\n" + raw))  # C: no Python work per line
-        self.lines = [number for number, match in enumerate(self._every, 1) if match.lastindex]
+        every = list(_EVERY_LINE.finditer("\n" + raw))  # C: no Python work per line
+        self.lines = [number for number, match in enumerate(every, 1) if match.lastindex]
+        self._matches = [match for match in every if match.lastindex]
         super().__init__(len(self.lines), self._build_entry)
 
     def _build_entry(self, i: int) -> IndexEntry:
-        line = self.lines[i]
-        return _entry(line, self._every[line - 1])
+        return _entry(self.lines[i], self._matches[i])
 
     def targets(self) -> list[str | None]:
         """Each entry's ``target``."""
-        every = self._every
-        dests = [every[line - 1][4] for line in self.lines]
+        dests = [match[4] for match in self._matches]
         return [(_target(dest) if dest[:1] == "<" else dest) or None for dest in dests]
 
     def long_candidates(self, limit: int) -> list[int]:
         """The positions of the entries whose ``raw`` may be longer than ``limit``."""
-        every = self._every
-        return [i for i, line in enumerate(self.lines)
-                if every[line - 1].end() - every[line - 1].start(1) > limit]
+        # a match is the newline before the line and the line (``raw`` and maybe a CR)
+        longer = limit + 1
+        return [i for i, match in enumerate(self._matches) if match.end() - match.start() > longer]
 
 
 def is_external_target(target: str) -> bool:
@@ -684,29 +683,63 @@ def _links_one_by_one(
     return dangling, pointed, pointed_dirs
 
 
-_PLAIN_MD = lazy_re(r"^[\w\-][\w\- .]*\.md$", re.M)  # a line that is a _PLAIN_NAME ending .md
+_NOT_IN_PLAIN_NAME = lazy_re(r"[^\w\- .\n]")  # a character no _PLAIN_NAME has (or a newline)
+
+
+def _odd_targets(targets: str) -> set[str]:
+    """Of ``targets`` (one a line), those that are no ``_PLAIN_NAME``: a character it cannot
+    hold, or a space or dot first. Searched through all at once: most targets are plain."""
+    odd: set[str] = set()
+    search = _NOT_IN_PLAIN_NAME.search
+    found = search(targets)
+    while found is not None:
+        start = targets.rfind("\n", 0, found.start()) + 1
+        end = targets.find("\n", found.start())
+        end = len(targets) if end < 0 else end
+        odd.add(targets[start:end])
+        found = search(targets, end + 1)
+    lines = "\n" + targets
+    for first in ("\n ", "\n."):
+        at = lines.find(first)
+        while at >= 0:
+            end = lines.find("\n", at + 1)
+            odd.add(lines[at + 1 : end if end >= 0 else len(lines)])
+            at = lines.find(first, at + 1)
+    return odd
 
 
 def _links_at_once(
     entries: IndexEntries, index_dir: str, store_files: Set[str], exists: Callable[[str], bool]
 ) -> tuple[LazyList[IndexEntry], set[str], list[str]]:
-    """``_links_one_by_one`` for all entries at once: each distinct target is judged once, and
-    the common dangling one, a bare ``name.md`` that is no store file, by one regex over all."""
+    """``_links_one_by_one`` for all entries at once: each distinct target is judged once,
+    and the common dangling one, a bare ``name.md`` that is no store file (``_link_of`` finds
+    it dangling at once), without a look."""
     targets = entries.targets()
-    distinct = {target for target in set(targets) if target is not None}
-    missing = [target for target in distinct if target not in store_files]
-    dangles = set(_PLAIN_MD.findall("\n".join(missing))) if not index_dir else set()
+    judged: set[str | None]
+    if index_dir:
+        judged = set(targets)
+    else:
+        odd = _odd_targets("\n".join(filter(None, targets)))
+        judged = {
+            t for t in targets
+            if t is not None and (t in store_files or not t.endswith(".md") or t in odd)
+        }
+    judged.discard(None)
+    dangles: set[str | None] = set()
     pointed: set[str] = set()
     pointed_dirs: list[str] = []
-    for target in distinct - dangles:
-        verdict = _link_of(target, index_dir, store_files, exists)
+    for target in judged:
+        verdict = _link_of(target, index_dir, store_files, exists)  # not None: discarded
         if verdict is None:
             dangles.add(target)
         elif verdict[0] == "file":
             pointed.add(verdict[1])
         elif verdict[0] == "folder":
             pointed_dirs.append(verdict[1])
-    positions = [i for i, target in enumerate(targets) if target in dangles]
+    positions = [
+        i for i, target in enumerate(targets)
+        if (target in dangles if target in judged else target is not None)
+    ]
     return LazyList(len(positions), lambda i: entries[positions[i]]), pointed, pointed_dirs
 
 
