@@ -157,6 +157,13 @@ def say_nothing_found(ctx: Context, stores: list[Store]) -> None:
 
 
 def cmd_index(args: argparse.Namespace) -> int:
+    from memtui.core.cache import gc_paused
+
+    with gc_paused():  # a runaway index makes 100,000 objects: no collection walks them all
+        return index_command(args)
+
+
+def index_command(args: argparse.Namespace) -> int:
     from memtui.core.model import StoreKind, StoreLocation
     from memtui.core.scan.scanner import (
         INDEX_NAME,

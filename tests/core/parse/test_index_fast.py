@@ -142,3 +142,24 @@ def test_odd_targets_are_those_that_are_no_plain_name(targets: list[str]) -> Non
     plain = re.compile(r"[\w\-][\w\- .]*")
     odd = index_module._odd_targets("\n".join(targets))
     assert odd == {t for t in targets if not plain.fullmatch(t)}
+
+
+BLOCK_STARTS = [
+    "~~~", "```", "\tcode", "   \tcode", "    code", "   > quote", "  # head", "#", "***", "___",
+    "- - -", "1) x", "10. x", "+ x", "[a]: b", "   [a]: b 't'", "Setext", "===", "---",
+    "   <div>", "<!-- c -->", "<!-- open", "close -->", "   <!-- c --> tail", "<?x?>", "text",
+    "", "   ", "\t", "- [a](a.md) — h", "    - [a](a.md) — h", "😀", "  ~~~ x", "> - [a](a.md)",
+]  # fmt: skip
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(BLOCK_STARTS), max_size=30).map("\n".join))
+@example("~~~\n- [a](a.md)\n~~~")
+@example("\tcode\n- a")
+def test_trying_only_the_rules_a_block_can_start_gives_marked_s_tokens(src: str) -> None:
+    """The lexer's first-character check leaves the tokens as they are (and the report)."""
+    from memtui.core.parse import marked
+
+    fast = marked.BlockLexer(fast=True).lex(src)
+    slow = marked.BlockLexer(fast=False).lex(src)
+    assert [(t.type, t.raw, t.parts) for t in fast] == [(t.type, t.raw, t.parts) for t in slow]
