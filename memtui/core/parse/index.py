@@ -32,7 +32,7 @@ from memtui.core.contents import (
     LongEntry,
 )
 from memtui.core.lazylist import LazyList
-from memtui.core.parse.jsstring import js_trim, js_trim_start
+from memtui.core.parse.jsstring import js_trim, js_trim_start, js_trim_start_at
 from memtui.core.parse.lazyre import lazy_re
 from memtui.core.parse.marked import COMMENT_SPAN, CR, BlockLexer, Token, js_lazy_re
 from memtui.core.parse.utf16 import index_of_unit, prefix_by_units, units
@@ -487,7 +487,7 @@ def load_report(path: str, raw: str, *, agent: bool, fast: bool = True) -> LoadR
     if not agent:
         problems += _hidden_entry_problems(entries, entry_lines, stripped.line_map)
     text = js_trim(stripped.text)
-    lead = len(stripped.text) - len(js_trim_start(stripped.text))
+    lead = js_trim_start_at(stripped.text)
     first_line_index = stripped.text.count("\n", 0, lead)
     n_lines = text.count("\n") + 1
     n_units = units(text)
@@ -686,12 +686,22 @@ def _links_one_by_one(
 _NOT_IN_PLAIN_NAME = lazy_re(r"[^\w\- .\n]")  # a character no _PLAIN_NAME has (or a newline)
 
 
+_PLAIN_ASCII = (
+    b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_- .\n"
+)  # what ``\w``, ``-``, `` ``, ``.`` and a newline match of ASCII
+
+
+def _plain_ascii(text: str) -> bool:
+    """Whether ``text`` is ASCII holding only ``_PLAIN_ASCII`` (bytes.translate: C, no regex)."""
+    return text.isascii() and not text.encode("ascii").translate(None, _PLAIN_ASCII)
+
+
 def _odd_targets(targets: str) -> set[str]:
     """Of ``targets`` (one a line), those that are no ``_PLAIN_NAME``: a character it cannot
     hold, or a space or dot first. Searched through all at once: most targets are plain."""
     odd: set[str] = set()
     search = _NOT_IN_PLAIN_NAME.search
-    found = search(targets)
+    found = None if _plain_ascii(targets) else search(targets)
     while found is not None:
         start = targets.rfind("\n", 0, found.start()) + 1
         end = targets.find("\n", found.start())

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from memtui.core.parse.jsstring import JS_WS_CLASS, js_trim, js_trim_end
+from memtui.core.parse.jsstring import JS_WS_CLASS, js_trim, js_trim_end_at
 from memtui.core.parse.lazyre import lazy_re
 
 _JS_DOT = "[^\\n\\r\\u2028\\u2029]"
@@ -443,7 +443,7 @@ class BlockLexer:
         while p < len(src):
             run = run_re.match(src, p) if run_re is not None else None
             if run is not None:
-                items += run.group(0).count("\n")
+                items += src.count("\n", p, run.end())  # no copy of a 50,000-line run
                 p = run.end()
             item = item_re.match(src, p)
             if not item or _HR.match(src, p):
@@ -452,7 +452,7 @@ class BlockLexer:
             p = _list_item_end(src, item)
         if not items:
             return None
-        return js_trim_end(src[pos : min(p, len(src))])
+        return src[pos : js_trim_end_at(src, pos, min(p, len(src)))]
 
 
 def _lead_char(src: str, pos: int) -> str:

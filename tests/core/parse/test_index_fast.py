@@ -163,3 +163,18 @@ def test_trying_only_the_rules_a_block_can_start_gives_marked_s_tokens(src: str)
     fast = marked.BlockLexer(fast=True).lex(src)
     slow = marked.BlockLexer(fast=False).lex(src)
     assert [(t.type, t.raw, t.parts) for t in fast] == [(t.type, t.raw, t.parts) for t in slow]
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.text(alphabet=" \t\n\u3000\ufeffab", max_size=150), cut=st.integers(0, 150))
+def test_trim_positions_match_js_trims(text: str, cut: int) -> None:
+    from memtui.core.parse.jsstring import (
+        js_trim_end,
+        js_trim_end_at,
+        js_trim_start,
+        js_trim_start_at,
+    )
+
+    start = min(cut, len(text))
+    assert text[start : js_trim_end_at(text, start, len(text))] == js_trim_end(text[start:])
+    assert text[js_trim_start_at(text) :] == js_trim_start(text)
