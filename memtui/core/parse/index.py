@@ -729,11 +729,12 @@ def _links_at_once(
     if index_dir:
         judged = set(targets)
     else:
-        odd = _odd_targets("\n".join(filter(None, targets)))
-        judged = {
-            t for t in targets
-            if t is not None and (t in store_files or not t.endswith(".md") or t in odd)
-        }
+        present = list(filter(None, targets))
+        joined = "\n".join(present)
+        judged = set(_odd_targets(joined))
+        if store_files or joined.count(".md\n") + joined.endswith(".md") < len(present):
+            # some target is a store file or has no .md: the plain ones of those judged too
+            judged |= {t for t in present if t in store_files or not t.endswith(".md")}
     judged.discard(None)
     dangles: set[str | None] = set()
     pointed: set[str] = set()
@@ -746,10 +747,13 @@ def _links_at_once(
             pointed.add(verdict[1])
         elif verdict[0] == "folder":
             pointed_dirs.append(verdict[1])
-    positions = [
-        i for i, target in enumerate(targets)
-        if (target in dangles if target in judged else target is not None)
-    ]
+    if judged or None in targets:
+        positions: Sequence[int] = [
+            i for i, target in enumerate(targets)
+            if (target in dangles if target in judged else target is not None)
+        ]
+    else:  # every target a plain name.md that is no store file: every entry dangles
+        positions = range(len(targets))
     return LazyList(len(positions), lambda i: entries[positions[i]]), pointed, pointed_dirs
 
 
