@@ -312,11 +312,13 @@ def strip_for_main_session(raw: str) -> tuple[str, list[int]]:
 _ENTRY_SOURCE = (
     r"\n(?P<line>[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+"
     # an emphasised link, ``**[Title](file.md)**``: the same run of ``*`` or ``_`` closes it
-    r"(?P<em>\*{1,3}+|_{1,3}+)?"
-    # possessive loops: each alternative starts with a different character, so no match needs
-    # to give characters back, and runs of plain characters are taken at once
-    r"\[(?P<title>(?:[^\[\]\\\n]++|\\.|\[[^\[\]\n]*+\])*+)\]"
-    r"\((?P<dest><[^<>\n]*>|(?:[^\s()\\]++|\\.|\([^\s()]*+\))*+)"
+    # (or an empty one: then the empty closing run matches too)
+    r"(?P<em>\*{1,3}+|_{1,3}+|)"
+    # possessive loops, unrolled (a run of plain characters, then escapes or brackets each
+    # followed by a run): each alternative starts with a different character, so no match
+    # needs to give characters back, and the common title or target is one run
+    r"\[(?P<title>[^\[\]\\\n]*+(?:(?:\\.|\[[^\[\]\n]*+\])[^\[\]\\\n]*+)*+)\]"
+    r"\((?P<dest><[^<>\n]*>|[^\s()\\]*+(?:(?:\\.|\([^\s()]*+\))[^\s()\\]*+)*+)"
     r"""(?:[ \t]+(?:"[^"\n]*"|'[^'\n]*'|\([^()\n]*\)))?[ \t]*\)"""
     r"(?:(?P=em))?"
     # the hook separator (`` — ``, `` – ``, `` - ``, ``: `` or none) and the spaces around it
