@@ -44,11 +44,12 @@ class LazyList(Sequence[T]):
     def __getitem__(self, index: int | slice) -> T | list[T]:
         if isinstance(index, slice):
             return [self._get(i) for i in range(*index.indices(len(self._items)))]
-        if index < 0:
-            index += len(self._items)
-        if not 0 <= index < len(self._items):
-            raise IndexError("LazyList index out of range")
-        return self._get(index)
+        item = self._items[index]  # IndexError past the end, like a list
+        if item is None:
+            if index < 0:
+                index += len(self._items)
+            item = self._items[index] = self._build(index)
+        return item
 
     def _get(self, index: int) -> T:
         item = self._items[index]
@@ -57,7 +58,11 @@ class LazyList(Sequence[T]):
         return item
 
     def __iter__(self) -> Iterator[T]:
-        return (self._get(i) for i in range(len(self._items)))
+        """Every item built (those not yet), then a plain list iterator."""
+        items, build = self._items, self._build
+        for i in [i for i, item in enumerate(items) if item is None]:
+            items[i] = build(i)
+        return iter(items)  # type: ignore[arg-type]  # no None left
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Sequence) or isinstance(other, str | bytes):

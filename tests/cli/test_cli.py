@@ -230,3 +230,44 @@ def test_index_imports_only_what_it_needs(tmp_path: Path) -> None:
         "memtui.core.write.journal", "memtui.core.write.apply", "git", "hashlib", "json", "typing",
     }
     assert not unneeded & modules
+
+
+HEAVY_MODULES = {
+    "textual", "rich", "ruamel", "ruamel.yaml", "anthropic", "httpx", "git", "watchdog",
+    "memtui.tui", "memtui.core.judge", "memtui.core.secrets.rules", "memtui.core.write.apply",
+    "memtui.core.stores.locations", "typing", "hashlib", "tomllib",
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("options", [[], ["--json"]], ids=["text", "json"])
+def test_index_of_a_runaway_index_imports_no_heavy_module(
+    tmp_path: Path, options: list[str]
+) -> None:
+    """``memtui index`` on a 2,000-entry index beside memories: none of the UI, YAML, judge,
+    git, watcher or write modules is imported (their imports would cost more than the report),
+    and the report comes out (the JSON one lists every entry past the cut)."""
+    from memtui.core.demo.writers import huge_index_lines
+
+    write_index(tmp_path, huge_index_lines(2_000))
+    write_memory(tmp_path, "note-1.md", description="a memory")
+    write_memory(tmp_path, "topics/note-2.md", description="another")
+    script = (
+        "import sys\n"
+        "from memtui.cli import main\n"
+        "code = main(sys.argv[1:])\n"
+        "print(' '.join(sorted(sys.modules)), file=sys.stderr)\n"
+        "raise SystemExit(code)\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(REPO), "MEMTUI_NO_CACHE": "1"}
+    done = subprocess.run(
+        [sys.executable, "-c", script, "index", *options, str(tmp_path / "MEMORY.md")],
+        env=env, capture_output=True, text=True, check=True,
+    )
+    if options:
+        assert len(json.loads(done.stdout)["dropped"]) == 2_000 - 199
+    else:
+        assert "1,801 entries are never loaded" in done.stdout
+    modules = set(done.stderr.split())
+    assert "memtui.core.parse.index" in modules
+    assert not {m for m in modules if m.split(".")[0] in HEAVY_MODULES or m in HEAVY_MODULES}
+    assert not {m for m in modules if any(m.startswith(f"{h}.") for h in HEAVY_MODULES)}
