@@ -87,6 +87,8 @@ class IndexEntry:
 
 @dataclass
 class LongEntry:
+    """An index entry longer than ``limit`` characters (150: keep under; 200: too long)."""
+
     line: int
     length: int
     limit: int
@@ -95,12 +97,17 @@ class LongEntry:
 
 @dataclass
 class BrokenLink:
+    """A ``[[link]]`` in ``source`` that names no memory."""
+
     source: str
     link: str
 
 
 @dataclass
 class IndexHealth:
+    """What is wrong with an index against its store (dataclasses without a docstring cost
+    an ``inspect.signature`` call each when defined)."""
+
     dangling: Sequence[IndexEntry] = field(default_factory=list)
     orphans: list[str] = field(default_factory=list)
     long_entries: list[LongEntry] = field(default_factory=list)
@@ -125,6 +132,8 @@ if TYPE_CHECKING:
 
 @dataclass
 class DroppedEntry:
+    """An index entry past the cut: Claude Code never loads it."""
+
     line: int
     title: str
     target: str | None
@@ -154,6 +163,8 @@ class LoadReport:
 
 @dataclass
 class Store:
+    """One store: where and why, its memories, its index report and what else it holds."""
+
     location: StoreLocation
     exists: bool
     memories: list[Memory] = field(default_factory=list)
@@ -185,6 +196,8 @@ class Store:
 
 @dataclass
 class ScanResult:
+    """Every store of a project, and the other projects under the CC home."""
+
     project: Path
     claude_home: Path
     stores: list[Store]

@@ -20,7 +20,8 @@ import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Sequence, Set
 from dataclasses import dataclass, field
-from itertools import chain
+from itertools import chain, compress
+from operator import attrgetter
 from urllib.parse import unquote
 
 from memtui.core.contents import (
@@ -330,6 +331,9 @@ _ENTRY_SOURCE = (
 _ENTRY = lazy_re(_ENTRY_SOURCE)
 
 
+_LASTINDEX = attrgetter("lastindex")
+
+
 # Every line, an entry or not: a match per newline of "\n" + the file, so the i-th match is on
 # line i, and its ``line`` group is set when the line is an entry.
 _EVERY_LINE = lazy_re(r"\n(?:" + _ENTRY_SOURCE.removeprefix(r"\n") + ")?")
@@ -381,8 +385,9 @@ class IndexEntries(LazyList[IndexEntry]):
 
     def __init__(self, raw: str) -> None:
         every = list(_EVERY_LINE.finditer("\n" + raw))  # C: no Python work per line
-        self.lines = [number for number, match in enumerate(every, 1) if match.lastindex]
-        self._matches = [match for match in every if match.lastindex]
+        is_entry = list(map(_LASTINDEX, every))  # the ``line`` group (1) is set, or None
+        self.lines = list(compress(range(1, len(every) + 1), is_entry))
+        self._matches = list(compress(every, is_entry))
         super().__init__(len(self.lines), self._build_entry)
 
     def _build_entry(self, i: int) -> IndexEntry:

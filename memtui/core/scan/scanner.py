@@ -28,15 +28,6 @@ from memtui.core.fileread import ReadResult, read_full, read_header
 from memtui.core.model import Frontmatter, StoreKind, StoreLocation
 from memtui.core.parse.frontmatter import parse_frontmatter
 from memtui.core.parse.index import broken_wikilinks, index_health, load_report, wikilinks
-from memtui.core.stores.sessions import (
-    session_info,
-    session_template,
-    summary_is_empty,
-    summary_title,
-    transcript_head,
-    transcript_of,
-)
-from memtui.core.stores.snapshot import snapshot_info
 from memtui.core.stores.walk import NOT_A_DIRECTORY, FileEntry, StoreWalk, store_skip, walk_store
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (slow) at run time
@@ -54,6 +45,14 @@ EMPTY_SLACK_BYTES = 64
 """A summary this much larger than its template may still trim down to it."""
 
 Progress = Callable[[str], None]
+
+
+def _summary_title(text: str) -> str | None:
+    """A session summary's title (sessions and snapshots are imported only for their stores:
+    ``memtui index`` reads neither)."""
+    from memtui.core.stores.sessions import summary_title
+
+    return summary_title(text)
 
 
 def read_memory(entry: FileEntry, store_root: Path, cache: ScanCache | None = None) -> Memory:
@@ -89,7 +88,7 @@ def read_memory_keyed(
         header_complete=header.complete,
         is_index=is_index,
         links=[] if is_index else wikilinks(text),
-        summary_title=summary_title(text) if entry.rel_path == SUMMARY_NAME else None,
+        summary_title=_summary_title(text) if entry.rel_path == SUMMARY_NAME else None,
     )
     if header.readable and "binary file (contains NUL bytes)" not in header.problems:
         memory.frontmatter = parse_frontmatter(text.lstrip("\ufeff").replace("\r", ""))
@@ -460,7 +459,9 @@ def summary_facts(summary: Memory, store_root: Path, template: str) -> tuple[str
     if summary.size > len(template.encode("utf-8")) + EMPTY_SLACK_BYTES:
         return title, False
     text, _problems = load_full_text(summary, store_root)
-    return summary_title(text), summary_is_empty(text, template)
+    from memtui.core.stores.sessions import summary_is_empty
+
+    return _summary_title(text), summary_is_empty(text, template)
 
 
 def scan_session(
@@ -469,6 +470,8 @@ def scan_session(
     """A session store, with the cwd and start time its transcript's first lines give."""
     store = scan_store(location, cache=cache)
     title, empty = session_summary_facts(store, template)
+    from memtui.core.stores.sessions import session_info, transcript_head, transcript_of
+
     head = transcript_head(transcript_of(location), cache)
     store.session_info = session_info(location, head, title, empty)
     return store
@@ -495,6 +498,8 @@ def scan_snapshot(
     location: StoreLocation, locations: Locations, cache: ScanCache | None = None
 ) -> Store:
     store = scan_store(location, cache=cache)
+    from memtui.core.stores.snapshot import snapshot_info
+
     store.snapshot = snapshot_info(location, locations)
     store.location.scope = store.snapshot.acted_scope
     return store
@@ -534,6 +539,8 @@ def scan_progressively(
     result.scanned.update({StoreKind.AGENT, StoreKind.SNAPSHOT, StoreKind.AGENTMEMORY})
     yield snapshot_of(result)
     say("sessions")
+    from memtui.core.stores.sessions import session_template
+
     template = session_template(ctx.claude_home)
     result.stores += [scan_session(loc, template, cache) for loc in locations.sessions]
     result.scanned.add(StoreKind.SESSION)
