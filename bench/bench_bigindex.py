@@ -28,6 +28,7 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from scratch import scratch, subdir  # bench/scratch.py, beside this script
@@ -124,9 +125,10 @@ def build_homes(root: Path, lines: int) -> tuple[dict[str, Path], dict[str, Path
     return homes, indexes
 
 
-def wall(cmd: list[str], env: dict[str, str]) -> float:
+def wall(cmd: list[str], env: dict[str, str], cwd: Path | None = None) -> float:
+    """Seconds ``cmd`` takes. ``cwd``: outside any source tree (``-m`` looks there first)."""
     start = time.perf_counter()
-    subprocess.run(cmd, check=True, env=env, stdout=subprocess.DEVNULL)
+    subprocess.run(cmd, check=True, env=env, stdout=subprocess.DEVNULL, cwd=cwd)
     return time.perf_counter() - start
 
 
@@ -159,6 +161,11 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--reselects", type=int, default=5)
     parser.add_argument("--lines", type=int, default=50_000)
+    parser.add_argument("--index-only", action="store_true",
+                        help="measure only memtui index (not the TUI)")
+    parser.add_argument("--compare-tree", type=Path, metavar="DIR",
+                        help="also time memtui index from this source tree (e.g. an older "
+                        "commit's `git archive`), alternating with this one")
     parser.add_argument("--child", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -185,6 +192,17 @@ def run(args: argparse.Namespace, root: Path) -> int:
         paint, settled = (float(x) for x in first.split())
         return paint, settled, [float(x) for x in times.split()]
 
+    if not args.index_only:
+        measure_tui(args, homes, tui)
+    measure_index(args, root, indexes, env)
+    return 0
+
+
+def measure_tui(
+    args: argparse.Namespace,
+    homes: dict[str, Path],
+    tui: Callable[[Path], tuple[float, float, list[float]]],
+) -> None:
     tui(homes["normal"])  # warm caches
     paint: dict[str, float] = {}
     settled: dict[str, float] = {}
@@ -204,22 +222,49 @@ def run(args: argparse.Namespace, root: Path) -> int:
               f"{reselect[name] * 1000:.0f} ms (target < 200 ms; normal index "
               f"{reselect['normal'] * 1000:.0f} ms)")
 
+
+
+def measure_index(
+    args: argparse.Namespace, root: Path, indexes: dict[str, Path], env: dict[str, str]
+) -> None:
+    """``memtui index`` (text and ``--json``) against a process reading + splitting the file,
+    the runs alternating (and with ``--compare-tree``, the other tree's in between)."""
+    trees = {"this tree": env}
+    if args.compare_tree:
+        other = dict(env, PYTHONPATH=os.pathsep.join(
+            filter(None, [str(args.compare_tree.resolve()), os.environ.get("PYTHONPATH")])))
+        trees["compared"] = other
     for name in ("huge", "one-line"):
         index = root / "index-only" / name / "MEMORY.md"  # a folder holding only the index
         index.parent.mkdir(parents=True)
         shutil.copyfile(indexes[name], index)
         split_cmd = [sys.executable, "-c",
                      f"open({str(index)!r}, encoding='utf-8').read().split('\\n')"]
-        index_cmd = [sys.executable, "-m", "memtui", "index", str(index)]
-        wall(split_cmd, env), wall(index_cmd, env)  # warm
-        splits = statistics.median(wall(split_cmd, env) for _ in range(args.runs))
-        index_wall = statistics.median(wall(index_cmd, env) for _ in range(args.runs))
+        runs: dict[str, list[float]] = {"split": []}
+        commands = [("split", split_cmd, env)]
+        for tree, tree_env in trees.items():
+            for json in (False, True):
+                label = f"{tree}{' --json' if json else ''}"
+                cmd = [sys.executable, "-m", "memtui", "index", *(["--json"] if json else []),
+                       str(index)]
+                commands.append((label, cmd, tree_env))
+                runs[label] = []
+        for _label, cmd, cmd_env in commands:
+            wall(cmd, cmd_env, root)  # warm
+        for _ in range(args.runs):
+            for label, cmd, cmd_env in commands:
+                runs[label].append(wall(cmd, cmd_env, root))
+        splits = statistics.median(runs["split"])
+        print(f"{name}: a process reading + splitting {splits * 1000:.0f} ms (min "
+              f"{min(runs['split']) * 1000:.0f})")
+        for label, times in runs.items():
+            if label != "split":
+                median = statistics.median(times)
+                print(f"  memtui index ({label}) {median * 1000:.0f} ms (min "
+                      f"{min(times) * 1000:.0f}): ratio {median / splits:.2f} (target ≤ 3)")
         split_in, report_in = in_process(index, args.runs)
-        print(f"{name}: memtui index {index_wall * 1000:.0f} ms, a process reading + splitting "
-              f"{splits * 1000:.0f} ms: ratio {index_wall / splits:.2f} (target ≤ 3); in-process "
-              f"report {report_in * 1000:.0f} ms vs read + split {split_in * 1000:.0f} ms: "
-              f"{report_in / split_in:.1f}")
-    return 0
+        print(f"  in-process report {report_in * 1000:.0f} ms vs read + split "
+              f"{split_in * 1000:.0f} ms: {report_in / split_in:.1f}")
 
 
 if __name__ == "__main__":
