@@ -672,13 +672,25 @@ def _links_one_by_one(
 ) -> tuple[list[IndexEntry], set[str], list[str]]:
     """The dangling entries, the store files and the folders entries point to, entry by entry
     (``index_health``'s reference for ``_links_at_once``)."""
-    dangling: list[IndexEntry] = []
+    positions, pointed, pointed_dirs = _judge(
+        [entry.target for entry in entries], index_dir, store_files, exists
+    )
+    return [entries[i] for i in positions], pointed, pointed_dirs
+
+
+def _judge(
+    targets: list[str | None], index_dir: str, store_files: Set[str],
+    exists: Callable[[str], bool],
+) -> tuple[list[int], set[str], list[str]]:
+    """``_link_of`` each target: the positions of the dangling ones, the store files and the
+    folders they point to."""
+    dangling: list[int] = []
     pointed: set[str] = set()
     pointed_dirs: list[str] = []
-    for entry in entries:
-        verdict = _link_of(entry.target, index_dir, store_files, exists)
+    for i, target in enumerate(targets):
+        verdict = _link_of(target, index_dir, store_files, exists)
         if verdict is None:
-            dangling.append(entry)
+            dangling.append(i)
         elif verdict[0] == "file":
             pointed.add(verdict[1])
         elif verdict[0] == "folder":
@@ -739,17 +751,9 @@ def _links_at_once(
             # some target is a store file or has no .md: the plain ones of those judged too
             judged |= {t for t in present if t in store_files or not t.endswith(".md")}
     judged.discard(None)
-    dangles: set[str | None] = set()
-    pointed: set[str] = set()
-    pointed_dirs: list[str] = []
-    for target in judged:
-        verdict = _link_of(target, index_dir, store_files, exists)  # not None: discarded
-        if verdict is None:
-            dangles.add(target)
-        elif verdict[0] == "file":
-            pointed.add(verdict[1])
-        elif verdict[0] == "folder":
-            pointed_dirs.append(verdict[1])
+    distinct = list(judged)
+    found, pointed, pointed_dirs = _judge(distinct, index_dir, store_files, exists)
+    dangles = {distinct[i] for i in found}
     if judged or None in targets:
         positions: Sequence[int] = [
             i for i, target in enumerate(targets)
