@@ -36,7 +36,7 @@ from memtui.core.lazylist import LazyList
 from memtui.core.parse.jsstring import js_trim, js_trim_start, js_trim_start_at
 from memtui.core.parse.lazyre import lazy_re
 from memtui.core.parse.marked import COMMENT_SPAN, CR, BlockLexer, Token, js_lazy_re
-from memtui.core.parse.utf16 import index_of_unit, prefix_by_units, units, units_and_bytes
+from memtui.core.parse.utf16 import index_of_unit, prefix_by_units, units
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -441,6 +441,10 @@ def _binds(line_truncated: bool, byte_truncated: bool) -> Binds:
     return "bytes" if byte_truncated else "none"
 
 
+def _utf8_length(text: str) -> int:
+    return len(text.encode("utf-8", "surrogatepass"))
+
+
 def _hidden_entry_problems(
     entries: Sequence[IndexEntry], lines: list[int], line_map: Sequence[int]
 ) -> list[str]:
@@ -493,14 +497,14 @@ def load_report(path: str, raw: str, *, agent: bool, fast: bool = True) -> LoadR
     lead = js_trim_start_at(stripped.text)
     first_line_index = stripped.text.count("\n", 0, lead)
     n_lines = text.count("\n") + 1
-    n_units, n_bytes = units_and_bytes(text)
+    n_units = units(text)
     line_truncated = n_lines > MAX_LINES
     byte_truncated = n_units > MAX_UNITS
     report = LoadReport(
         path=path,
         lines=n_lines,
         units=n_units,
-        bytes=n_bytes,
+        bytes=_utf8_length(text),
         line_truncated=line_truncated,
         byte_truncated=byte_truncated,
         binds=_binds(line_truncated, byte_truncated),

@@ -8,17 +8,6 @@ def units(text: str) -> int:
     return len(text.encode("utf-16-le", "surrogatepass")) // 2
 
 
-_NOT_A_FOUR_BYTE_LEAD = bytes(b for b in range(256) if not 0xF0 <= b <= 0xF4)
-
-
-def units_and_bytes(text: str) -> tuple[int, int]:
-    """``units(text)`` and the length of ``text`` in UTF-8 (lone surrogates: 3 bytes, 1 unit),
-    from one encoding: a character takes 2 units exactly when UTF-8 takes 4 bytes for it, and
-    only such a sequence starts with a byte from F0 to F4."""
-    encoded = text.encode("utf-8", "surrogatepass")
-    return len(text) + len(encoded.translate(None, _NOT_A_FOUR_BYTE_LEAD)), len(encoded)
-
-
 def prefix_by_units(text: str, limit: int) -> str:
     """The longest prefix of ``text`` that is at most ``limit`` UTF-16 units.
 

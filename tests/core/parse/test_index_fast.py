@@ -178,16 +178,3 @@ def test_trim_positions_match_js_trims(text: str, cut: int) -> None:
     start = min(cut, len(text))
     assert text[start : js_trim_end_at(text, start, len(text))] == js_trim_end(text[start:])
     assert text[js_trim_start_at(text) :] == js_trim_start(text)
-
-
-@settings(max_examples=500, deadline=None)
-@given(
-    st.text()
-    | st.lists(st.sampled_from(["a", "é", "—", "노", "😀", "\ud800", "\udfff", "\U0010ffff"])).map(
-        "".join
-    )
-)
-def test_units_and_bytes_from_one_encoding(text: str) -> None:
-    from memtui.core.parse.utf16 import units, units_and_bytes
-
-    assert units_and_bytes(text) == (units(text), len(text.encode("utf-8", "surrogatepass")))
