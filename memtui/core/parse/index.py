@@ -334,9 +334,12 @@ _ENTRY = lazy_re(_ENTRY_SOURCE)
 _LASTINDEX = attrgetter("lastindex")
 
 
-# Every line, an entry or not: a match per newline of "\n" + the file, so the i-th match is on
-# line i, and its ``line`` group is set when the line is an entry.
+# Every line after the first, an entry or not: a match per newline of the file, so the i-th
+# match is on line i + 1, and its ``line`` group is set when the line is an entry.
 _EVERY_LINE = lazy_re(r"\n(?:" + _ENTRY_SOURCE.removeprefix(r"\n") + ")?")
+
+
+_FIRST_LINE = lazy_re(_ENTRY_SOURCE.removeprefix(r"\n"))  # line 1, when it is an entry
 
 
 _SCHEME = lazy_re(r"^[A-Za-z][A-Za-z0-9+.-]*:")
@@ -384,10 +387,15 @@ class IndexEntries(LazyList[IndexEntry]):
     __slots__ = ("_matches", "lines")
 
     def __init__(self, raw: str) -> None:
-        every = list(_EVERY_LINE.finditer("\n" + raw))  # C: no Python work per line
+        # the matches point into ``raw`` itself: no copy with a newline in front to keep alive
+        every = list(_EVERY_LINE.finditer(raw))  # lines 2, 3, …; C: no Python work per line
         is_entry = list(map(_LASTINDEX, every))  # the ``line`` group (1) is set, or None
-        self.lines = list(compress(range(1, len(every) + 1), is_entry))
+        self.lines = list(compress(range(2, len(every) + 2), is_entry))
         self._matches = list(compress(every, is_entry))
+        first = _FIRST_LINE.match(raw)
+        if first is not None:
+            self.lines.insert(0, 1)
+            self._matches.insert(0, first)
         super().__init__(len(self.lines), self._build_entry)
 
     def _build_entry(self, i: int) -> IndexEntry:
@@ -400,9 +408,8 @@ class IndexEntries(LazyList[IndexEntry]):
 
     def long_candidates(self, limit: int) -> list[int]:
         """The positions of the entries whose ``raw`` may be longer than ``limit``."""
-        # a match is the newline before the line and the line (``raw`` and maybe a CR)
-        longer = limit + 1
-        return [i for i, match in enumerate(self._matches) if match.end() - match.start() > longer]
+        # the ``line`` group is ``raw`` and maybe a CR
+        return [i for i, match in enumerate(self._matches) if match.end() - match.start(1) > limit]
 
 
 def is_external_target(target: str) -> bool:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -178,3 +179,17 @@ def test_trim_positions_match_js_trims(text: str, cut: int) -> None:
     start = min(cut, len(text))
     assert text[start : js_trim_end_at(text, start, len(text))] == js_trim_end(text[start:])
     assert text[js_trim_start_at(text) :] == js_trim_start(text)
+
+
+@pytest.mark.parametrize("length", [150, 151, 200, 201])
+@pytest.mark.parametrize("first", [True, False], ids=["line 1", "line 2"])
+@pytest.mark.parametrize("cr", ["", "\r"], ids=["LF", "CRLF"])
+def test_long_entries_at_the_limits(length: int, first: bool, cr: str) -> None:
+    """An entry exactly at or just past a limit, on the first line (no newline before it) or
+    after one, with or without a CR: the same long entries both ways."""
+    line = "- [a](a.md) — "
+    line += "x" * (length - len(line))
+    raw = (line + cr + "\nend" if first else "top\n" + line + cr + "\nend")
+    fast, full = reports(raw, False, set(), "")
+    assert fast.health.long_entries == full.health.long_entries
+    assert [e.length for e in fast.health.long_entries] == ([length] if length > 150 else [])
