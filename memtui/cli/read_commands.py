@@ -182,11 +182,11 @@ def index_command(args: argparse.Namespace) -> int:
     kind = StoreKind.AGENT if args.agent else StoreKind.AUTO
     location = StoreLocation(kind=kind, path=path.parent, rule="given on the command line")
     if path.name == INDEX_NAME:  # secrets are no part of a load report: not looked for
-        store = scan_store(location, secrets=False)
+        store = scan_store(location, secrets=False, lazy_index=True)  # 25 of each list shown
         report = store.index
     else:  # any other file is measured as if it were the index of its folder
         store = scan_store(location, index=False, secrets=False)
-        report = compute_store_index(store, own_index_dirs(store), path.name)
+        report = compute_store_index(store, own_index_dirs(store), path.name, lazy=True)
     if report is None:
         say(f"memtui index: cannot read {shown(path)}", err=True)
         return EXIT_USAGE

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 
+from memtui.core.cache import gc_paused
+
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (slow) at run time
 if TYPE_CHECKING:
     from typing import TypeVar, overload
@@ -23,12 +25,13 @@ class LazyList(Sequence[T]):
 
     Equal to any sequence with the same items (a list included), as the list it stands for."""
 
-    __slots__ = ("_build", "_items")
+    __slots__ = ("_build", "_complete", "_items")
     __hash__ = None  # type: ignore[assignment]  # mutable contents, like a list
 
     def __init__(self, count: int, build: Callable[[int], T]) -> None:
         self._items: list[T | None] = [None] * count
         self._build = build
+        self._complete = count == 0  # every item built: iterating is a list's
 
     def __len__(self) -> int:
         return len(self._items)
@@ -57,11 +60,20 @@ class LazyList(Sequence[T]):
             item = self._items[index] = self._build(index)
         return item
 
+    def build_all(self) -> None:
+        """Build every item not built yet (in one go, without garbage collection)."""
+        iter(self)
+
     def __iter__(self) -> Iterator[T]:
-        """Every item built (those not yet), then a plain list iterator."""
+        """Every item built (those not yet), then a plain list iterator. No garbage collection
+        runs while they are built: each would walk every object of the process again (the
+        TUI's too), for objects that hold no cycle."""
         items, build = self._items, self._build
-        for i in [i for i, item in enumerate(items) if item is None]:
-            items[i] = build(i)
+        if not self._complete:
+            with gc_paused():
+                for i in [i for i, item in enumerate(items) if item is None]:
+                    items[i] = build(i)
+            self._complete = True
         return iter(items)  # type: ignore[arg-type]  # no None left
 
     def __eq__(self, other: object) -> bool:

@@ -25,6 +25,7 @@ from memtui.core.contents import (
     Store,
 )
 from memtui.core.fileread import ReadResult, read_full, read_header
+from memtui.core.lazylist import LazyList
 from memtui.core.model import Frontmatter, StoreKind, StoreLocation
 from memtui.core.parse.frontmatter import parse_frontmatter
 from memtui.core.parse.index import broken_wikilinks, index_health, load_report, wikilinks
@@ -186,12 +187,14 @@ def store_index(
     digest: str | None = None,
     *,
     listed: bool = False,
+    lazy: bool = False,
 ) -> None:
     """Read the store's MEMORY.md whole and compute CC's load report and index health.
 
     ``listed``: the memories come from a full walk of the store root, so a MEMORY.md there
     (file, link or directory) is among them. ``digest`` names everything the result depends
-    on (see ``store_digest``): while it is unchanged, the report comes from ``cache``."""
+    on (see ``store_digest``): while it is unchanged, the report comes from ``cache``.
+    ``lazy``: see ``compute_store_index``."""
     if listed:
         if not any(m.rel_path == INDEX_NAME for m in store.memories):
             return
@@ -207,7 +210,7 @@ def store_index(
             store.index = report_from_payload(payload[0])
             return
     folders: dict[str, bool] = {}
-    store.index = compute_store_index(store, own_index_dirs, folders=folders)
+    store.index = compute_store_index(store, own_index_dirs, folders=folders, lazy=lazy)
     if cache is not None and digest is not None:
         payload = (report_payload(store.index), list(folders.items()))
         cache.put_keyed("index", key, digest, payload, newest=0.0)
@@ -219,10 +222,14 @@ def compute_store_index(
     name: str = INDEX_NAME,
     *,
     folders: dict[str, bool] | None = None,
+    lazy: bool = False,
 ) -> LoadReport:
     """The load report and health of the store's ``name`` (``MEMORY.md``; ``memtui index``
     measures any file of the store root as if it were the index). ``folders`` receives the
-    folders whose existence was checked (entries linking to folders), and the answers."""
+    folders whose existence was checked (entries linking to folders), and the answers.
+    ``lazy`` False: every entry, dropped and dangling entry is built before it returns (by the
+    scan's worker thread: the TUI reads them all, and building 100,000 objects later would
+    hold its UI thread); True: each is built when first looked at."""
     checked = {} if folders is None else folders
 
     def folder_exists(rel: str) -> bool:
@@ -249,6 +256,10 @@ def compute_store_index(
     if store.kind == StoreKind.AGENTMEMORY:
         # agentmemory's MEMORY.md is a tag index over daily/ and topics/: no file needs an entry.
         report.health.orphans = []
+    if not lazy:  # the TUI and scan read every entry: built here (in a scan's worker), not later
+        for items in (report.entries, report.dropped, report.health.dangling):
+            if isinstance(items, LazyList):
+                items.build_all()
     return report
 
 
@@ -427,10 +438,13 @@ def scan_store(
     *,
     index: bool = True,
     secrets: bool = True,
+    lazy_index: bool = False,
 ) -> Store:
     """One store: its memories from their headers and (unless ``index`` is False) its
     MEMORY.md load report. ``walked``: the store's ``walk_store`` when the caller has just
-    made it. ``secrets`` False: no memory's whole text is scanned for secrets."""
+    made it. ``secrets`` False: no memory's whole text is scanned for secrets.
+    ``lazy_index``: the report's entries (and dropped and dangling ones) are built when looked
+    at (``memtui index`` prints a few of 50,000), see ``compute_store_index``."""
     walk = walked if walked is not None else walk_store(location, skip)
     store = Store(location=location, exists=walk.exists)
     store.problems.extend(walk.problems)
@@ -446,7 +460,7 @@ def scan_store(
     if cache is not None and cache.path is not None and location.kind != StoreKind.SNAPSHOT:
         digest = store_digest(store, [st for _memory, st in read], cache.now)
     if index:
-        store_index(store, own_dirs, cache, digest, listed=walk.listed)
+        store_index(store, own_dirs, cache, digest, listed=walk.listed, lazy=lazy_index)
     return store
 
 

@@ -9,6 +9,7 @@ of 50,000 lines made it slow, issue 8 item 9).
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 from hypothesis import example, given, settings
@@ -193,3 +194,32 @@ def test_long_entries_at_the_limits(length: int, first: bool, cr: str) -> None:
     fast, full = reports(raw, False, set(), "")
     assert fast.health.long_entries == full.health.long_entries
     assert [e.length for e in fast.health.long_entries] == ([length] if length > 150 else [])
+
+
+@pytest.mark.parametrize("lazy", [False, True])
+def test_a_scan_builds_every_entry_in_its_worker(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, lazy: bool
+) -> None:
+    """``scan_store`` (the TUI's worker) builds the entries, dropped and dangling entries before
+    it returns, so the UI thread that reads them all builds none; ``memtui index``'s lazy scan
+    builds them only when they are read."""
+    from memtui.core.demo.writers import huge_index_lines, write_index
+    from memtui.core.model import StoreKind, StoreLocation
+    from memtui.core.scan.scanner import scan_store
+
+    write_index(tmp_path, huge_index_lines(400))
+    location = StoreLocation(kind=StoreKind.AUTO, path=tmp_path, rule="test")
+    report = scan_store(location, lazy_index=lazy).index
+    assert report is not None
+    built: list[int] = []
+    original = index_module._entry
+
+    def counting(line: int, match: re.Match[str]) -> object:
+        built.append(line)
+        return original(line, match)
+
+    monkeypatch.setattr(index_module, "_entry", counting)
+    assert len(list(report.entries)) == 400 and len(list(report.dropped)) == 400 - 199
+    assert len(list(report.health.dangling)) == 400
+    long = len(report.health.long_entries)  # built by the health check: their lengths
+    assert long == 4 and len(built) == (400 - long if lazy else 0)
