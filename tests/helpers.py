@@ -9,6 +9,8 @@ import shutil
 import stat
 from pathlib import Path
 
+import pytest
+
 from memtui.core.demo.build import DemoHome
 from memtui.core.stores.locations import Context
 from memtui.tui.app import MemtuiApp, make_app
@@ -79,3 +81,20 @@ def home_args(home: DemoHome) -> list[str]:
     """The CLI options that point memtui at ``home``."""
     return ["--claude-home", str(home.claude_home), "--project", str(home.project),
             "--agent-memory-home", str(home.agent_memory_home)]
+
+
+def counting_reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The names of the files the scan module reads whole, from now on (the real reader is
+    called: the scan sees what it would)."""
+    from memtui.core.fileread import FULL_READ_CAP, ReadResult
+    from memtui.core.scan import scanner
+
+    read: list[str] = []
+    original = scanner.read_full
+
+    def counted(path: Path | str, store_root: Path, cap: int = FULL_READ_CAP) -> ReadResult:
+        read.append(Path(path).name)
+        return original(path, store_root, cap)
+
+    monkeypatch.setattr(scanner, "read_full", counted)
+    return read

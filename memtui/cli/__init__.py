@@ -13,6 +13,7 @@ from pathlib import Path
 
 from memtui.cli.common import EXIT_OK, EXIT_USAGE, context_from, project_problem, say
 from memtui.cli.config_commands import add_config_parser, cmd_config
+from memtui.cli.distil_commands import add_distil_parser, cmd_distil
 from memtui.cli.edit_commands import (
     add_edit_parsers,
     cmd_delete,
@@ -127,6 +128,7 @@ def _build_parser() -> argparse.ArgumentParser:
     add_edit_parsers(sub, snap_sub)
     add_team_parser(sub)
     add_judge_parser(sub)
+    add_distil_parser(sub)
 
     add_config_parser(sub)
 
@@ -258,6 +260,8 @@ def dispatch(args: argparse.Namespace) -> int:
         return cmd_delete(args)
     if args.command == "redact":
         return cmd_redact(args)
+    if args.command == "distil":
+        return cmd_distil(args)
     if args.command == "demo":
         return cmd_demo(args)
     return run_tui(args)

@@ -58,6 +58,9 @@ def index_summary(report: LoadReport, limit: int | None = None) -> list[str]:
     for orphan in health.orphans[:limit]:
         lines.append(f"orphan: {shown(orphan)} (no index entry points to it)")
     lines += more_line(health.orphans, limit)
+    for topic, count in health.listed_counts():
+        lines.append(f"listed: {counted(count, 'memory', 'memories')} in {shown(topic)} "
+                     "(a topic file distil wrote that the index points to: not orphans)")
     for long in health.long_entries[:limit]:
         lines.append(f"long entry: line {long.line} is {long.length} chars (over {long.limit})")
     lines += more_line(health.long_entries, limit)

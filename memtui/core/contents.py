@@ -110,6 +110,9 @@ class IndexHealth:
 
     dangling: Sequence[IndexEntry] = field(default_factory=list)
     orphans: list[str] = field(default_factory=list)
+    listed: dict[str, str] = field(default_factory=dict)
+    """Memories no entry points to that a topic file distil wrote lists, one the index points
+    to: memory → that file (posix paths from the store root). Not orphans; not a problem."""
     long_entries: list[LongEntry] = field(default_factory=list)
     broken_wikilinks: list[BrokenLink] = field(default_factory=list)
     wikilinks_checked: str = "headers"
@@ -120,6 +123,13 @@ class IndexHealth:
     @property
     def ok(self) -> bool:
         return not (self.dangling or self.orphans or self.long_entries or self.broken_wikilinks)
+
+    def listed_counts(self) -> list[tuple[str, int]]:
+        """Each topic file of ``listed`` with how many memories it lists, by file name."""
+        counts: dict[str, int] = {}
+        for topic in self.listed.values():
+            counts[topic] = counts.get(topic, 0) + 1
+        return sorted(counts.items())
 
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (slow) at run time

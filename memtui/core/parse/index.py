@@ -566,13 +566,58 @@ def _target_in_store(target: str, index_dir: str, store_files: Set[str]) -> str 
     return None
 
 
+DISTILLED_KEY = "distilled-from"
+"""The frontmatter key of the topic files distil writes: their entries were index entries, so a
+memory one of them lists (when the index points to the file) is no orphan."""
+
+
+TopicTargets = Callable[[str], Sequence[str] | None]
+"""A topic file (posix, from the store root) → the link targets of its entries, as written
+(``entry_targets`` of its whole text); None when it cannot be read."""
+
+
+def is_topic_file(data: object) -> bool:
+    """Whether a memory's frontmatter ``data`` marks it as a topic file distil wrote."""
+    return isinstance(data, dict) and DISTILLED_KEY in data
+
+
+def entry_targets(text: str) -> list[str]:
+    """The link targets of the entries of ``text``, as written (``parse_entries``)."""
+    return [entry.target for entry in parse_entries(text) if entry.target]
+
+
+def listed_in_topic_files(
+    pointed: Set[str],
+    topic_files: Set[str],
+    targets_of: TopicTargets,
+    store_files: Set[str],
+) -> dict[str, str]:
+    """The memories listed by the topic files distil wrote that the index points to (one
+    level deep), each with the first such file (by name) listing it: memory → topic file.
+    Memories the index points to itself are not in it. Only ``targets_of`` the topic files
+    the index points to is asked for (the caller reads those files, and only those)."""
+    listed: dict[str, str] = {}
+    for topic in sorted(pointed & topic_files):
+        targets = targets_of(topic)
+        if targets is None:
+            continue
+        folder = posixpath.dirname(topic)
+        for target in targets:
+            if is_external_target(target):
+                continue
+            found = _target_in_store(target, folder, store_files)
+            if found is not None and found != topic and found not in pointed:
+                listed.setdefault(found, topic)
+    return listed
+
+
 def _is_under(path: str, folder: str) -> bool:
     return folder in ("", ".") or path.startswith(folder.rstrip("/") + "/")
 
 
 def _orphans(
     store_files: Set[str],
-    pointed: set[str],
+    pointed: Set[str],
     index_dir: str,
     own_index_dirs: Set[str],
     pointed_dirs: Sequence[str] = (),
@@ -809,6 +854,8 @@ def index_health(
     own_index_dirs: Set[str] = frozenset(),
     index_dir: str = "",
     folder_exists: Callable[[str], bool] | None = None,
+    topic_files: Set[str] = frozenset(),
+    topic_targets: TopicTargets | None = None,
 ) -> IndexHealth:
     """Problems of an index against its store.
 
@@ -823,6 +870,10 @@ def index_health(
     exist; when it does, it is no problem and the files below it are not orphans.
     Daily logs (``logs/YYYY/MM/YYYY-MM-DD.md``) are never orphans. Entry lengths are counted in
     characters (code points), limits 150 ("keep under ~150") and 200.
+    ``topic_files``: the files of ``store_files`` distil wrote (``is_topic_file``);
+    ``topic_targets``: their entries' targets, asked only for those an entry points to. A
+    memory such a file lists is no orphan (``IndexHealth.listed`` says which file lists it):
+    the one rule distil and the scan share (``listed_in_topic_files``).
     """
     exists = folder_exists or _ancestor_test(store_files)
     entries = report.entries
@@ -831,9 +882,16 @@ def index_health(
         dangling, pointed, pointed_dirs = _links_at_once(entries, index_dir, store_files, exists)
     else:
         dangling, pointed, pointed_dirs = _links_one_by_one(entries, index_dir, store_files, exists)
+    listed = (
+        listed_in_topic_files(pointed, topic_files, topic_targets, store_files)
+        if topic_targets is not None and topic_files
+        else {}
+    )
     return IndexHealth(
         dangling=dangling,
-        orphans=_orphans(store_files, pointed, index_dir, own_index_dirs, pointed_dirs),
+        orphans=_orphans(store_files, pointed | listed.keys(), index_dir, own_index_dirs,
+                         pointed_dirs),
+        listed=listed,
         long_entries=_long_entries(report.entries),
         broken_wikilinks=broken_wikilinks(
             store_files=store_files,

@@ -28,7 +28,14 @@ from memtui.core.fileread import ReadResult, read_full, read_header
 from memtui.core.lazylist import LazyList
 from memtui.core.model import Frontmatter, StoreKind, StoreLocation
 from memtui.core.parse.frontmatter import parse_frontmatter
-from memtui.core.parse.index import broken_wikilinks, index_health, load_report, wikilinks
+from memtui.core.parse.index import (
+    broken_wikilinks,
+    entry_targets,
+    index_health,
+    is_topic_file,
+    load_report,
+    wikilinks,
+)
 from memtui.core.stores.walk import NOT_A_DIRECTORY, FileEntry, StoreWalk, store_skip, walk_store
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (slow) at run time
@@ -40,7 +47,7 @@ if TYPE_CHECKING:  # locate(), the git branch and projects: only a whole scan ne
 
 INDEX_NAME = "MEMORY.md"
 SUMMARY_NAME = "summary.md"
-INDEX_PAYLOAD_VERSION = 2
+INDEX_PAYLOAD_VERSION = 3  # 3: health.listed
 
 EMPTY_SLACK_BYTES = 64
 """A summary this much larger than its template may still trim down to it."""
@@ -106,6 +113,9 @@ def read_memory_keyed(
         if whole.read and not whole.binary and not is_index:
             # what ``whole_file_links`` would read the file again for (the TUI's links check)
             cache.put(LINKS_KIND, entry.path, st, wikilinks(whole.text or ""))
+        if whole.text is not None and not whole.binary and is_topic_file(memory.frontmatter.data):
+            # what the index health reads a topic file distil wrote for: its entries
+            cache.put(TOPIC_KIND, entry.path, st, entry_targets(whole.text))
     return memory, st
 
 
@@ -210,7 +220,9 @@ def store_index(
             store.index = report_from_payload(payload[0])
             return
     folders: dict[str, bool] = {}
-    store.index = compute_store_index(store, own_index_dirs, folders=folders, lazy=lazy)
+    store.index = compute_store_index(
+        store, own_index_dirs, folders=folders, cache=cache, lazy=lazy
+    )
     if cache is not None and digest is not None:
         payload = (report_payload(store.index), list(folders.items()))
         cache.put_keyed("index", key, digest, payload, newest=0.0)
@@ -222,11 +234,14 @@ def compute_store_index(
     name: str = INDEX_NAME,
     *,
     folders: dict[str, bool] | None = None,
+    cache: ScanCache | None = None,
     lazy: bool = False,
 ) -> LoadReport:
     """The load report and health of the store's ``name`` (``MEMORY.md``; ``memtui index``
     measures any file of the store root as if it were the index). ``folders`` receives the
-    folders whose existence was checked (entries linking to folders), and the answers.
+    folders whose existence was checked (entries linking to folders), and the answers. The
+    topic files distil wrote that the index points to are read whole (their entries list
+    memories that are no orphans: ``topic_targets``), the other memories are not.
     ``lazy`` False: every entry, dropped and dangling entry is built before it returns (by the
     scan's worker thread: the TUI reads them all, and building 100,000 objects later would
     hold its UI thread); True: each is built when first looked at."""
@@ -252,6 +267,8 @@ def compute_store_index(
         source_links={m.rel_path: m.links for m in others},
         own_index_dirs=own_index_dirs,
         folder_exists=folder_exists,
+        topic_files={m.rel_path for m in others if is_topic_file(m.frontmatter.data)},
+        topic_targets=lambda rel: topic_targets(store.path, rel, cache),
     )
     if store.kind == StoreKind.AGENTMEMORY:
         # agentmemory's MEMORY.md is a tag index over daily/ and topics/: no file needs an entry.
@@ -278,6 +295,36 @@ def _link_targets(store: Store, name: str) -> tuple[list[Memory], set[str], dict
 
 LINKS_KIND = "links"
 """The scan cache's kind for the ``[[wikilinks]]`` of whole memory files."""
+TOPIC_KIND = "topic-entries"
+"""The scan cache's kind for the entry targets of the topic files distil wrote."""
+
+
+def whole_file_facts(
+    file: str,
+    store_root: Path,
+    cache: ScanCache | None,
+    kind: str,
+    extract: Callable[[str], list[str]],
+) -> list[str] | None:
+    """``extract`` of a file's whole text (``read_full``: up to its cap), cached by stat under
+    ``kind``; None when it cannot be read or is binary."""
+    try:
+        st = os.lstat(file)
+    except (OSError, ValueError):
+        return None
+    regular = stat.S_ISREG(st.st_mode)  # a symlink's target may change unseen: not cached
+    if cache is not None and regular:
+        cached = cache.get(kind, file, st)
+        if cached is not None:
+            return list(cached)
+    result = read_full(Path(file), store_root)
+    if not result.readable or "binary file (contains NUL bytes)" in result.problems:
+        return None
+    found = extract(result.data.decode("utf-8", errors="replace"))
+    if (cache is not None and regular and result.stat is not None
+            and stat_key(result.stat) == stat_key(st)):  # unchanged while it was read
+        cache.put(kind, file, result.stat, found)
+    return found
 
 
 def whole_file_links(memory: Memory, store_root: Path, cache: ScanCache | None = None) -> list[str]:
@@ -286,23 +333,15 @@ def whole_file_links(memory: Memory, store_root: Path, cache: ScanCache | None =
     links); the others are read once and then cached by stat."""
     if memory.header_complete:
         return memory.links
-    try:
-        st = os.lstat(memory.file)
-    except (OSError, ValueError):
-        return memory.links
-    regular = stat.S_ISREG(st.st_mode)  # a symlink's target may change unseen: not cached
-    if cache is not None and regular:
-        cached = cache.get(LINKS_KIND, memory.file, st)
-        if cached is not None:
-            return list(cached)
-    result = read_full(memory.path, store_root)
-    if not result.readable or "binary file (contains NUL bytes)" in result.problems:
-        return memory.links
-    links = wikilinks(result.data.decode("utf-8", errors="replace"))
-    if (cache is not None and regular and result.stat is not None
-            and stat_key(result.stat) == stat_key(st)):  # unchanged while it was read
-        cache.put(LINKS_KIND, memory.file, result.stat, links)
-    return links
+    links = whole_file_facts(memory.file, store_root, cache, LINKS_KIND, wikilinks)
+    return memory.links if links is None else links
+
+
+def topic_targets(store_root: Path, rel: str, cache: ScanCache | None = None) -> list[str] | None:
+    """The entry targets of a topic file distil wrote (``rel``: from the store root), read
+    whole when the index points to it, then cached by stat (a scan that read the file whole
+    for its secrets cached them already)."""
+    return whole_file_facts(str(store_root / rel), store_root, cache, TOPIC_KIND, entry_targets)
 
 
 def check_whole_files(
@@ -385,6 +424,7 @@ def report_payload(report: LoadReport) -> tuple[Any, ...]:
         [positions.get(id(e), (e.line, e.title, e.target, e.hook, e.raw))
          for e in health.dangling],
         health.orphans,
+        health.listed,
         [(e.line, e.length, e.limit, e.title) for e in health.long_entries],
         [(b.source, b.link) for b in health.broken_wikilinks],
     )
@@ -394,8 +434,8 @@ def report_from_payload(payload: Any) -> LoadReport:
     """Rebuild the ``LoadReport`` that ``report_payload`` stored (dangling entries are the
     same objects as the report's entries, as when computed)."""
     (path, lines, n_units, n_bytes, line_truncated, byte_truncated, binds, cut_line, dropped,
-     warning, loaded, agent, entries, problems, cut_partial, dangling, orphans, long_entries,
-     broken) = payload
+     warning, loaded, agent, entries, problems, cut_partial, dangling, orphans, listed,
+     long_entries, broken) = payload
     index_entries = [IndexEntry(*entry) for entry in entries]
     return LoadReport(
         path=path,
@@ -415,6 +455,7 @@ def report_from_payload(payload: Any) -> LoadReport:
             dangling=[index_entries[d] if isinstance(d, int) else IndexEntry(*d)
                       for d in dangling],
             orphans=list(orphans),
+            listed=dict(listed),
             long_entries=[LongEntry(*e) for e in long_entries],
             broken_wikilinks=[BrokenLink(*b) for b in broken],
         ),

@@ -63,6 +63,7 @@ from memtui.core.write.proposal import (
     NEW_FILE_MODE,
     AppliedOp,
     FileChange,
+    FileRead,
     Proposal,
     sha256_hex,
 )
@@ -220,6 +221,15 @@ def _check_target(
     return _Target(path, change, old, st)
 
 
+def _check_read(tree: DirTree, read: FileRead, root: Path) -> None:
+    """A file the plan read (and does not change) must still hold what the plan saw."""
+    path = confine(read.path, root)
+    data, _st = tree.read(path)
+    if not read.matches(data):
+        found = None if data is None else "?"
+        raise EditRefused(_changed_reason(path, read.expected, found), path)
+
+
 def _changed_reason(path: Path, expected: str | None, found: str | None) -> str:
     if expected is None:
         what = "was created"
@@ -272,6 +282,8 @@ def _plan(tree: DirTree, proposal: Proposal) -> list[_Target]:
         lock_path = absolute(proposal.lock_dir) / LOCK_NAME
         tree.fd(lock_path.parent)
     targets = [_check_target(tree, c, root, lock_path) for c in proposal.changes]
+    for read in proposal.reads:
+        _check_read(tree, read, root)
     seen: set[Path] = set()
     for target in targets:
         if target.path in seen:

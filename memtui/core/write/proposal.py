@@ -58,6 +58,26 @@ class FileChange:
             raise ValueError("a delete has no new_bytes")
 
 
+@dataclass(frozen=True)
+class FileRead:
+    """A file a plan read but does not change: :func:`memtui.core.write.apply.apply` refuses the
+    operation when its first ``length`` bytes no longer have the sha256 ``expected`` (a plan that
+    read only a file's header depends on nothing after it). ``expected`` None: the file must not
+    exist; ``length`` None: the whole file."""
+
+    path: Path
+    expected: str | None
+    length: int | None = None
+
+    def matches(self, data: bytes | None) -> bool:
+        if data is None or self.expected is None:
+            return data is None and self.expected is None
+        if self.length is not None and len(data) < self.length:
+            return False
+        part = data if self.length is None else data[: self.length]
+        return sha256_hex(part) == self.expected
+
+
 @dataclass
 class FileDiff:
     """One file of a proposal as a user previews it (texts are UTF-8 with replacement)."""
@@ -84,6 +104,8 @@ class Proposal:
     changes: list[FileChange]
     notes: list[str] = field(default_factory=list)
     remove_dirs: list[Path] = field(default_factory=list)
+    reads: list[FileRead] = field(default_factory=list)
+    """Files the plan read and does not change, checked again before anything is written."""
     shown: Callable[[str], str] | None = None
     """What a preview shows of each old and new text (the plans of files that may hold a
     secret mask it); None: the texts as they are."""

@@ -39,13 +39,17 @@ def files_text(record: OpRecord) -> Text:
 
 
 def undo_files_text(record: OpRecord) -> Text:
-    """What undoing ``record`` does to each file: restore, revert or remove."""
+    """What undoing ``record`` does to each file: restore, revert or remove (each named from
+    the directory the operation wrote into, which the dialog names above it)."""
     text = Text()
+    root = Path(record.root)
     for item in record.files:
         verb = undo_verb(item)
         style = {"remove": "red", "restore": "green"}.get(verb, "yellow")
+        path = Path(item.path)
+        shown = path.relative_to(root).as_posix() if path.is_relative_to(root) else item.path
         text.append(f"  {verb:<7} ", style=style)
-        text.append(f"{line(item.path)}\n")
+        text.append(f"{line(shown)}\n")
     return text
 
 
