@@ -23,13 +23,15 @@ Targets: huge / normal first paint ≤ 2; re-selecting the huge index < 200 ms; 
 ≤ 3 × reading and splitting. Scan caches are off, so every run computes the report.
 
 Measured on the 2-core development machine, shared (load about 4), ``--index-only --runs 9
---compare-tree`` main at 8ca56c4: on the 50,000-line index ``memtui index`` 164 ms (CPU 163)
-against 28 ms for reading + splitting: 5.8 × (main: 247 ms, 8.7 ×); ``--json`` 369 ms (main:
-409 ms); on the 5 MB line 123 ms against 29 ms: 4.2 × (main: 126 ms). 3 × is out of reach in
-CPython: the interpreter and the imports every command needs take about 51 ms of CPU, reading
-the file 8 ms and the regex pass that finds the entries 42 ms (3.7 × together); the comment
-strip about 25 ms, the rest of the report 18 ms, the index health 20 ms. The TUI targets hold
-(a full run at the same load: huge / normal first paint 1.66, re-select 137 ms).
+--compare-tree`` main at 230c52b (``git archive 230c52b | tar -x -C DIR``): on the 50,000-line
+index ``memtui index`` 231 ms against 43 ms for reading + splitting: 5.4 × (main: 355 ms,
+8.3 ×); CPU 177 ms against 29 ms: 6.1 × (main: 272 ms, 9.4 ×); ``--json`` 529 ms (main: 605);
+on the 5 MB line 184 ms against 48 ms: 3.9 × (main: 199 ms). 3 × is out of reach in CPython:
+the interpreter and the imports every command needs take about 51 ms of CPU, reading the file
+8 ms and the regex pass that finds the entries 42 ms (3.7 × together); the comment strip about
+25 ms, the rest of the report 18 ms, the index health 20 ms (``memtui index`` with each step
+timed by ``time.process_time``). The TUI targets hold (a full run at the same load: huge /
+normal first paint 1.66, re-select 137 ms).
 """
 
 from __future__ import annotations
