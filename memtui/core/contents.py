@@ -87,6 +87,8 @@ class IndexEntry:
 
 @dataclass
 class LongEntry:
+    """An index entry longer than ``limit`` characters (150: keep under; 200: too long)."""
+
     line: int
     length: int
     limit: int
@@ -95,13 +97,18 @@ class LongEntry:
 
 @dataclass
 class BrokenLink:
+    """A ``[[link]]`` in ``source`` that names no memory."""
+
     source: str
     link: str
 
 
 @dataclass
 class IndexHealth:
-    dangling: list[IndexEntry] = field(default_factory=list)
+    """What is wrong with an index against its store (dataclasses without a docstring cost
+    an ``inspect.signature`` call each when defined)."""
+
+    dangling: Sequence[IndexEntry] = field(default_factory=list)
     orphans: list[str] = field(default_factory=list)
     listed: dict[str, str] = field(default_factory=dict)
     """Memories no entry points to that a topic file distil wrote lists, one the index points
@@ -127,6 +134,7 @@ class IndexHealth:
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (slow) at run time
 if TYPE_CHECKING:
+    from collections.abc import Sequence
     from typing import Literal, TypeAlias
 
     Binds: TypeAlias = Literal["none", "lines", "bytes", "both"]
@@ -134,6 +142,8 @@ if TYPE_CHECKING:
 
 @dataclass
 class DroppedEntry:
+    """An index entry past the cut: Claude Code never loads it."""
+
     line: int
     title: str
     target: str | None
@@ -151,11 +161,11 @@ class LoadReport:
     byte_truncated: bool
     binds: Binds
     cut_line: int | None
-    dropped: list[DroppedEntry]
+    dropped: Sequence[DroppedEntry]
     warning: str | None
     loaded: str
     agent: bool = False
-    entries: list[IndexEntry] = field(default_factory=list)
+    entries: Sequence[IndexEntry] = field(default_factory=list)
     health: IndexHealth = field(default_factory=IndexHealth)
     problems: list[str] = field(default_factory=list)
     cut_partial: bool = False  # the cut falls inside cut_line: that line is only partly loaded
@@ -163,6 +173,8 @@ class LoadReport:
 
 @dataclass
 class Store:
+    """One store: where and why, its memories, its index report and what else it holds."""
+
     location: StoreLocation
     exists: bool
     memories: list[Memory] = field(default_factory=list)
@@ -194,6 +206,8 @@ class Store:
 
 @dataclass
 class ScanResult:
+    """Every store of a project, and the other projects under the CC home."""
+
     project: Path
     claude_home: Path
     stores: list[Store]

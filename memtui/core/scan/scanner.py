@@ -25,6 +25,7 @@ from memtui.core.contents import (
     Store,
 )
 from memtui.core.fileread import ReadResult, read_full, read_header
+from memtui.core.lazylist import LazyList
 from memtui.core.model import Frontmatter, StoreKind, StoreLocation
 from memtui.core.parse.frontmatter import parse_frontmatter
 from memtui.core.parse.index import (
@@ -35,15 +36,6 @@ from memtui.core.parse.index import (
     load_report,
     wikilinks,
 )
-from memtui.core.stores.sessions import (
-    session_info,
-    session_template,
-    summary_is_empty,
-    summary_title,
-    transcript_head,
-    transcript_of,
-)
-from memtui.core.stores.snapshot import snapshot_info
 from memtui.core.stores.walk import NOT_A_DIRECTORY, FileEntry, StoreWalk, store_skip, walk_store
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (slow) at run time
@@ -61,6 +53,14 @@ EMPTY_SLACK_BYTES = 64
 """A summary this much larger than its template may still trim down to it."""
 
 Progress = Callable[[str], None]
+
+
+def _summary_title(text: str) -> str | None:
+    """A session summary's title (sessions and snapshots are imported only for their stores:
+    ``memtui index`` reads neither)."""
+    from memtui.core.stores.sessions import summary_title
+
+    return summary_title(text)
 
 
 def read_memory(entry: FileEntry, store_root: Path, cache: ScanCache | None = None) -> Memory:
@@ -96,7 +96,7 @@ def read_memory_keyed(
         header_complete=header.complete,
         is_index=is_index,
         links=[] if is_index else wikilinks(text),
-        summary_title=summary_title(text) if entry.rel_path == SUMMARY_NAME else None,
+        summary_title=_summary_title(text) if entry.rel_path == SUMMARY_NAME else None,
     )
     if header.readable and "binary file (contains NUL bytes)" not in header.problems:
         memory.frontmatter = parse_frontmatter(text.lstrip("\ufeff").replace("\r", ""))
@@ -197,12 +197,14 @@ def store_index(
     digest: str | None = None,
     *,
     listed: bool = False,
+    lazy: bool = False,
 ) -> None:
     """Read the store's MEMORY.md whole and compute CC's load report and index health.
 
     ``listed``: the memories come from a full walk of the store root, so a MEMORY.md there
     (file, link or directory) is among them. ``digest`` names everything the result depends
-    on (see ``store_digest``): while it is unchanged, the report comes from ``cache``."""
+    on (see ``store_digest``): while it is unchanged, the report comes from ``cache``.
+    ``lazy``: see ``compute_store_index``."""
     if listed:
         if not any(m.rel_path == INDEX_NAME for m in store.memories):
             return
@@ -218,7 +220,9 @@ def store_index(
             store.index = report_from_payload(payload[0])
             return
     folders: dict[str, bool] = {}
-    store.index = compute_store_index(store, own_index_dirs, folders=folders, cache=cache)
+    store.index = compute_store_index(
+        store, own_index_dirs, folders=folders, cache=cache, lazy=lazy
+    )
     if cache is not None and digest is not None:
         payload = (report_payload(store.index), list(folders.items()))
         cache.put_keyed("index", key, digest, payload, newest=0.0)
@@ -231,12 +235,16 @@ def compute_store_index(
     *,
     folders: dict[str, bool] | None = None,
     cache: ScanCache | None = None,
+    lazy: bool = False,
 ) -> LoadReport:
     """The load report and health of the store's ``name`` (``MEMORY.md``; ``memtui index``
     measures any file of the store root as if it were the index). ``folders`` receives the
     folders whose existence was checked (entries linking to folders), and the answers. The
     topic files distil wrote that the index points to are read whole (their entries list
-    memories that are no orphans: ``topic_targets``), the other memories are not."""
+    memories that are no orphans: ``topic_targets``), the other memories are not.
+    ``lazy`` False: every entry, dropped and dangling entry is built before it returns (by the
+    scan's worker thread: the TUI reads them all, and building 100,000 objects later would
+    hold its UI thread); True: each is built when first looked at."""
     checked = {} if folders is None else folders
 
     def folder_exists(rel: str) -> bool:
@@ -265,6 +273,10 @@ def compute_store_index(
     if store.kind == StoreKind.AGENTMEMORY:
         # agentmemory's MEMORY.md is a tag index over daily/ and topics/: no file needs an entry.
         report.health.orphans = []
+    if not lazy:  # the TUI and scan read every entry: built here (in a scan's worker), not later
+        for items in (report.entries, report.dropped, report.health.dangling):
+            if isinstance(items, LazyList):
+                items.build_all()
     return report
 
 
@@ -467,10 +479,13 @@ def scan_store(
     *,
     index: bool = True,
     secrets: bool = True,
+    lazy_index: bool = False,
 ) -> Store:
     """One store: its memories from their headers and (unless ``index`` is False) its
     MEMORY.md load report. ``walked``: the store's ``walk_store`` when the caller has just
-    made it. ``secrets`` False: no memory's whole text is scanned for secrets."""
+    made it. ``secrets`` False: no memory's whole text is scanned for secrets.
+    ``lazy_index``: the report's entries (and dropped and dangling ones) are built when looked
+    at (``memtui index`` prints a few of 50,000), see ``compute_store_index``."""
     walk = walked if walked is not None else walk_store(location, skip)
     store = Store(location=location, exists=walk.exists)
     store.problems.extend(walk.problems)
@@ -486,7 +501,7 @@ def scan_store(
     if cache is not None and cache.path is not None and location.kind != StoreKind.SNAPSHOT:
         digest = store_digest(store, [st for _memory, st in read], cache.now)
     if index:
-        store_index(store, own_dirs, cache, digest, listed=walk.listed)
+        store_index(store, own_dirs, cache, digest, listed=walk.listed, lazy=lazy_index)
     return store
 
 
@@ -499,7 +514,9 @@ def summary_facts(summary: Memory, store_root: Path, template: str) -> tuple[str
     if summary.size > len(template.encode("utf-8")) + EMPTY_SLACK_BYTES:
         return title, False
     text, _problems = load_full_text(summary, store_root)
-    return summary_title(text), summary_is_empty(text, template)
+    from memtui.core.stores.sessions import summary_is_empty
+
+    return _summary_title(text), summary_is_empty(text, template)
 
 
 def scan_session(
@@ -508,6 +525,8 @@ def scan_session(
     """A session store, with the cwd and start time its transcript's first lines give."""
     store = scan_store(location, cache=cache)
     title, empty = session_summary_facts(store, template)
+    from memtui.core.stores.sessions import session_info, transcript_head, transcript_of
+
     head = transcript_head(transcript_of(location), cache)
     store.session_info = session_info(location, head, title, empty)
     return store
@@ -534,6 +553,8 @@ def scan_snapshot(
     location: StoreLocation, locations: Locations, cache: ScanCache | None = None
 ) -> Store:
     store = scan_store(location, cache=cache)
+    from memtui.core.stores.snapshot import snapshot_info
+
     store.snapshot = snapshot_info(location, locations)
     store.location.scope = store.snapshot.acted_scope
     return store
@@ -573,6 +594,8 @@ def scan_progressively(
     result.scanned.update({StoreKind.AGENT, StoreKind.SNAPSHOT, StoreKind.AGENTMEMORY})
     yield snapshot_of(result)
     say("sessions")
+    from memtui.core.stores.sessions import session_template
+
     template = session_template(ctx.claude_home)
     result.stores += [scan_session(loc, template, cache) for loc in locations.sessions]
     result.scanned.add(StoreKind.SESSION)
