@@ -112,18 +112,35 @@ def _distinct(item: JudgeItem, other: JudgeItem) -> list[str]:
     return found
 
 
+def context_of(item: JudgeItem) -> str:
+    """Where a memory applies by the store it lives in, in words: ``working as the planner
+    agent``, ``in this project's main sessions``, ``for the whole team``."""
+    if item.kind == "agent" and item.agent:
+        return f"working as the {item.agent} agent"
+    if item.kind == "team":
+        return "for the whole team of this repository"
+    if item.kind == "auto":
+        return "in this project's main sessions"
+    return ""
+
+
 def propose_notes(candidate: Candidate, verdict: Verdict | None = None) -> dict[str, str]:
-    """A proposed note for each memory side: the note it already has, else what differs (the
-    words only that side has, else the verdict's evidence phrase for it), else its name. The
-    user edits them."""
+    """A proposed note for each memory side, for the user to edit: the note it already has;
+    else, when the two sides live in different stores, where each store applies (a user agent
+    memory against the project's: ``working as the planner agent``); else the verdict's
+    evidence phrase for that side (a sentence of its own); else the words only that side has;
+    else its name."""
     proposals: dict[str, str] = {}
     sides = {"a": (candidate.a, candidate.b), "b": (candidate.b, candidate.a)}
+    contexts = {tag: context_of(item) for tag, (item, _other) in sides.items()}
+    differ = contexts["a"] != contexts["b"] and all(contexts.values())
     for index, (tag, (item, other)) in enumerate(sides.items()):
         if item.kind == CLAUDE_MD:
             continue
-        distinct = _distinct(item, other)[:PROPOSED_WORDS]
+        distinct = " ".join(_distinct(item, other)[:PROPOSED_WORDS])
         evidence = verdict.evidence[index] if verdict and len(verdict.evidence) == 2 else ""
-        text = current_note(item.body) or " ".join(distinct) or evidence or item.name
+        context = contexts[tag] if differ else ""
+        text = current_note(item.body) or context or evidence.strip() or distinct or item.name
         proposals[tag] = escape_controls(text)
     return proposals
 

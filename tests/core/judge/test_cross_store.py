@@ -21,7 +21,7 @@ from memtui.core.judge.ledger import Ledger
 from memtui.core.judge.local import LocalJudge
 from memtui.core.judge.merge import finish_merge, kept_side, plan_merge
 from memtui.core.judge.run import JudgeRun, judge_pairs, pair_up
-from memtui.core.judge.scoped import finish_scoped, plan_scoped
+from memtui.core.judge.scoped import finish_scoped, plan_scoped, propose_notes
 from memtui.core.judge.verdicts import JudgedPair
 from memtui.core.scan.scanner import scan
 from memtui.core.stores.locations import Context
@@ -170,3 +170,16 @@ def test_a_symlinked_root_on_either_side_refuses_the_whole_decision(
         assert journal.list() == []
         swapped.unlink()
         shutil.copytree(elsewhere, swapped, symlinks=True)
+
+
+def test_notes_across_stores_say_where_each_store_applies(
+    shop: tuple[DemoHome, Context], tmp_path: Path
+) -> None:
+    """The planner (a user agent) holds 100 % where the project's auto memory says 25 %: each
+    proposed note names the context its store applies in, not a list of words."""
+    _demo, ctx = shop
+    pair = flags_pair(ctx, Ledger(tmp_path / "ledger.json"))
+    proposed = propose_notes(pair.candidate, pair.verdict)
+    side = {pair.candidate.a.kind: "a", pair.candidate.b.kind: "b"}
+    assert proposed[side["agent"]] == "working as the planner agent"
+    assert proposed[side["auto"]] == "in this project's main sessions"

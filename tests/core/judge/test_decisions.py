@@ -285,3 +285,4 @@ def test_an_unchanged_candidate_keeps_its_id_after_scoping(home: tuple[Path, Con
     plan = plan_scoped(scan(ctx), pair.candidate, {"a": "x", "b": "y"})
     assert isinstance(plan.after, Candidate) and plan.after.id == pair.candidate.id
     assert plan.after.a.digest != pair.candidate.a.digest
+
