@@ -176,6 +176,15 @@ async def scene_conflicts(pilot: Pilot[None], home: DemoHome) -> None:
     await settle(pilot)
 
 
+async def scene_distil(pilot: Pilot[None], home: DemoHome) -> None:
+    await settle(pilot)
+    await select(pilot, "auto", home.auto_memory, "MEMORY.md")
+    await pilot.press("D")
+    await settle(pilot)
+    await pilot.press("down", "down")  # a pointer dropped because its file is gone
+    await settle(pilot)
+
+
 def search_screen_exists() -> bool:
     return importlib.util.find_spec("memtui.tui.dialogs.search") is not None
 
@@ -187,6 +196,7 @@ SHOTS = (
     Shot("snapshot-review", scene_snapshot_review),
     Shot("search", scene_search),
     Shot("conflicts", scene_conflicts),
+    Shot("distil", scene_distil),
 )
 
 

@@ -9,8 +9,13 @@ import shutil
 import stat
 from pathlib import Path
 
+import pytest
+
 from memtui.core.demo.build import DemoHome
 from memtui.core.stores.locations import Context
+from memtui.core.write.apply import CRASH_ENV, apply
+from memtui.core.write.journal import Journal
+from memtui.core.write.proposal import Proposal
 from memtui.tui.app import MemtuiApp, make_app
 
 REPO = Path(__file__).resolve().parent.parent
@@ -41,7 +46,8 @@ def tree_state(root: Path, *, mtimes: bool = True) -> State:
 
 def copy_demo(pristine: DemoHome, root: Path, *, keep_auto: bool = False) -> DemoHome:
     """A private copy of a demo home at ``root`` (mtimes kept, every path moved along),
-    without git data, the worktree and, unless ``keep_auto``, the projects folder."""
+    without git data, the worktree and, unless ``keep_auto``, the projects folder (kept, the
+    project's auto memory moves to the folder named for the copied project)."""
 
     def ignore(directory: str, names: list[str]) -> set[str]:
         skipped = {".git"}
@@ -57,7 +63,15 @@ def copy_demo(pristine: DemoHome, root: Path, *, keep_auto: bool = False) -> Dem
         for f in dataclasses.fields(pristine)
         if isinstance(getattr(pristine, f.name), Path)
     }
-    return dataclasses.replace(pristine, **moved)
+    copied = dataclasses.replace(pristine, **moved)
+    if not keep_auto:
+        return copied
+    from memtui.core.stores.sanitize import sanitize_path
+
+    auto = copied.claude_home / "projects" / sanitize_path(str(copied.project)) / "memory"
+    moved_auto = copied.auto_memory.parent
+    os.replace(moved_auto, auto.parent)
+    return dataclasses.replace(copied, auto_memory=auto, team_memory=auto / "team")
 
 
 def demo_context(home: DemoHome, **env: str) -> Context:
@@ -79,3 +93,36 @@ def home_args(home: DemoHome) -> list[str]:
     """The CLI options that point memtui at ``home``."""
     return ["--claude-home", str(home.claude_home), "--project", str(home.project),
             "--agent-memory-home", str(home.agent_memory_home)]
+
+
+def counting_reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The names of the files the scan module reads whole, from now on (the real reader is
+    called: the scan sees what it would)."""
+    from memtui.core.fileread import FULL_READ_CAP, ReadResult
+    from memtui.core.scan import scanner
+
+    read: list[str] = []
+    original = scanner.read_full
+
+    def counted(path: Path | str, store_root: Path, cap: int = FULL_READ_CAP) -> ReadResult:
+        read.append(Path(path).name)
+        return original(path, store_root, cap)
+
+    monkeypatch.setattr(scanner, "read_full", counted)
+    return read
+
+
+def run_killed(plan: Proposal, journal: Journal, step: int) -> int:
+    """Apply ``plan`` in a forked child told to die after ``step`` steps (the test-only
+    ``MEMTUI_TEST_CRASH_AFTER`` hook); its exit code."""
+    pid = os.fork()
+    if pid == 0:  # the child: never return into pytest
+        code = 0
+        try:
+            os.environ[CRASH_ENV] = str(step)
+            apply(plan, journal)
+        except BaseException:
+            code = 3
+        os._exit(code)
+    _pid, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import functools
+import gc
 import os
 import sys
 from collections.abc import Iterator, Sequence
@@ -12,6 +13,7 @@ from pathlib import Path
 
 from memtui.cli.common import EXIT_OK, EXIT_USAGE, context_from, project_problem, say
 from memtui.cli.config_commands import add_config_parser, cmd_config
+from memtui.cli.distil_commands import add_distil_parser, cmd_distil
 from memtui.cli.edit_commands import (
     add_edit_parsers,
     cmd_delete,
@@ -126,6 +128,7 @@ def _build_parser() -> argparse.ArgumentParser:
     add_edit_parsers(sub, snap_sub)
     add_team_parser(sub)
     add_judge_parser(sub)
+    add_distil_parser(sub)
 
     add_config_parser(sub)
 
@@ -195,8 +198,12 @@ def main(argv: Sequence[str] | None = None, *, fast_exit: bool = False) -> int:
     """Run one command (the TUI without one). ``fast_exit``: once a command other than the TUI
     has finished (its writes are synced before it returns), flush the output and end the
     process without freeing its objects one by one, which for a large scan takes longer than
-    printing it."""
+    printing it. For the read-only commands that build many objects (``index``, ``scan``) no
+    garbage collection runs either: reference counting frees what they drop, and each
+    collection would walk everything they built (a runaway index: 100,000 objects)."""
     args = build_parser().parse_args(argv)
+    if fast_exit and args.command in ("index", "scan"):
+        gc.disable()  # the process ends with os._exit: nothing to collect at the end either
     code = run_command(args)
     if fast_exit and args.command is not None:
         exit_now(code)
@@ -253,6 +260,8 @@ def dispatch(args: argparse.Namespace) -> int:
         return cmd_delete(args)
     if args.command == "redact":
         return cmd_redact(args)
+    if args.command == "distil":
+        return cmd_distil(args)
     if args.command == "demo":
         return cmd_demo(args)
     return run_tui(args)

@@ -80,6 +80,10 @@ def plan_json(proposal: Proposal, diffs: list[FileDiff]) -> dict[str, Any]:
         "target": target,
         "refused": refused,
         "lock_dir": str(proposal.lock_dir) if proposal.lock_dir else None,
+        "roots": [
+            {"root": str(r.path), "lock_dir": str(r.lock_dir) if r.lock_dir else None}
+            for r in proposal.roots()
+        ],
         "notes": proposal.notes,
         "files": [
             {"path": str(d.path), "rel": d.rel, "status": d.status, "binary": d.binary,
@@ -94,7 +98,7 @@ def print_plan(proposal: Proposal, diffs: list[FileDiff], ctx: Context) -> None:
     from memtui.core.plaintext import escape_diff
 
     say(
-        f"{shown(proposal.title)}\n  in {shown(ctx.show(proposal.root))}\n"
+        f"{shown(proposal.title)}\n  in {shown(ctx.show(proposal.base))}\n"
         f"  {shown(proposal.target_text())}"
     )
     for d in diffs:
@@ -191,7 +195,7 @@ def cmd_snapshot_action(args: argparse.Namespace) -> int:
         if args.json:
             print_json({**plan_json(proposal, proposal.diff()), "nothing_to_do": nothing})
         else:
-            say(f"{shown(proposal.title)}\n  in {shown(ctx.show(proposal.root))}\n"
+            say(f"{shown(proposal.title)}\n  in {shown(ctx.show(proposal.base))}\n"
                 f"  {shown(nothing)}; nothing was written")
         return EXIT_OK
     return confirm_and_apply(proposal, args, ctx)

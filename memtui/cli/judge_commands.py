@@ -4,6 +4,7 @@ ledger's state; ``memtui judge resolve PAIR DECISION`` records a decision."""
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from memtui.cli.common import (
     EXIT_OK,
@@ -17,6 +18,7 @@ from memtui.cli.common import (
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (slow) at run time
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
     from memtui.core.judge.providers import Estimate
@@ -69,6 +71,12 @@ def add_judge_parser(sub: Any) -> None:
         f"{MAX_SENT_PAIRS}, best candidates first)",
     )
     judge.add_argument(
+        "--batch",
+        action="store_true",
+        help="anthropic: send as one Message Batch (half the price; the run waits for it, "
+        "usually minutes, at most 24 hours); default: the config's judge.batch",
+    )
+    judge.add_argument(
         "--yes",
         action="store_true",
         help="send to the provider without asking (after printing the estimate)",
@@ -76,10 +84,21 @@ def add_judge_parser(sub: Any) -> None:
     judge.add_argument("--json", action="store_true", help="machine-readable output")
     judge_sub = judge.add_subparsers(dest="judge_command", metavar="ACTION")
     resolve = judge_sub.add_parser(
-        "resolve", help="decide a pair: a or b keeps that side and archives the other "
-        "(previewed, journaled, undoable); related, compatible or not_conflict change no file")
+        "resolve", help="decide a pair: a or b keeps that side and archives the other; scoped "
+        "adds an \"applies when\" note to each side; merge writes one memory in place of both "
+        "(each previewed, journaled, undoable); related, compatible or not_conflict change no "
+        "file")
     resolve.add_argument("pair", help="the pair's id, as `memtui judge` prints it")
-    resolve.add_argument("decision", choices=("a", "b", *RECORD_ONLY))
+    resolve.add_argument("decision", choices=("a", "b", "scoped", "merge", *RECORD_ONLY))
+    resolve.add_argument("--when-a", metavar="TEXT",
+                         help="scoped: when A applies (default: proposed from what differs)")
+    resolve.add_argument("--when-b", metavar="TEXT",
+                         help="scoped: when B applies (default: proposed from what differs)")
+    resolve.add_argument("--keep", choices=("a", "b"),
+                         help="merge: the side the merged memory replaces (default: the newer)")
+    resolve.add_argument("--merged-file", type=Path, metavar="PATH",
+                         help="merge: the merged memory's text (default: memtui's proposal, "
+                         "shown in the preview)")
     resolve.add_argument("--yes", action="store_true", help="apply without asking")
     resolve.add_argument("--json", action="store_true", help="machine-readable output")
     archive = judge_sub.add_parser("archive", help="memories archived by a decision")
@@ -195,8 +214,13 @@ def cmd_judge(args: argparse.Namespace) -> int:
     if args.max_pairs < 1:
         say("memtui judge: --max-pairs must be 1 or more", err=True)
         return EXIT_USAGE
+    judge_config = config.judge
+    if args.batch:
+        from dataclasses import replace
+
+        judge_config = replace(judge_config, batch=True)
     try:
-        judge = load_judge(provider, config.judge, env=ctx.env)
+        judge = load_judge(provider, judge_config, env=ctx.env)
     except ProviderError as err:
         say(f"memtui judge: {shown(err)}", err=True)
         return EXIT_USAGE
@@ -290,7 +314,8 @@ def _print_run(
     if open_pairs and not every:
         say()
         say(
-            "decide with: memtui judge resolve PAIR a|b (keep that side, archive the other) or "
+            "decide with: memtui judge resolve PAIR a|b (keep that side, archive the other), "
+            "scoped (an \"applies when\" note on each), merge (one memory in place of both) or "
             "related|compatible|not_conflict (or press J in the TUI); --all lists every candidate"
         )
     return EXIT_PROBLEMS if open_pairs else EXIT_OK
@@ -315,6 +340,10 @@ def cmd_judge_resolve(args: argparse.Namespace) -> int:
     ledger = Ledger.load(default_ledger_path(ctx.env))
     if args.decision in ("a", "b"):
         return _keep_side(args, ctx, result, candidate, ledger)
+    if args.decision == "scoped":
+        return _scope_both(args, ctx, result, candidate, ledger)
+    if args.decision == "merge":
+        return _merge_both(args, ctx, result, candidate, ledger)
     verdict = Verdict(Relation(args.decision), 1.0, f"decided: {args.decision}", USER)
     ledger.record(candidate, verdict, note=args.decision)
     ledger.save()
@@ -329,25 +358,71 @@ def cmd_judge_resolve(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _keep_side(args: argparse.Namespace, ctx: Any, result: Any, candidate: Any,
-               ledger: Any) -> int:
+def _decide(args: argparse.Namespace, ctx: Any, plan: Callable[[], Any],
+            after: Callable[[Any, Any], str]) -> int:
+    """Plan a decision (a refusal is said, exit 1), then preview, ask and apply its
+    ``proposal``; ``after(planned, done)`` records it once applied and says what it did."""
     from memtui.cli.edit_commands import confirm_and_apply
-    from memtui.core.judge.archive import Archive
-    from memtui.core.judge.resolve import finish_keep, plan_keep
     from memtui.core.write.dirfd import EditRefused
 
     try:
-        plan = plan_keep(result, candidate, args.decision)
+        planned = plan()
     except EditRefused as exc:
         say(f"memtui: refused: {shown(exc.reason)}; nothing was written", err=True)
         return EXIT_PROBLEMS
+    return confirm_and_apply(planned.proposal, args, ctx, lambda done: after(planned, done))
+
+
+def _archived(entry: Any) -> str:
+    return f"archived as {entry.id} (memtui judge restore {entry.id} puts it back)"
+
+
+def _keep_side(args: argparse.Namespace, ctx: Any, result: Any, candidate: Any,
+               ledger: Any) -> int:
+    from memtui.core.judge.archive import Archive
+    from memtui.core.judge.resolve import finish_keep, plan_keep
+
     archive = Archive.default(ctx.env)
+    return _decide(args, ctx, lambda: plan_keep(result, candidate, args.decision),
+                   lambda plan, done: _archived(finish_keep(plan, done, archive, ledger)))
 
-    def after(done: Any) -> str:
-        entry = finish_keep(plan, done, archive, ledger)
-        return f"archived as {entry.id} (memtui judge restore {entry.id} puts it back)"
 
-    return confirm_and_apply(plan.proposal, args, ctx, after)
+def _scope_both(args: argparse.Namespace, ctx: Any, result: Any, candidate: Any,
+                ledger: Any) -> int:
+    from memtui.core.judge.scoped import finish_scoped, plan_scoped, propose_notes
+
+    known = ledger.lookup(candidate)
+    notes = propose_notes(candidate, known.verdict or known.previous)
+    for tag, given in (("a", args.when_a), ("b", args.when_b)):
+        if given is not None:
+            notes[tag] = given
+
+    def after(plan: Any, _done: Any) -> str:
+        finish_scoped(plan, ledger)
+        return "decided: scoped (not raised again until one side changes)"
+
+    return _decide(args, ctx, lambda: plan_scoped(result, candidate, notes), after)
+
+
+def _merge_both(args: argparse.Namespace, ctx: Any, result: Any, candidate: Any,
+                ledger: Any) -> int:
+    from memtui.core.fileread import read_file
+    from memtui.core.judge.archive import FILE_CAP, Archive
+    from memtui.core.judge.merge import finish_merge, kept_side, plan_merge
+
+    merged = None
+    if args.merged_file is not None:
+        read = read_file(args.merged_file, FILE_CAP)
+        if not read.readable or not read.complete:
+            problem = "; ".join(read.problems) or "cannot read it"
+            say(f"memtui judge resolve: --merged-file {shown(args.merged_file)}: "
+                f"{shown(problem)}", err=True)
+            return EXIT_USAGE
+        merged = read.data
+    keep = args.keep or kept_side(candidate)
+    archive = Archive.default(ctx.env)
+    return _decide(args, ctx, lambda: plan_merge(result, candidate, keep, merged),
+                   lambda plan, done: _archived(finish_merge(plan, done, archive, ledger)))
 
 
 def cmd_judge_archive(args: argparse.Namespace) -> int:

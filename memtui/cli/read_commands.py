@@ -58,6 +58,9 @@ def index_summary(report: LoadReport, limit: int | None = None) -> list[str]:
     for orphan in health.orphans[:limit]:
         lines.append(f"orphan: {shown(orphan)} (no index entry points to it)")
     lines += more_line(health.orphans, limit)
+    for topic, count in health.listed_counts():
+        lines.append(f"listed: {counted(count, 'memory', 'memories')} in {shown(topic)} "
+                     "(a topic file distil wrote that the index points to: not orphans)")
     for long in health.long_entries[:limit]:
         lines.append(f"long entry: line {long.line} is {long.length} chars (over {long.limit})")
     lines += more_line(health.long_entries, limit)
@@ -157,6 +160,13 @@ def say_nothing_found(ctx: Context, stores: list[Store]) -> None:
 
 
 def cmd_index(args: argparse.Namespace) -> int:
+    from memtui.core.cache import gc_paused
+
+    with gc_paused():  # a runaway index makes 100,000 objects: no collection walks them all
+        return index_command(args)
+
+
+def index_command(args: argparse.Namespace) -> int:
     from memtui.core.model import StoreKind, StoreLocation
     from memtui.core.scan.scanner import (
         INDEX_NAME,
@@ -175,11 +185,11 @@ def cmd_index(args: argparse.Namespace) -> int:
     kind = StoreKind.AGENT if args.agent else StoreKind.AUTO
     location = StoreLocation(kind=kind, path=path.parent, rule="given on the command line")
     if path.name == INDEX_NAME:  # secrets are no part of a load report: not looked for
-        store = scan_store(location, secrets=False)
+        store = scan_store(location, secrets=False, lazy_index=True)  # 25 of each list shown
         report = store.index
     else:  # any other file is measured as if it were the index of its folder
         store = scan_store(location, index=False, secrets=False)
-        report = compute_store_index(store, own_index_dirs(store), path.name)
+        report = compute_store_index(store, own_index_dirs(store), path.name, lazy=True)
     if report is None:
         say(f"memtui index: cannot read {shown(path)}", err=True)
         return EXIT_USAGE

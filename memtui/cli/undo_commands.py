@@ -201,16 +201,14 @@ def show_and_ask(journal: Journal, record: OpRecord, as_json: bool) -> bool | No
 
 
 def undo_plan(journal: Journal, record: OpRecord) -> str:
-    from pathlib import Path
-
     from memtui.core.write.journal import undo_verb
-    from memtui.core.write.proposal import target_text
+    from memtui.core.write.proposal import record_target_text
 
     lines = [
         f"undo {shown(record.kind)}: {shown(record.title)}",
         f"  operation {record.id}, {op_time(record)} UTC, Claude Code "
         f"{home_words(journal, record)}",
-        f"  {target_text(Path(record.root))}",
+        f"  {record_target_text(record)}",
     ]
     lines += [f"  {undo_verb(item):<8} {shown(item.path)}" for item in record.files]
     return "\n".join(lines)

@@ -17,9 +17,9 @@ parsed) falls back to the default and is reported: a broken config never stops m
 environment overrides the file, key by key (``MEMTUI_<SECTION>_<KEY>``, e.g. ``MEMTUI_THEME``,
 ``MEMTUI_JOURNAL_MAX_MB``). Each value remembers where it came from (:attr:`Config.sources`).
 
-Some keys configure features not built yet (team and secret rules, history, distilling): they
+Some keys configure features not built yet (team and secret rules, history): they
 are validated and shown by ``memtui config``, nothing more. The ``judge`` keys are used by
-``memtui judge``.
+``memtui judge``, ``distil.headroom`` by ``memtui distil``.
 
 Only :func:`load_config` imports ``tomllib``, and only when there is a file to parse.
 """
@@ -75,6 +75,8 @@ class JudgeConfig:
     api_key_env: str = "ANTHROPIC_API_KEY"
     """The name of the environment variable holding the API key (never the key itself)."""
     spend_cap_usd: float | None = None
+    batch: bool = False
+    """Send through the Message Batches API (half the price; results within 24 hours)."""
 
 
 @dataclass(frozen=True)
@@ -205,6 +207,20 @@ def number(minimum: float, maximum: float | None = None, *, above: bool = False)
     return parse
 
 
+def flag(value: Any) -> object:
+    if not isinstance(value, bool):
+        raise ConfigValueError
+    return value
+
+
+FLAG_WORDS = {"true": True, "1": True, "yes": True, "on": True,
+              "false": False, "0": False, "no": False, "off": False}
+
+
+def text_flag(raw: str) -> object:
+    return FLAG_WORDS.get(raw.strip().lower(), raw)  # flag refuses anything else
+
+
 def text_number(raw: str) -> object:
     try:
         return float(raw)
@@ -262,13 +278,14 @@ KEYS: tuple[Key, ...] = (
     Key("judge.api_key_env", matching(ENV_NAME),
         "the name of an environment variable (letters, digits, '_')", unchanged, echo=False),
     Key("judge.spend_cap_usd", number(0), "a number of US dollars, 0 or more", text_number),
+    Key("judge.batch", flag, "true or false", text_flag),
     Key("team.allowlist", patterns, "a list of glob patterns or rule ids", None,
         "the coming team rules"),
     Key("secrets.allowlist", patterns, "a list of glob patterns or rule ids", None,
         "the coming secret rules"),
     Key("history.retention_days", number(0), ZERO_OFF, text_number, "the coming history"),
     Key("distil.headroom", number(0, 1, above=True), "a number above 0, at most 1 (0.7: 70 %)",
-        text_number, "the coming distil"),
+        text_number, "memtui distil"),
     Key("journal.max_age_days", number(0), ZERO_OFF, text_number),
     Key("journal.max_mb", number(0), ZERO_OFF, text_number),
 )  # fmt: skip

@@ -87,6 +87,8 @@ class IndexEntry:
 
 @dataclass
 class LongEntry:
+    """An index entry longer than ``limit`` characters (150: keep under; 200: too long)."""
+
     line: int
     length: int
     limit: int
@@ -95,14 +97,22 @@ class LongEntry:
 
 @dataclass
 class BrokenLink:
+    """A ``[[link]]`` in ``source`` that names no memory."""
+
     source: str
     link: str
 
 
 @dataclass
 class IndexHealth:
-    dangling: list[IndexEntry] = field(default_factory=list)
+    """What is wrong with an index against its store (dataclasses without a docstring cost
+    an ``inspect.signature`` call each when defined)."""
+
+    dangling: Sequence[IndexEntry] = field(default_factory=list)
     orphans: list[str] = field(default_factory=list)
+    listed: dict[str, str] = field(default_factory=dict)
+    """Memories no entry points to that a topic file distil wrote lists, one the index points
+    to: memory → that file (posix paths from the store root). Not orphans; not a problem."""
     long_entries: list[LongEntry] = field(default_factory=list)
     broken_wikilinks: list[BrokenLink] = field(default_factory=list)
     wikilinks_checked: str = "headers"
@@ -114,9 +124,17 @@ class IndexHealth:
     def ok(self) -> bool:
         return not (self.dangling or self.orphans or self.long_entries or self.broken_wikilinks)
 
+    def listed_counts(self) -> list[tuple[str, int]]:
+        """Each topic file of ``listed`` with how many memories it lists, by file name."""
+        counts: dict[str, int] = {}
+        for topic in self.listed.values():
+            counts[topic] = counts.get(topic, 0) + 1
+        return sorted(counts.items())
+
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (slow) at run time
 if TYPE_CHECKING:
+    from collections.abc import Sequence
     from typing import Literal, TypeAlias
 
     Binds: TypeAlias = Literal["none", "lines", "bytes", "both"]
@@ -124,6 +142,8 @@ if TYPE_CHECKING:
 
 @dataclass
 class DroppedEntry:
+    """An index entry past the cut: Claude Code never loads it."""
+
     line: int
     title: str
     target: str | None
@@ -141,11 +161,11 @@ class LoadReport:
     byte_truncated: bool
     binds: Binds
     cut_line: int | None
-    dropped: list[DroppedEntry]
+    dropped: Sequence[DroppedEntry]
     warning: str | None
     loaded: str
     agent: bool = False
-    entries: list[IndexEntry] = field(default_factory=list)
+    entries: Sequence[IndexEntry] = field(default_factory=list)
     health: IndexHealth = field(default_factory=IndexHealth)
     problems: list[str] = field(default_factory=list)
     cut_partial: bool = False  # the cut falls inside cut_line: that line is only partly loaded
@@ -153,6 +173,8 @@ class LoadReport:
 
 @dataclass
 class Store:
+    """One store: where and why, its memories, its index report and what else it holds."""
+
     location: StoreLocation
     exists: bool
     memories: list[Memory] = field(default_factory=list)
@@ -184,6 +206,8 @@ class Store:
 
 @dataclass
 class ScanResult:
+    """Every store of a project, and the other projects under the CC home."""
+
     project: Path
     claude_home: Path
     stores: list[Store]

@@ -77,6 +77,8 @@ class Frontmatter:
 
 @dataclass
 class SnapshotScopeStatus:
+    """A snapshot against one scope's local agent memory."""
+
     scope: Scope
     local: Path
     status: SnapshotStatus
@@ -87,6 +89,8 @@ class SnapshotScopeStatus:
 
 @dataclass
 class SnapshotInfo:
+    """An agent's memory snapshot and its status for each scope."""
+
     agent: str
     snapshot_dir: Path
     updated_at: str | None
@@ -108,6 +112,8 @@ class SnapshotInfo:
 
 @dataclass
 class SessionInfo:
+    """A session store's transcript facts and summary title."""
+
     session_id: str
     transcript: Path | None
     cwd: str | None
@@ -133,5 +139,7 @@ class StoreLocation:
 
 @dataclass
 class ProjectRef:
+    """A project directory under the CC home and the source path it stands for."""
+
     dir: str
     path: str | None

@@ -112,7 +112,7 @@ def confirm_delete(
     diffs: list[FileDiff],
     done: Callable[[AppliedOp | None], object] | None = None,
 ) -> None:
-    summary = proposal_summary(proposal, diffs, context.show(proposal.root))
+    summary = proposal_summary(proposal, diffs, context.show(proposal.base))
     index_diffs = [d for d in diffs if d.status == "changed"]
     count = sum(1 for c in proposal.changes if c.action == "delete")
 
@@ -186,7 +186,7 @@ def redact_memory(
 
     def planned(result: tuple[Proposal, list[FileDiff]]) -> None:
         proposal, diffs = result
-        summary = proposal_summary(proposal, diffs, context.show(proposal.root))
+        summary = proposal_summary(proposal, diffs, context.show(proposal.base))
         summary.append(f"\n{ROTATE_HINT}", style="bold yellow")
 
         def answered(yes: bool | None) -> None:

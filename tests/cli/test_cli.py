@@ -205,11 +205,9 @@ def test_index_text_lists_capped_json_lists_all(
     assert f"  … and {len(report['dropped']) - INDEX_LIST_LIMIT:,} more (--json lists all)" in lines
 
 
-def test_index_imports_only_what_it_needs(tmp_path: Path) -> None:
-    """``memtui index`` runs without the locations (settings, agents, git), the projects, the
-    JSON encoder (text output), hashlib or typing: imports were most of its time."""
-    write_index(tmp_path, ["- [A](a.md) — a", "- [B](b.md) — b"])
-    write_memory(tmp_path, "a.md", description="a memory")
+def run_with_modules(*args: str) -> tuple[str, set[str]]:
+    """``memtui ARGS`` in a fresh interpreter (no scan cache): its output and the modules it
+    imported."""
     script = (
         "import sys\n"
         "from memtui.cli import main\n"
@@ -217,11 +215,19 @@ def test_index_imports_only_what_it_needs(tmp_path: Path) -> None:
         "print(' '.join(sorted(sys.modules)), file=sys.stderr)\n"
         "raise SystemExit(code)\n"
     )
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    done = subprocess.run([sys.executable, "-c", script, "index", str(tmp_path / "MEMORY.md")],
+    env = {**os.environ, "PYTHONPATH": str(REPO), "MEMTUI_NO_CACHE": "1"}
+    done = subprocess.run([sys.executable, "-c", script, *args],
                           env=env, capture_output=True, text=True, check=True)
-    assert done.stdout.startswith("MEMORY.md: 2 lines / 200") and "dangling: line 2" in done.stdout
-    modules = set(done.stderr.split())
+    return done.stdout, set(done.stderr.split())
+
+
+def test_index_imports_only_what_it_needs(tmp_path: Path) -> None:
+    """``memtui index`` runs without the locations (settings, agents, git), the projects, the
+    JSON encoder (text output), hashlib or typing: imports were most of its time."""
+    write_index(tmp_path, ["- [A](a.md) — a", "- [B](b.md) — b"])
+    write_memory(tmp_path, "a.md", description="a memory")
+    out, modules = run_with_modules("index", str(tmp_path / "MEMORY.md"))
+    assert out.startswith("MEMORY.md: 2 lines / 200") and "dangling: line 2" in out
     assert {"memtui.core.parse.index", "memtui.core.scan.scanner"} <= modules
     unneeded = {
         "memtui.core.stores.locations", "memtui.core.stores.cc_settings",
@@ -230,3 +236,32 @@ def test_index_imports_only_what_it_needs(tmp_path: Path) -> None:
         "memtui.core.write.journal", "memtui.core.write.apply", "git", "hashlib", "json", "typing",
     }
     assert not unneeded & modules
+
+
+HEAVY_MODULES = {
+    "textual", "rich", "ruamel", "ruamel.yaml", "anthropic", "httpx", "git", "watchdog",
+    "memtui.tui", "memtui.core.judge", "memtui.core.secrets.rules", "memtui.core.write.apply",
+    "memtui.core.stores.locations", "typing", "hashlib", "tomllib",
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("options", [[], ["--json"]], ids=["text", "json"])
+def test_index_of_a_runaway_index_imports_no_heavy_module(
+    tmp_path: Path, options: list[str]
+) -> None:
+    """``memtui index`` on a 2,000-entry index beside memories: none of the UI, YAML, judge,
+    git, watcher or write modules is imported (their imports would cost more than the report),
+    and the report comes out (the JSON one lists every entry past the cut)."""
+    from memtui.core.demo.writers import huge_index_lines
+
+    write_index(tmp_path, huge_index_lines(2_000))
+    write_memory(tmp_path, "note-1.md", description="a memory")
+    write_memory(tmp_path, "topics/note-2.md", description="another")
+    out, modules = run_with_modules("index", *options, str(tmp_path / "MEMORY.md"))
+    if options:
+        assert len(json.loads(out)["dropped"]) == 2_000 - 199
+    else:
+        assert "1,801 entries are never loaded" in out
+    assert "memtui.core.parse.index" in modules
+    assert not {m for m in modules if m.split(".")[0] in HEAVY_MODULES or m in HEAVY_MODULES}
+    assert not {m for m in modules if any(m.startswith(f"{h}.") for h in HEAVY_MODULES)}

@@ -114,6 +114,23 @@ def test_the_anthropic_provider_with_yes_judges_and_reports_usage(
         assert FAKE_GITHUB_PAT not in text and FAKE_AWS_KEY_ID not in text
 
 
+def test_batch_sends_one_message_batch(
+    home: DemoHome, api: FakeMessagesAPI, capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(anthropic_judge, "BATCH_POLL_SECONDS", 0.0)
+    code, data = judge_json(home, capsys, "--provider", "anthropic", "--max-pairs", "9",
+                            "--batch", "--yes")
+    assert code == 1
+    assert api.calls == 0 and len(api.batches) == 1  # no Messages call: one batch of 2
+    assert len(next(iter(api.batches.values()))) == 2
+    assert data["estimate"]["provider"] == "anthropic batch"
+    assert any("half the price" in note for note in data["estimate"]["notes"])
+    assert data["judged"] == 9 and data["usage"]["requests"] == 2
+    for text in api.bodies:
+        assert FAKE_GITHUB_PAT not in text and FAKE_AWS_KEY_ID not in text
+
+
 def test_a_spend_cap_below_the_estimate_sends_nothing(
     home: DemoHome, api: FakeMessagesAPI, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from core.judge.homes import Note, store_dir, write_home
+from core.judge.homes import Note, cli_args, store_dir, write_home
 from helpers import tree_state
 
 from memtui.cli import main
@@ -23,11 +23,6 @@ NOTES = [
          "Integration tests run against SQLite in memory so the suite stays fast.", 2),
     Note("auto", "deploy.md", "How we deploy", "Deploys go through the release train."),
 ]
-
-
-def home_args(ctx: Context) -> list[str]:
-    return ["--claude-home", str(ctx.claude_home), "--project", str(ctx.project),
-            "--agent-memory-home", str(ctx.agent_memory_home)]
 
 
 @pytest.fixture
@@ -48,7 +43,7 @@ def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
 
 
 def the_pair(ctx: Context, capsys: pytest.CaptureFixture[str]) -> dict:
-    code, out, _ = run(capsys, *home_args(ctx), "judge", "--json")
+    code, out, _ = run(capsys, *cli_args(ctx), "judge", "--json")
     assert code == 1
     pairs = [p for p in json.loads(out)["pairs"] if {p["a"]["kind"], p["b"]["kind"]} ==
              {"agent", "auto"}]
@@ -65,26 +60,26 @@ def test_keeping_one_side_archives_the_other_and_undo_restores_every_byte(
     loser = Path(pair["b" if keep == "a" else "a"]["file"])
     before = tree_state(root)
 
-    code, out, err = run(capsys, *home_args(ctx), "judge", "resolve", pair["id"], keep)
+    code, out, err = run(capsys, *cli_args(ctx), "judge", "resolve", pair["id"], keep)
     assert code == 1 and "nothing changed; re-run with --yes" in err
     assert "archive test-db.md of auto" in out and "removes MEMORY.md line 2" in out
     assert tree_state(root) == before  # the preview wrote nothing
 
-    code, out, _ = run(capsys, *home_args(ctx), "judge", "resolve", pair["id"], keep, "--yes")
+    code, out, _ = run(capsys, *cli_args(ctx), "judge", "resolve", pair["id"], keep, "--yes")
     assert code == 0, out
     assert "undo with: memtui undo " in out and "archived as " in out
     assert not loser.exists()
     index = (store_dir(root, "auto") / "MEMORY.md").read_text()
     assert "test-db.md" not in index and "deploy.md" in index
-    code, out, _ = run(capsys, *home_args(ctx), "judge", "archive", "--json")
+    code, out, _ = run(capsys, *cli_args(ctx), "judge", "archive", "--json")
     [entry] = json.loads(out)["entries"]
     assert entry["rel_path"] == "test-db.md" and entry["store_kind"] == "auto"
     assert entry["index_lines"] == ["- [Test DB](test-db.md) — SQLite in memory"]
     assert "superseded by agent:reviewer (user)" in entry["reason"]
-    code, out, _ = run(capsys, *home_args(ctx), "judge", "--json")
+    code, out, _ = run(capsys, *cli_args(ctx), "judge", "--json")
     assert pair["id"] not in {p["id"] for p in json.loads(out)["pairs"]}
 
-    assert run(capsys, *home_args(ctx), "undo", "--yes")[0] == 0
+    assert run(capsys, *cli_args(ctx), "undo", "--yes")[0] == 0
     assert tree_state(root) == before
     again = the_pair(ctx, capsys)  # the decision went with the operation it made
     assert again["id"] == pair["id"] and again["state"] == "judged"
@@ -98,16 +93,16 @@ def test_an_archived_memory_is_restored_with_its_index_line(
     keep = "a" if pair["a"]["kind"] == "agent" else "b"
     loser = Path(pair["b" if keep == "a" else "a"]["file"])
     original = loser.read_bytes()
-    assert run(capsys, *home_args(ctx), "judge", "resolve", pair["id"], keep, "--yes")[0] == 0
-    code, out, _ = run(capsys, *home_args(ctx), "judge", "archive", "--json")
+    assert run(capsys, *cli_args(ctx), "judge", "resolve", pair["id"], keep, "--yes")[0] == 0
+    code, out, _ = run(capsys, *cli_args(ctx), "judge", "archive", "--json")
     [entry] = json.loads(out)["entries"]
 
-    code, out, _ = run(capsys, *home_args(ctx), "judge", "restore", entry["id"], "--yes")
+    code, out, _ = run(capsys, *cli_args(ctx), "judge", "restore", entry["id"], "--yes")
     assert code == 0, out
     assert loser.read_bytes() == original
     index = (store_dir(root, "auto") / "MEMORY.md").read_text()
     assert index.endswith("- [Test DB](test-db.md) — SQLite in memory\n")
-    code, out, err = run(capsys, *home_args(ctx), "judge", "restore", entry["id"], "--yes")
+    code, out, err = run(capsys, *cli_args(ctx), "judge", "restore", entry["id"], "--yes")
     assert code == 1 and "exists again" in err  # never overwrites
 
 
@@ -117,11 +112,11 @@ def test_a_claude_md_rule_is_never_archived(
     rule = "Money is always stored as integer cents, never floats."
     ctx = write_home(tmp_path / "home", [Note("auto", "money.md", "How money is stored", rule)],
                      f"# shop\n\n- {rule}\n")
-    code, out, _ = run(capsys, *home_args(ctx), "judge", "--json")
+    code, out, _ = run(capsys, *cli_args(ctx), "judge", "--json")
     [pair] = [p for p in json.loads(out)["pairs"] if "claude-md" in (p["a"]["kind"],
                                                                      p["b"]["kind"])]
     memory_side = "a" if pair["a"]["kind"] == "auto" else "b"
-    code, _, err = run(capsys, *home_args(ctx), "judge", "resolve", pair["id"], memory_side,
+    code, _, err = run(capsys, *cli_args(ctx), "judge", "resolve", pair["id"], memory_side,
                        "--yes")
     assert code == 1 and "memtui does not edit CLAUDE.md files" in err
     assert "Money is always" in (ctx.project / "CLAUDE.md").read_text()

@@ -35,6 +35,7 @@ provider = "anthropic"
 model = "claude-haiku-4-5"
 api_key_env = "MY_KEY"
 spend_cap_usd = 2.5
+batch = true
 
 [team]
 allowlist = ["docs/*.md", "team-rule-1"]
@@ -128,6 +129,7 @@ def test_a_good_file(tmp_path: Path) -> None:
     assert config.keymap == {"pane.zoom": "Z", "pane.next": "right,ctrl+l"}
     assert (config.judge.provider, config.judge.model) == ("anthropic", "claude-haiku-4-5")
     assert (config.judge.api_key_env, config.judge.spend_cap_usd) == ("MY_KEY", 2.5)
+    assert config.judge.batch is True
     assert config.team.allowlist == ("docs/*.md", "team-rule-1")
     assert config.secrets.allowlist == ("example-token",)
     assert config.history.retention_days == 14
@@ -209,7 +211,7 @@ def test_one_bad_value_leaves_the_others(tmp_path: Path) -> None:
         ("[keymaps]\nx = 'y'", "keymaps", "did you mean 'keymap'?"),
         ("[judge]\nwhatever = 1", "judge.whatever",
          "(known in [judge]: judge.provider, judge.model, judge.api_key_env, "
-         "judge.spend_cap_usd)"),
+         "judge.spend_cap_usd, judge.batch)"),
         ("zzz = 1", "zzz", "(known: theme, keymap, judge, team, secrets, history, distil, "
          "journal)"),
     ],
@@ -384,7 +386,7 @@ def test_memtui_config_prints_values_and_sources(
     assert row["journal.max_mb"].split() == ["journal.max_mb", "=", "9", "from",
                                              "$MEMTUI_JOURNAL_MAX_MB"]
     assert "used by" not in row["judge.model"]  # memtui judge uses it
-    assert row["distil.headroom"].endswith("(used by the coming distil)")
+    assert row["distil.headroom"].endswith("(used by memtui distil)")
     assert "used by" not in row["journal.max_age_days"]
     assert row["pane.zoom"].split() == ["pane.zoom", "=", '"Z"', "from", str(path)]
     assert row["app.quit"].split() == ["app.quit", "=", '"q"', "from", "default"]

@@ -30,6 +30,8 @@ ALLOWED: dict[str, set[str]] = {
     "write.ops": {KERNEL, "parse", "stores", "secrets", "write", "write.ops"},
     "demo": {KERNEL, "parse", "stores", "demo"},
     "judge": {KERNEL, "parse", "stores", "secrets", "scan", "write", "write.ops", "judge"},
+    "distil": {KERNEL, "parse", "stores", "secrets", "team", "scan", "write", "write.ops",
+               "distil"},
 }
 """Which layers each layer may import. A new package must be added here, deciding its rules."""
 

@@ -17,11 +17,13 @@ from textual.screen import Screen
 from textual.widgets import Input, OptionList, Static
 
 from memtui.core.demo.build import DemoHome
+from memtui.core.model import Scope, StoreKind
 from memtui.tui.app import MemtuiApp
 from memtui.tui.dialogs.help import HelpScreen
 from memtui.tui.dialogs.undo import UndoHistoryScreen
 from memtui.tui.keymap import meaning, own_bindings
 from memtui.tui.screens.conflicts import ConflictsScreen
+from memtui.tui.screens.distil import DistilScreen
 from memtui.tui.screens.main import MainScreen
 from memtui.tui.screens.snapshot_diff import SnapshotDiffScreen
 from memtui.tui.testing import settle
@@ -66,14 +68,32 @@ async def conflicts(pilot: Pilot[None]) -> ConflictsScreen:
     return screen
 
 
+async def distil(pilot: Pilot[None]) -> DistilScreen:
+    """The distil review of the planner's user memory (the copied demo keeps agent stores)."""
+    main = await main_screen(pilot)
+    assert main.result is not None
+    store = next(s for s in main.result.stores
+                 if s.kind == StoreKind.AGENT and s.location.agent == "planner"
+                 and s.location.scope == Scope.USER)
+    main.select_path(store, None)
+    await pilot.pause()
+    await pilot.press("D")
+    await settle(pilot)
+    screen = pilot.app.screen
+    assert isinstance(screen, DistilScreen)
+    return screen
+
+
 async def open_screen(pilot: Pilot[None], where: str) -> Screen[Any]:
     if where == "main":
         return await main_screen(pilot)
+    if where == "distil":
+        return await distil(pilot)
     return await review(pilot) if where == "review" else await conflicts(pilot)
 
 
 @pytest.mark.parametrize("close", ["question_mark", "escape"])
-@pytest.mark.parametrize("where", ["main", "review", "conflicts"])
+@pytest.mark.parametrize("where", ["main", "review", "conflicts", "distil"])
 async def test_question_mark_opens_the_help_and_closes_it(
     demo: DemoHome, where: str, close: str
 ) -> None:
@@ -173,13 +193,13 @@ async def palette_prompts(pilot: Pilot[None]) -> list[str]:
     return [str(options.get_option_at_index(i).prompt) for i in range(options.option_count)]
 
 
-@pytest.mark.parametrize("where", ["main", "review", "conflicts"])
+@pytest.mark.parametrize("where", ["main", "review", "conflicts", "distil"])
 async def test_every_binding_of_a_screen_is_in_its_palette(demo: DemoHome, where: str) -> None:
     app = app_for(demo)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_screen(pilot, where)
         bindings = own_bindings(screen)
-        assert len(bindings) >= {"main": 14, "review": 5, "conflicts": 10}[where]
+        assert len(bindings) >= {"main": 15, "review": 5, "conflicts": 10, "distil": 5}[where]
         prompts = "\n".join(await palette_prompts(pilot))
         for binding in bindings:
             assert meaning(binding) in prompts, f"{binding.id} is not in the palette"

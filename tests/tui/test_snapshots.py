@@ -22,6 +22,7 @@ from textual.widgets import Input, OptionList, Static
 
 from memtui.core.demo.build import DemoHome, build_demo_home
 from memtui.core.demo.writers import STORY_NOW
+from memtui.core.judge.archive import Archive, ArchiveEntry
 from memtui.core.model import StoreKind, StoreLocation
 from memtui.core.scan.scanner import scan_store
 from memtui.core.stores.locations import Context
@@ -29,15 +30,19 @@ from memtui.core.write import journal as journal_module
 from memtui.core.write.apply import apply
 from memtui.core.write.journal import Journal
 from memtui.core.write.ops.memory import plan_delete_memory
+from memtui.core.write.proposal import sha256_hex
 from memtui.tui import clock
 from memtui.tui.app import MemtuiApp, make_app
 from memtui.tui.dialogs import search as search_dialog
+from memtui.tui.dialogs.archive import ArchiveScreen
 from memtui.tui.dialogs.confirm import ConfirmScreen
+from memtui.tui.dialogs.decisions import MergeDialog, ScopedDialog
 from memtui.tui.dialogs.help import HelpScreen
 from memtui.tui.dialogs.projects import ProjectsScreen
 from memtui.tui.dialogs.search import SearchScreen
 from memtui.tui.dialogs.undo import InterruptedScreen, UndoHistoryScreen
 from memtui.tui.screens.conflicts import ConflictsScreen
+from memtui.tui.screens.distil import DistilScreen
 from memtui.tui.screens.main import MainScreen
 from memtui.tui.screens.snapshot_diff import SnapshotDiffScreen
 from memtui.tui.testing import settle
@@ -326,15 +331,80 @@ def test_interrupted_operation_dialog(snap_compare: SnapCompare, demo: DemoHome,
 def test_conflicts_screen(snap_compare: SnapCompare, demo: DemoHome) -> None:
     """``J``: the planted pairs, the test-database contradiction selected."""
 
+    assert snap_compare(demo_app(demo), terminal_size=WIDE, run_before=open_test_db_pair)
+
+
+def test_archive_dialog(snap_compare: SnapCompare, demo: DemoHome) -> None:
+    """``A``: the judge's archive, one memory a decision took out of the auto store."""
+    archive = Archive.default({"HOME": str(demo.root)})
+    data = b"---\nname: deploy-days\ndescription: Deploy days\n---\nDeploys on Tuesdays.\n"
+    archive.add(ArchiveEntry(
+        id="20261129T120000-0badc0de-deploy-days", time=FROZEN_OP_TIME.timestamp(),
+        store_kind="auto", store_path=str(demo.auto_memory), rel_path="deploy-days.md",
+        sha256=sha256_hex(data), reason="superseded by auto · deploy-freeze.md",
+        index_lines=["- [Deploy days](deploy-days.md) — Tuesdays"]), data)
+
     async def run_before(pilot: Pilot[None]) -> None:
         await settle(pilot)
-        await pilot.press("J")
+        await pilot.press("A")
+        await settle(pilot)
+        assert isinstance(pilot.app.screen, ArchiveScreen)
+
+    assert snap_compare(demo_app(demo), terminal_size=WIDE, run_before=run_before)
+
+
+async def open_test_db_pair(pilot: Pilot[None]) -> None:
+    """``J``, and the demo's test-database contradiction (both in auto memory) selected."""
+    await settle(pilot)
+    await pilot.press("J")
+    await settle(pilot)
+    screen = pilot.app.screen
+    assert isinstance(screen, ConflictsScreen)
+    pairs = screen.query_one("#conf-pairs", OptionList)
+    rows = [str(pairs.get_option_at_index(i).prompt) for i in range(pairs.option_count)]
+    pairs.highlighted = next(i for i, r in enumerate(rows) if "test-db-postgres.md" in r)
+    await settle(pilot)
+
+
+async def open_decision(pilot: Pilot[None], key: str) -> None:
+    """On the conflicts screen, the test-database pair, then ``key``."""
+    await open_test_db_pair(pilot)
+    await pilot.press(key)
+    await settle(pilot)
+
+
+def test_scoped_dialog(snap_compare: SnapCompare, demo: DemoHome) -> None:
+    """``s``: the proposed "applies when" note of each side, to edit."""
+
+    async def run_before(pilot: Pilot[None]) -> None:
+        await open_decision(pilot, "s")
+        assert isinstance(pilot.app.screen, ScopedDialog)
+
+    assert snap_compare(demo_app(demo), terminal_size=WIDE, run_before=run_before)
+
+
+def test_merge_dialog(snap_compare: SnapCompare, demo: DemoHome) -> None:
+    """``e``: the proposed merged memory (the newer side's frontmatter, both bodies), to edit."""
+
+    async def run_before(pilot: Pilot[None]) -> None:
+        await open_decision(pilot, "e")
+        assert isinstance(pilot.app.screen, MergeDialog)
+
+    assert snap_compare(demo_app(demo), terminal_size=WIDE, run_before=run_before)
+
+
+def test_distil_review(snap_compare: SnapCompare, demo: DemoHome) -> None:
+    """``D`` on the auto store: the meter before → after, the changes, the index's diff."""
+
+    async def run_before(pilot: Pilot[None]) -> None:
         await settle(pilot)
         screen = pilot.app.screen
-        assert isinstance(screen, ConflictsScreen)
-        pairs = screen.query_one("#conf-pairs", OptionList)
-        rows = [str(pairs.get_option_at_index(i).prompt) for i in range(pairs.option_count)]
-        pairs.highlighted = next(i for i, r in enumerate(rows) if "test-db-postgres.md" in r)
+        assert isinstance(screen, MainScreen) and screen.result is not None
+        store = next(s for s in screen.result.stores if s.kind == StoreKind.AUTO)
+        screen.select_path(store, None)
         await settle(pilot)
+        await pilot.press("D")
+        await settle(pilot)
+        assert isinstance(pilot.app.screen, DistilScreen)
 
     assert snap_compare(demo_app(demo), terminal_size=WIDE, run_before=run_before)

@@ -417,6 +417,55 @@ def agent_memory_dir(
     return project / ".claude" / "agent-memory-local" / name
 
 
+AgentmemoryEntry = tuple[str, str, str]
+"""``(stamp, sid, content)``: ``stamp`` is ``YYYY-MM-DD HH:MM:SS`` (UTC), ``sid`` 8 chars."""
+
+
+def agentmemory_marker(stamp: str, sid: str) -> str:
+    """The line agentmemory opens every entry with: ``<!-- 2026-11-25 09:12:00 [ab12cd34] -->``."""
+    return f"<!-- {stamp} [{sid}] -->"
+
+
+def write_agentmemory_daily(
+    home: Path, day: str, entries: Sequence[AgentmemoryEntry], *, now: float | None = None
+) -> Path:
+    """``daily/DAY.md`` as agentmemory's ``memory_write`` appends it: marked entries
+    separated by a blank line, no header, no final newline."""
+    text = "\n\n".join(f"{agentmemory_marker(st, sid)}\n{body}" for st, sid, body in entries)
+    return write_file(home / "daily" / f"{day}.md", text, now=now)
+
+
+def write_agentmemory_topic(
+    home: Path,
+    slug: str,
+    title: str,
+    entries: Sequence[tuple[str, str, str, str]],
+    *,
+    now: float | None = None,
+) -> Path:
+    """``topics/SLUG.md`` as agentmemory writes it: ``# Topic: TITLE``, the ``created``
+    comment of the first entry, then each ``(stamp, sid, content, day)`` entry ending with
+    ``Daily: [[DAY]]``; no final newline."""
+    first_stamp, first_sid = entries[0][0], entries[0][1]
+    text = f"# Topic: {title}\n\n<!-- created: {first_stamp} [{first_sid}] -->"
+    for stamp, sid, body, day in entries:
+        text += f"\n\n{agentmemory_marker(stamp, sid)}\n{body.strip()}\nDaily: [[{day}]]"
+    return write_file(home / "topics" / f"{slug}.md", text, now=now)
+
+
+def write_agentmemory_scratchpad(
+    home: Path, items: Sequence[tuple[bool, str, str]], *, now: float | None = None
+) -> Path:
+    """``SCRATCHPAD.md`` as agentmemory serializes it: ``# Scratchpad``, then each
+    ``(done, text, meta)`` item as its ``meta`` comment line (when not empty) and
+    ``- [ ] text`` / ``- [x] text``."""
+    lines = ["# Scratchpad", ""]
+    for done, text, meta in items:
+        lines += [meta] if meta else []
+        lines.append(f"- [{'x' if done else ' '}] {text}")
+    return write_file(home / "SCRATCHPAD.md", "\n".join(lines) + "\n", now=now)
+
+
 def _git_env() -> dict[str, str]:
     """An environment where git reads no user or system config and no inherited repo vars."""
     env = {key: value for key, value in os.environ.items() if not key.startswith("GIT_")}
@@ -461,3 +510,56 @@ def add_worktree(repo: Path, path: Path, branch: str) -> Path:
     """``git worktree add -b branch path``: a linked worktree whose ``.git`` is a file."""
     run_git(repo, "worktree", "add", "-q", "-b", branch, str(path))
     return path
+
+
+BIG_INDEX_AREAS = ("checkout", "payments", "search", "inventory", "shipping", "accounts")
+
+
+def write_big_store(
+    directory: Path,
+    *,
+    per_area: int = 33,
+    orphans: int = 5,
+    now: float | None = None,
+) -> list[str]:
+    """A Claude Code memory dir whose ``MEMORY.md`` is past the 200-line cap (tests of
+    distil): a title, prose and a comment; feedback and user entries at the top (two with
+    hooks over 150 characters); then one hand-written ``## Area`` section per area of
+    ``BIG_INDEX_AREAS`` with a prose line and ``per_area`` project and reference entries (every
+    tenth hook long, one dangling pointer per area); ``orphans`` feedback memories no entry
+    lists. Each memory is a day older than the one before. Returns the index lines."""
+    lines = [
+        "# Memory index",
+        "Corrections first; everything else by area.",
+        "<!-- keep this index short: detail goes in the topic files -->",
+        "",
+    ]
+    age = 0.0
+
+    def memory(rel: str, title: str, hook: str, kind: str) -> str:
+        nonlocal age
+        age += 1
+        write_memory(directory, rel, name=title, description=hook, type=kind,
+                     body=f"{hook}\n\n**Why:** it bit us before.\n", mtime_days_ago=age, now=now)
+        return index_entry(title, rel, hook)
+
+    long_tail = ", and the long story of how we learned it the hard way in production" * 2
+    for i in range(8):
+        kind = "user" if i % 4 == 0 else "feedback"
+        hook = f"correction {i}: run the checks before pushing" + (long_tail if i < 2 else "")
+        lines.append(memory(f"correction-{i}.md", f"Correction {i}", hook, kind))
+    for area in BIG_INDEX_AREAS:
+        lines += ["", f"## Area: {area}", f"Hand-written notes for {area}; the files hold detail."]
+        for i in range(per_area):
+            kind = "project" if i % 3 else "reference"
+            hook = f"{area} fact {i}: the rule and where it applies"
+            if i % 10 == 5:
+                hook += long_tail
+            lines.append(memory(f"{area}-{i}.md", f"{area.capitalize()} {i}", hook, kind))
+        lines.append(index_entry(f"{area.capitalize()} retired", f"{area}-retired.md",
+                                 "a memory deleted long ago"))
+    for i in range(orphans):
+        memory(f"orphan-{i}.md", f"Orphan {i}", f"orphan {i}: written by the agent, never "
+               "indexed", "feedback")
+    write_index(directory, lines, now=now)
+    return lines

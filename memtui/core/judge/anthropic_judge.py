@@ -13,11 +13,18 @@ for prompt caching; the verdicts come back through a tool (``record_verdicts``) 
 allows only the judge's relations. The SDK retries timeouts, 429 and 5xx (529 included) with
 backoff; a request that still fails, a malformed reply (asked again once) or a pair missing
 from the reply gets the local judge's verdict instead, with ``fallback`` saying why.
+
+With ``batch`` (``judge.batch`` in the config, ``memtui judge --batch``) the same requests go
+as one Message Batch (half the price; Anthropic answers within 24 hours, usually minutes): the
+run polls until the batch ends, then reads each request's result; a request that errored or
+expired, a malformed reply, a batch that cannot be sent or read, or a run cancelled while it
+waits (the batch is cancelled too) gets the local judge's verdicts, said in ``fallback``.
 """
 
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
@@ -37,6 +44,12 @@ SIDE_CHARS = 3_000
 OUTPUT_TOKENS_PER_PAIR = 160
 MAX_RETRIES = 3
 TIMEOUT_SECONDS = 60.0
+
+BATCH_PRICE = 0.5
+"""The Message Batches API bills half the list price of input and output tokens."""
+BATCH_POLL_SECONDS = 15.0
+BATCH_WAIT_SECONDS = 24 * 3600.0
+"""A batch not ended by then is given up (Anthropic expires it after 24 hours)."""
 
 http_client_factory: Callable[[], Any] | None = None
 """Builds the ``httpx2.Client`` the SDK sends through when none is given (None: the SDK's
@@ -213,6 +226,10 @@ class AnthropicJudge:
     notes: list[str] = field(default_factory=list)
     name: str = NAME
     sends_data: bool = True
+    batch: bool = False
+    """Send every request as one Message Batch (see the module's doc)."""
+    poll_seconds: float = BATCH_POLL_SECONDS
+    wait_seconds: float = BATCH_WAIT_SECONDS
 
     @classmethod
     def from_config(
@@ -243,7 +260,8 @@ class AnthropicJudge:
             model=config.model or DEFAULT_MODEL,
             client=client,
             spend_cap_usd=config.spend_cap_usd,
-            **options,
+            batch=config.batch,
+            **{"poll_seconds": BATCH_POLL_SECONDS, **options},
         )
 
     # ----------------------------------------------------------------- requests
@@ -292,15 +310,19 @@ class AnthropicJudge:
                     notes.append(f"tokens estimated from length: count_tokens failed ({_why(err)})")
             output_tokens += self._max_tokens(request)
         memories = len({c.a.key for c in candidates} | {c.b.key for c in candidates})
+        price = BATCH_PRICE if self.batch else 1.0
+        if self.batch:
+            notes.append("as one Message Batch: half the price, answered within 24 hours "
+                         "(usually minutes); the run waits for it")
         return Estimate(
-            provider=NAME,
+            provider=NAME + (" batch" if self.batch else ""),
             model=self.model,
             pairs=len(candidates),
             memories=memories,
             requests=len(requests),
             input_tokens=input_tokens,
             output_tokens=output_tokens,
-            cost_usd=cost(self.model, input_tokens, output_tokens),
+            cost_usd=cost(self.model, input_tokens, output_tokens) * price,
             redactions=sum(r.redactions for r in requests),
             notes=notes,
         )
@@ -309,14 +331,17 @@ class AnthropicJudge:
         response = self.client.messages.create(
             max_tokens=self._max_tokens(request), **request.params
         )
-        usage = response.usage
+        self._count(response.usage)
+        return response
+
+    def _count(self, usage: Any, price: float = 1.0) -> None:
+        """Add one reply's usage (and its cost at ``price`` times the list price)."""
         self.usage.requests += 1
         self.usage.input_tokens += usage.input_tokens or 0
         self.usage.output_tokens += usage.output_tokens or 0
         self.usage.cache_read_tokens += getattr(usage, "cache_read_input_tokens", 0) or 0
         self.usage.cache_write_tokens += getattr(usage, "cache_creation_input_tokens", 0) or 0
-        self.usage.cost_usd += response_cost(self.model, usage)
-        return response
+        self.usage.cost_usd += response_cost(self.model, usage) * price
 
     def _verdicts(self, request: Request, response: Any, judge: str) -> dict[str, Verdict]:
         """The valid verdicts of a reply by pair id (invalid entries are left out)."""
@@ -346,6 +371,8 @@ class AnthropicJudge:
         progress: Callable[[int, int], None] | None = None,
     ) -> list[Verdict | None]:
         """One verdict per candidate: Claude's, or the local judge's with ``fallback`` set."""
+        if self.batch:
+            return self._judge_batch(candidates, cancelled, progress)
         results: dict[str, Verdict] = {}
         done = 0
         total = len(candidates)
@@ -403,6 +430,99 @@ class AnthropicJudge:
                     self.plan(missing)[0] if len(missing) <= self.pairs_per_request else pending
                 )
         return got, why
+
+    def _judge_batch(
+        self,
+        candidates: Sequence[Candidate],
+        cancelled: Callable[[], bool] | None,
+        progress: Callable[[int, int], None] | None,
+    ) -> list[Verdict | None]:
+        """:meth:`judge` through one Message Batch (see the module's doc)."""
+        import anthropic
+
+        requests = {f"r{n}": r for n, r in enumerate(self.plan(candidates), 1)}
+        results: dict[str, Verdict] = {}
+        why: dict[str, str] = {}
+        stopped: str | None = None
+        try:
+            batch = self.client.messages.batches.create(requests=[
+                {"custom_id": custom_id, "params": {"max_tokens": self._max_tokens(r),
+                                                    **r.params}}
+                for custom_id, r in requests.items()
+            ])
+            stopped = self._wait(batch, len(candidates), cancelled, progress)
+            if stopped is None:
+                for item in self.client.messages.batches.results(batch.id):
+                    request = requests.get(item.custom_id)
+                    if request is not None:
+                        self._batch_result(item.custom_id, request, item.result, results, why)
+        except anthropic.APIError as err:
+            stopped = f"anthropic batch: {_why(err)}"
+        by_reason: dict[str, list[Candidate]] = {}
+        for custom_id, request in requests.items():
+            for candidate in request.candidates:
+                if candidate.id not in results:
+                    reason = stopped or why.get(custom_id, "the batch had no result for them")
+                    by_reason.setdefault(reason, []).append(candidate)
+        for reason, missing in by_reason.items():
+            self._fall_back(missing, results, reason)
+        if progress is not None:
+            progress(len(candidates), len(candidates))
+        return [results.get(c.id) for c in candidates]
+
+    def _wait(
+        self,
+        batch: Any,
+        total: int,
+        cancelled: Callable[[], bool] | None,
+        progress: Callable[[int, int], None] | None,
+    ) -> str | None:
+        """Poll ``batch`` until it ends; why the run stopped waiting (None: it ended)."""
+        deadline = time.monotonic() + self.wait_seconds
+        while batch.processing_status != "ended":
+            if progress is not None:
+                counts = batch.request_counts
+                settled = sum(getattr(counts, k, 0) or 0
+                              for k in ("succeeded", "errored", "canceled", "expired"))
+                progress(min(total, settled * self.pairs_per_request), total)
+            waited = 0.0
+            while waited < self.poll_seconds:
+                if cancelled is not None and cancelled():
+                    self.client.messages.batches.cancel(batch.id)
+                    return f"the run was cancelled (batch {batch.id} cancelled)"
+                step = min(0.5, self.poll_seconds - waited)
+                time.sleep(step)
+                waited += step
+            if cancelled is not None and cancelled():
+                self.client.messages.batches.cancel(batch.id)
+                return f"the run was cancelled (batch {batch.id} cancelled)"
+            if time.monotonic() > deadline:
+                return f"batch {batch.id} had not ended after {self.wait_seconds:g} s"
+            batch = self.client.messages.batches.retrieve(batch.id)
+        return None
+
+    def _batch_result(
+        self,
+        custom_id: str,
+        request: Request,
+        result: Any,
+        results: dict[str, Verdict],
+        why: dict[str, str],
+    ) -> None:
+        """Record one request's verdicts from its batch result, or why there are none."""
+        kind = getattr(result, "type", None)
+        if kind != "succeeded":
+            error = getattr(getattr(getattr(result, "error", None), "error", None), "type", None)
+            why[custom_id] = f"the batch request {kind}" + (f" ({error})" if error else "")
+            return
+        message = result.message
+        self._count(message.usage, BATCH_PRICE)
+        answered = self._verdicts(request, message, str(message.model or self.model))
+        for pair_id, candidate in zip(request.ids, request.candidates, strict=True):
+            if pair_id in answered:
+                results[candidate.id] = answered[pair_id]
+        if len(answered) < len(request.ids):
+            why[custom_id] = "a partial reply (batch)" if answered else "a malformed reply (batch)"
 
     def _fall_back(
         self, candidates: Sequence[Candidate], results: dict[str, Verdict], why: str

@@ -12,12 +12,14 @@ import hashlib
 import re
 import unicodedata
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 from pathlib import Path
 
 from memtui.core.contents import Memory, ScanResult, Store
 from memtui.core.fileread import HUGE_FILE_BYTES
 from memtui.core.judge.verdicts import JudgeItem
-from memtui.core.model import StoreKind
+from memtui.core.model import Frontmatter, StoreKind
+from memtui.core.parse.frontmatter import parse_frontmatter
 from memtui.core.scan.scanner import load_full_text
 from memtui.core.stores.claudemd import ClaudeMdChain
 from memtui.core.stores.paths import tilde
@@ -64,9 +66,24 @@ def _body(memory: Memory, store: Store) -> str:
         return ""
     if any("binary" in p or p.startswith("cannot read") for p in problems):
         return ""
+    return _body_of(text, memory.frontmatter)
+
+
+def _body_of(text: str, fm: Frontmatter) -> str:
+    """The body the judge compares: after the frontmatter, stripped, at most BODY_CHARS."""
     text = text.lstrip("\ufeff").replace("\r\n", "\n")
-    fm = memory.frontmatter
     return (text[fm.end :] if fm.present else text).strip()[:BODY_CHARS]
+
+
+def item_after(item: JudgeItem, data: bytes) -> JudgeItem:
+    """``item`` as it will be once its file holds ``data`` (what a decision that rewrites it
+    records in the ledger: the same key, the new digest)."""
+    text = data.decode("utf-8", errors="replace")
+    fm = parse_frontmatter(text.lstrip("\ufeff").replace("\r", ""))
+    body = _body_of(text, fm)
+    description = fm.description or ""
+    return replace(item, body=body, description=description,
+                   digest=digest(f"{description}\n{body}"))
 
 
 def _modified(data: dict[str, object]) -> str | None:

@@ -266,7 +266,7 @@ def _opposite_polarity(
     return found[0][2]
 
 
-def _newer(a: JudgeItem, b: JudgeItem) -> str | None:
+def newer(a: JudgeItem, b: JudgeItem) -> str | None:
     """``"a"`` or ``"b"``: the side to keep, or None when nothing tells."""
     if a.kind == CLAUDE_MD and b.kind != CLAUDE_MD:
         return "a"
@@ -303,7 +303,7 @@ def judge_pair(candidate: Candidate) -> Verdict:
             0.95,
             "the same text under two names",
             NAME,
-            winner=_newer(a, b),
+            winner=newer(a, b),
             evidence=(_short(a.body),),
         )
     subjects, parallel = subjects_of(a, b)
@@ -318,7 +318,7 @@ def judge_pair(candidate: Candidate) -> Verdict:
     found = find_contradiction(a, b, subjects)
     if found is not None:
         kind, old, new, left, right = found
-        winner = _newer(a, b)
+        winner = newer(a, b)
         keep = ""
         if winner is not None:
             side = a if winner == "a" else b
@@ -345,7 +345,7 @@ def judge_pair(candidate: Candidate) -> Verdict:
             0.85,
             f"{what} ({ratio:.0%} of the words in order)",
             NAME,
-            winner=_newer(a, b),
+            winner=newer(a, b),
             evidence=(_short(a.body), _short(b.body)),
         )
     repeated = _repeats(a, b)
@@ -357,7 +357,7 @@ def judge_pair(candidate: Candidate) -> Verdict:
             0.8,
             f"{what}: every word of “{_short(short, 80)}” is in the other side",
             NAME,
-            winner=_newer(a, b),
+            winner=newer(a, b),
             evidence=(_short(short), _short(sentence)),
         )
     confidence = round(min(0.5, candidate.score * 0.6), 2)

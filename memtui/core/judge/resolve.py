@@ -76,8 +76,12 @@ def plan_keep(result: ScanResult, candidate: Candidate, keep: str) -> KeepPlan:
     return KeepPlan(candidate, keep, loser, store, memory, proposal, data, lines)
 
 
-def finish_keep(plan: KeepPlan, done: AppliedOp, archive: Archive, ledger: Ledger) -> ArchiveEntry:
-    """After the removal was applied: archive the bytes and record the decision."""
+def finish_keep(
+    plan: KeepPlan, done: AppliedOp, archive: Archive, ledger: Ledger, *, merged: bool = False
+) -> ArchiveEntry:
+    """After the removal was applied: archive the bytes and record the decision (``merged``:
+    the kept side now holds both, :mod:`memtui.core.judge.merge`)."""
+    how = "merged into" if merged else "superseded by"
     entry = archive.add(
         ArchiveEntry(
             id=new_entry_id(plan.memory.rel_path, plan.data),
@@ -86,7 +90,7 @@ def finish_keep(plan: KeepPlan, done: AppliedOp, archive: Archive, ledger: Ledge
             store_path=str(plan.store.path),
             rel_path=plan.memory.rel_path,
             sha256=sha256_hex(plan.data),
-            reason=f"superseded by {plan.winner.label}",
+            reason=f"{how} {plan.winner.label}",
             op_id=done.op_id,
             pair=plan.candidate.id,
             superseded_by=plan.winner.key,
@@ -94,8 +98,11 @@ def finish_keep(plan: KeepPlan, done: AppliedOp, archive: Archive, ledger: Ledge
         ),
         plan.data,
     )
-    verdict = Verdict(Relation.SUPERSEDES, 1.0, f"decided: keep {plan.winner.label}", USER,
-                      winner=plan.keep)
-    ledger.record(plan.candidate, verdict, note=f"archived {entry.id}")
+    said = f"merge into {plan.winner.label}" if merged else f"keep {plan.winner.label}"
+    verdict = Verdict(Relation.SUPERSEDES, 1.0, f"decided: {said}", USER, winner=plan.keep)
+    # the note's "archived " prefix tells the ledger the decision lasts only while the archived
+    # side stays out of its store (Ledger.lookup)
+    ledger.record(plan.candidate, verdict,
+                  note=f"archived {entry.id}" + (" (merged)" if merged else ""))
     ledger.save()
     return entry

@@ -20,7 +20,8 @@ import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Sequence, Set
 from dataclasses import dataclass, field
-from itertools import chain
+from itertools import chain, compress
+from operator import attrgetter
 from urllib.parse import unquote
 
 from memtui.core.contents import (
@@ -31,7 +32,8 @@ from memtui.core.contents import (
     LoadReport,
     LongEntry,
 )
-from memtui.core.parse.jsstring import js_trim, js_trim_start
+from memtui.core.lazylist import LazyList
+from memtui.core.parse.jsstring import js_trim, js_trim_start, js_trim_start_at
 from memtui.core.parse.lazyre import lazy_re
 from memtui.core.parse.marked import COMMENT_SPAN, CR, BlockLexer, Token, js_lazy_re
 from memtui.core.parse.utf16 import index_of_unit, prefix_by_units, units
@@ -118,14 +120,26 @@ class _Stripped:
 
 
 class _RawLines:
-    """Maps character offsets of the raw file to 1-based line numbers (lines split on ``\\n``)."""
+    """Maps character offsets of the raw file to 1-based line numbers (lines split on ``\\n``).
+
+    Callers ask in increasing order (a piece of the stripped text after another): the newlines
+    are counted from the last offset asked. The first time one goes back, every newline is
+    listed once and looked up from then on."""
 
     def __init__(self, raw: str) -> None:
-        self.newlines = [match.start() for match in re.finditer("\n", raw)]
-        self.count = len(self.newlines) + 1
+        self.raw = raw
+        self.pos = 0
+        self.line = 1  # the line of ``pos``
+        self.newlines: list[int] | None = None
 
     def line_of(self, offset: int) -> int:
-        return min(bisect_left(self.newlines, offset) + 1, self.count)
+        if self.newlines is None and offset >= self.pos:
+            self.line += self.raw.count("\n", self.pos, offset)
+            self.pos = offset
+            return self.line
+        if self.newlines is None:
+            self.newlines = [match.start() for match in re.finditer("\n", self.raw)]
+        return min(bisect_left(self.newlines, offset) + 1, len(self.newlines) + 1)
 
 
 def _line_map(
@@ -182,6 +196,8 @@ def _line_map(
 
 def _normalize_newlines(content: str) -> tuple[str, list[int]]:
     """marked's ``\\r\\n|\\r`` → ``\\n``; also where (in the result) each ``\\r\\n`` collapsed."""
+    if "\r" not in content:
+        return content, []
     collapsed: list[int] = []
     out: list[str] = []
     last = 0
@@ -294,20 +310,36 @@ def strip_for_main_session(raw: str) -> tuple[str, list[int]]:
 
 # Searched through "\n" + the file: the literal newline lets the regex engine jump from line
 # start to line start (nothing else in it matches a newline, and ``hook`` stops before one).
-_ENTRY = lazy_re(
+_ENTRY_SOURCE = (
     r"\n(?P<line>[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+"
     # an emphasised link, ``**[Title](file.md)**``: the same run of ``*`` or ``_`` closes it
-    r"(?P<em>\*{1,3}+|_{1,3}+)?"
-    # possessive loops: each alternative starts with a different character, so no match needs
-    # to give characters back, and runs of plain characters are taken at once
-    r"\[(?P<title>(?:[^\[\]\\\n]++|\\.|\[[^\[\]\n]*+\])*+)\]"
-    r"\((?P<dest><[^<>\n]*>|(?:[^\s()\\]++|\\.|\([^\s()]*+\))*+)"
+    # (or an empty one: then the empty closing run matches too)
+    r"(?P<em>\*{1,3}+|_{1,3}+|)"
+    # possessive loops, unrolled (a run of plain characters, then escapes or brackets each
+    # followed by a run): each alternative starts with a different character, so no match
+    # needs to give characters back, and the common title or target is one run
+    r"\[(?P<title>[^\[\]\\\n]*+(?:(?:\\.|\[[^\[\]\n]*+\])[^\[\]\\\n]*+)*+)\]"
+    r"\((?P<dest><[^<>\n]*>|[^\s()\\]*+(?:(?:\\.|\([^\s()]*+\))[^\s()\\]*+)*+)"
     r"""(?:[ \t]+(?:"[^"\n]*"|'[^'\n]*'|\([^()\n]*\)))?[ \t]*\)"""
     r"(?:(?P=em))?"
     # the hook separator (`` — ``, `` – ``, `` - ``, ``: `` or none) and the spaces around it
     r"[^\S\n]*+(?:(?:[—–:]|-(?=\s|\Z))[^\S\n]*+)?"
     r"(?P<hook>[^\n]*))"
 )
+
+
+_ENTRY = lazy_re(_ENTRY_SOURCE)
+
+
+_LASTINDEX = attrgetter("lastindex")
+
+
+# Every line after the first, an entry or not: a match per newline of the file, so the i-th
+# match is on line i + 1, and its ``line`` group is set when the line is an entry.
+_EVERY_LINE = lazy_re(r"\n(?:" + _ENTRY_SOURCE.removeprefix(r"\n") + ")?")
+
+
+_FIRST_LINE = lazy_re(_ENTRY_SOURCE.removeprefix(r"\n"))  # line 1, when it is an entry
 
 
 _SCHEME = lazy_re(r"^[A-Za-z][A-Za-z0-9+.-]*:")
@@ -332,11 +364,52 @@ def parse_entries(raw: str) -> list[IndexEntry]:
         start = match.start() + 1
         number += count("\n", counted, start)
         counted = start
-        line, title, dest, hook = match.group(1, 3, 4, 5)  # line, title, dest, hook
-        if dest.startswith("<") and dest.endswith(">"):
-            dest = dest[1:-1]
-        append(IndexEntry(number, title, dest or None, hook.rstrip(), line.removesuffix("\r")))
+        append(_entry(number, match))
     return entries
+
+
+def _entry(line: int, match: re.Match[str]) -> IndexEntry:
+    raw_line, title, dest, hook = match.group(1, 3, 4, 5)  # line, title, dest, hook
+    raw = raw_line.removesuffix("\r")
+    return IndexEntry(line, title, _target(dest) or None, hook.rstrip(), raw)
+
+
+def _target(dest: str) -> str:
+    return dest[1:-1] if dest.startswith("<") and dest.endswith(">") else dest
+
+
+class IndexEntries(LazyList[IndexEntry]):
+    """``parse_entries(raw)``, from one regex pass over the file whose entries are built when
+    looked at: a runaway index has 50,000, of which ``memtui index`` shows a few. ``lines``:
+    each entry's line; ``targets()`` and ``long_candidates()`` answer for all entries without
+    building them."""
+
+    __slots__ = ("_matches", "lines")
+
+    def __init__(self, raw: str) -> None:
+        # the matches point into ``raw`` itself: no copy with a newline in front to keep alive
+        every = list(_EVERY_LINE.finditer(raw))  # lines 2, 3, …; C: no Python work per line
+        is_entry = list(map(_LASTINDEX, every))  # the ``line`` group (1) is set, or None
+        self.lines = list(compress(range(2, len(every) + 2), is_entry))
+        self._matches = list(compress(every, is_entry))
+        first = _FIRST_LINE.match(raw)
+        if first is not None:
+            self.lines.insert(0, 1)
+            self._matches.insert(0, first)
+        super().__init__(len(self.lines), self._build_entry)
+
+    def _build_entry(self, i: int) -> IndexEntry:
+        return _entry(self.lines[i], self._matches[i])
+
+    def targets(self) -> list[str | None]:
+        """Each entry's ``target``."""
+        dests = [match[4] for match in self._matches]
+        return [(_target(dest) if dest[:1] == "<" else dest) or None for dest in dests]
+
+    def long_candidates(self, limit: int) -> list[int]:
+        """The positions of the entries whose ``raw`` may be longer than ``limit``."""
+        # the ``line`` group is ``raw`` and maybe a CR
+        return [i for i, match in enumerate(self._matches) if match.end() - match.start(1) > limit]
 
 
 def is_external_target(target: str) -> bool:
@@ -351,14 +424,14 @@ class _Cut:
     partial: bool
 
 
-def _cut(text: str, lines: list[str], line_truncated: bool) -> _Cut:
+def _cut(text: str, line_truncated: bool) -> _Cut:
     """CC's truncation of an over-limit trimmed text (without the warning).
 
     Where JS ``slice(0, 25000)`` would split a surrogate pair, the whole character is left out:
     JS keeps a lone high surrogate, which cannot be encoded as UTF-8 or shown. That line counts
     as partially loaded.
     """
-    kept = "\n".join(lines[:MAX_LINES]) if line_truncated else text
+    kept = "\n".join(text.split("\n", MAX_LINES)[:MAX_LINES]) if line_truncated else text
     if units(kept) > MAX_UNITS:
         search_end = index_of_unit(kept, MAX_UNITS + 1)
         cut_at = kept.rfind("\n", 0, search_end)
@@ -379,17 +452,30 @@ def _utf8_length(text: str) -> int:
     return len(text.encode("utf-8", "surrogatepass"))
 
 
-def _hidden_entry_problems(entries: list[IndexEntry], line_map: Sequence[int]) -> list[str]:
+def _hidden_entry_problems(
+    entries: Sequence[IndexEntry], lines: list[int], line_map: Sequence[int]
+) -> list[str]:
+    """``lines``: each entry's line (only the hidden entries are looked at)."""
     present = line_map if isinstance(line_map, range) else set(line_map)
     return [
-        f"line {entry.line}: entry [{entry.title}] is inside frontmatter or an HTML comment; "
+        f"line {line}: entry [{entries[i].title}] is inside frontmatter or an HTML comment; "
         "Claude Code never sees it"
-        for entry in entries
-        if entry.line not in present
+        for i, line in enumerate(lines)
+        if line not in present
     ]
 
 
-def load_report(path: str, raw: str, *, agent: bool) -> LoadReport:
+def _dropped(entries: Sequence[IndexEntry], first: int) -> LazyList[DroppedEntry]:
+    """The entries from position ``first`` on, as dropped entries (built when looked at)."""
+
+    def build(i: int) -> DroppedEntry:
+        entry = entries[first + i]
+        return DroppedEntry(entry.line, entry.title, entry.target)
+
+    return LazyList(len(entries) - first, build)
+
+
+def load_report(path: str, raw: str, *, agent: bool, fast: bool = True) -> LoadReport:
     """Exactly what CC puts in the prompt for this MEMORY.md, and what it leaves out.
 
     ``agent=False`` is the main session (auto and team memory: frontmatter and block comments
@@ -398,22 +484,32 @@ def load_report(path: str, raw: str, *, agent: bool) -> LoadReport:
     line of the file on which loading stops, i.e. the last raw line of which anything is loaded
     (``None`` when everything loads); when ``cut_partial`` is set that line is only partly
     loaded. ``dropped`` lists the entries after the cut, including any on a partly loaded line.
+
+    ``fast``: the entries are an ``IndexEntries`` (built when looked at) and the health counts
+    them without building them; False (only in tests, to check the two agree): a list, and
+    ``index_health`` looks at each entry.
     """
     stripped = _unstripped(raw) if agent else _strip(raw)
-    entries = parse_entries(raw)
+    entries: Sequence[IndexEntry]
+    if fast:
+        entries = IndexEntries(raw)
+        entry_lines = entries.lines
+    else:
+        entries = parse_entries(raw)
+        entry_lines = [entry.line for entry in entries]
     problems = list(stripped.problems)
     if not agent:
-        problems += _hidden_entry_problems(entries, stripped.line_map)
+        problems += _hidden_entry_problems(entries, entry_lines, stripped.line_map)
     text = js_trim(stripped.text)
-    lead = len(stripped.text) - len(js_trim_start(stripped.text))
+    lead = js_trim_start_at(stripped.text)
     first_line_index = stripped.text.count("\n", 0, lead)
-    lines = text.split("\n")
+    n_lines = text.count("\n") + 1
     n_units = units(text)
-    line_truncated = len(lines) > MAX_LINES
+    line_truncated = n_lines > MAX_LINES
     byte_truncated = n_units > MAX_UNITS
     report = LoadReport(
         path=path,
-        lines=len(lines),
+        lines=n_lines,
         units=n_units,
         bytes=_utf8_length(text),
         line_truncated=line_truncated,
@@ -429,16 +525,15 @@ def load_report(path: str, raw: str, *, agent: bool) -> LoadReport:
     )
     if not (line_truncated or byte_truncated):
         return report
-    cut = _cut(text, lines, line_truncated)
-    warning = warning_text(len(lines), n_units, line_truncated, byte_truncated)
+    cut = _cut(text, line_truncated)
+    warning = warning_text(n_lines, n_units, line_truncated, byte_truncated)
     report.loaded = cut.loaded + warning
     report.warning = warning.removeprefix("\n\n")
     report.cut_line = stripped.line_map[first_line_index + cut.last_line]
     report.cut_partial = cut.partial
     # entries are in line order: the dropped ones are the tail from the first one past the cut
     last_kept = report.cut_line - 1 if cut.partial else report.cut_line
-    first = bisect_right([entry.line for entry in entries], last_kept)
-    report.dropped = [DroppedEntry(e.line, e.title, e.target) for e in entries[first:]]
+    report.dropped = _dropped(entries, bisect_right(entry_lines, last_kept))
     return report
 
 
@@ -471,13 +566,58 @@ def _target_in_store(target: str, index_dir: str, store_files: Set[str]) -> str 
     return None
 
 
+DISTILLED_KEY = "distilled-from"
+"""The frontmatter key of the topic files distil writes: their entries were index entries, so a
+memory one of them lists (when the index points to the file) is no orphan."""
+
+
+TopicTargets = Callable[[str], Sequence[str] | None]
+"""A topic file (posix, from the store root) → the link targets of its entries, as written
+(``entry_targets`` of its whole text); None when it cannot be read."""
+
+
+def is_topic_file(data: object) -> bool:
+    """Whether a memory's frontmatter ``data`` marks it as a topic file distil wrote."""
+    return isinstance(data, dict) and DISTILLED_KEY in data
+
+
+def entry_targets(text: str) -> list[str]:
+    """The link targets of the entries of ``text``, as written (``parse_entries``)."""
+    return [entry.target for entry in parse_entries(text) if entry.target]
+
+
+def listed_in_topic_files(
+    pointed: Set[str],
+    topic_files: Set[str],
+    targets_of: TopicTargets,
+    store_files: Set[str],
+) -> dict[str, str]:
+    """The memories listed by the topic files distil wrote that the index points to (one
+    level deep), each with the first such file (by name) listing it: memory → topic file.
+    Memories the index points to itself are not in it. Only ``targets_of`` the topic files
+    the index points to is asked for (the caller reads those files, and only those)."""
+    listed: dict[str, str] = {}
+    for topic in sorted(pointed & topic_files):
+        targets = targets_of(topic)
+        if targets is None:
+            continue
+        folder = posixpath.dirname(topic)
+        for target in targets:
+            if is_external_target(target):
+                continue
+            found = _target_in_store(target, folder, store_files)
+            if found is not None and found != topic and found not in pointed:
+                listed.setdefault(found, topic)
+    return listed
+
+
 def _is_under(path: str, folder: str) -> bool:
     return folder in ("", ".") or path.startswith(folder.rstrip("/") + "/")
 
 
 def _orphans(
     store_files: Set[str],
-    pointed: set[str],
+    pointed: Set[str],
     index_dir: str,
     own_index_dirs: Set[str],
     pointed_dirs: Sequence[str] = (),
@@ -531,8 +671,10 @@ def _ancestor_test(store_files: Set[str]) -> Callable[[str], bool]:
     return exists
 
 
-def _long_entries(entries: list[IndexEntry]) -> list[LongEntry]:
+def _long_entries(entries: Sequence[IndexEntry]) -> list[LongEntry]:
     found: list[LongEntry] = []
+    if isinstance(entries, IndexEntries):
+        entries = [entries[i] for i in entries.long_candidates(ENTRY_SOFT_LIMIT)]
     for entry in entries:
         length = len(entry.raw)
         if length > ENTRY_HARD_LIMIT:
@@ -580,6 +722,128 @@ def _broken_wikilinks(
     return broken
 
 
+def _links_one_by_one(
+    entries: Sequence[IndexEntry], index_dir: str, store_files: Set[str],
+    exists: Callable[[str], bool],
+) -> tuple[list[IndexEntry], set[str], list[str]]:
+    """The dangling entries, the store files and the folders entries point to, entry by entry
+    (``index_health``'s reference for ``_links_at_once``)."""
+    positions, pointed, pointed_dirs = _judge(
+        [entry.target for entry in entries], index_dir, store_files, exists
+    )
+    return [entries[i] for i in positions], pointed, pointed_dirs
+
+
+def _judge(
+    targets: list[str | None], index_dir: str, store_files: Set[str],
+    exists: Callable[[str], bool],
+) -> tuple[list[int], set[str], list[str]]:
+    """``_link_of`` each target: the positions of the dangling ones, the store files and the
+    folders they point to."""
+    dangling: list[int] = []
+    pointed: set[str] = set()
+    pointed_dirs: list[str] = []
+    for i, target in enumerate(targets):
+        verdict = _link_of(target, index_dir, store_files, exists)
+        if verdict is None:
+            dangling.append(i)
+        elif verdict[0] == "file":
+            pointed.add(verdict[1])
+        elif verdict[0] == "folder":
+            pointed_dirs.append(verdict[1])
+    return dangling, pointed, pointed_dirs
+
+
+_NOT_IN_PLAIN_NAME = lazy_re(r"[^\w\- .\n]")  # a character no _PLAIN_NAME has (or a newline)
+
+
+_PLAIN_ASCII = (
+    b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_- .\n"
+)  # what ``\w``, ``-``, `` ``, ``.`` and a newline match of ASCII
+
+
+def _plain_ascii(text: str) -> bool:
+    """Whether ``text`` is ASCII holding only ``_PLAIN_ASCII`` (bytes.translate: C, no regex)."""
+    return text.isascii() and not text.encode("ascii").translate(None, _PLAIN_ASCII)
+
+
+def _odd_targets(targets: str) -> set[str]:
+    """Of ``targets`` (one a line), those that are no ``_PLAIN_NAME``: a character it cannot
+    hold, or a space or dot first. Searched through all at once: most targets are plain."""
+    odd: set[str] = set()
+    search = _NOT_IN_PLAIN_NAME.search
+    found = None if _plain_ascii(targets) else search(targets)
+    while found is not None:
+        start = targets.rfind("\n", 0, found.start()) + 1
+        end = targets.find("\n", found.start())
+        end = len(targets) if end < 0 else end
+        odd.add(targets[start:end])
+        found = search(targets, end + 1)
+    lines = "\n" + targets
+    for first in ("\n ", "\n."):
+        at = lines.find(first)
+        while at >= 0:
+            end = lines.find("\n", at + 1)
+            odd.add(lines[at + 1 : end if end >= 0 else len(lines)])
+            at = lines.find(first, at + 1)
+    return odd
+
+
+def _links_at_once(
+    entries: IndexEntries, index_dir: str, store_files: Set[str], exists: Callable[[str], bool]
+) -> tuple[LazyList[IndexEntry], set[str], list[str]]:
+    """``_links_one_by_one`` for all entries at once: each distinct target is judged once,
+    and the common dangling one, a bare ``name.md`` that is no store file (``_link_of`` finds
+    it dangling at once), without a look."""
+    targets = entries.targets()
+    judged: set[str | None]
+    if index_dir:
+        judged = set(targets)
+    else:
+        present = list(filter(None, targets))
+        joined = "\n".join(present)
+        judged = set(_odd_targets(joined))
+        if store_files or joined.count(".md\n") + joined.endswith(".md") < len(present):
+            # some target is a store file or has no .md: the plain ones of those judged too
+            judged |= {t for t in present if t in store_files or not t.endswith(".md")}
+    judged.discard(None)
+    distinct = list(judged)
+    found, pointed, pointed_dirs = _judge(distinct, index_dir, store_files, exists)
+    dangles = {distinct[i] for i in found}
+    if judged or None in targets:
+        positions: Sequence[int] = [
+            i for i, target in enumerate(targets)
+            if (target in dangles if target in judged else target is not None)
+        ]
+    else:  # every target a plain name.md that is no store file: every entry dangles
+        positions = range(len(targets))
+    return LazyList(len(positions), lambda i: entries[positions[i]]), pointed, pointed_dirs
+
+
+def _link_of(
+    target: str | None, index_dir: str, store_files: Set[str], exists: Callable[[str], bool]
+) -> tuple[str, str] | None:
+    """What an entry's target points to: ``("file", path)`` or ``("folder", folder)`` in the
+    store, ``("none", "")`` for no target or one outside the store, ``None``: dangling."""
+    if target is None:
+        return "none", ""
+    if not index_dir and _PLAIN_NAME.fullmatch(target):
+        # a bare file name: no URL, and resolve_target and unquote leave it as it is
+        found = target if target in store_files else None
+    elif is_external_target(target):
+        return "none", ""
+    else:
+        found = _target_in_store(target, index_dir, store_files)
+    if found is not None:
+        return "file", found
+    if (
+        not target.endswith(".md")  # the common dangling entry: no folder to look for
+        and (folder := _folder_in_store(target, index_dir, exists)) is not None
+    ):
+        return "folder", folder
+    return None
+
+
 def index_health(
     report: LoadReport,
     *,
@@ -590,6 +854,8 @@ def index_health(
     own_index_dirs: Set[str] = frozenset(),
     index_dir: str = "",
     folder_exists: Callable[[str], bool] | None = None,
+    topic_files: Set[str] = frozenset(),
+    topic_targets: TopicTargets | None = None,
 ) -> IndexHealth:
     """Problems of an index against its store.
 
@@ -604,34 +870,28 @@ def index_health(
     exist; when it does, it is no problem and the files below it are not orphans.
     Daily logs (``logs/YYYY/MM/YYYY-MM-DD.md``) are never orphans. Entry lengths are counted in
     characters (code points), limits 150 ("keep under ~150") and 200.
+    ``topic_files``: the files of ``store_files`` distil wrote (``is_topic_file``);
+    ``topic_targets``: their entries' targets, asked only for those an entry points to. A
+    memory such a file lists is no orphan (``IndexHealth.listed`` says which file lists it):
+    the one rule distil and the scan share (``listed_in_topic_files``).
     """
-    dangling: list[IndexEntry] = []
-    pointed: set[str] = set()
-    pointed_dirs: list[str] = []
     exists = folder_exists or _ancestor_test(store_files)
-    for entry in report.entries:
-        target = entry.target
-        if target is None:
-            continue
-        if not index_dir and _PLAIN_NAME.fullmatch(target):
-            # a bare file name: no URL, and resolve_target and unquote leave it as it is
-            found = target if target in store_files else None
-        elif is_external_target(target):
-            continue
-        else:
-            found = _target_in_store(target, index_dir, store_files)
-        if found is not None:
-            pointed.add(found)
-        elif (
-            not target.endswith(".md")  # the common dangling entry: no folder to look for
-            and (folder := _folder_in_store(target, index_dir, exists)) is not None
-        ):
-            pointed_dirs.append(folder)
-        else:
-            dangling.append(entry)
+    entries = report.entries
+    dangling: Sequence[IndexEntry]
+    if isinstance(entries, IndexEntries):
+        dangling, pointed, pointed_dirs = _links_at_once(entries, index_dir, store_files, exists)
+    else:
+        dangling, pointed, pointed_dirs = _links_one_by_one(entries, index_dir, store_files, exists)
+    listed = (
+        listed_in_topic_files(pointed, topic_files, topic_targets, store_files)
+        if topic_targets is not None and topic_files
+        else {}
+    )
     return IndexHealth(
         dangling=dangling,
-        orphans=_orphans(store_files, pointed, index_dir, own_index_dirs, pointed_dirs),
+        orphans=_orphans(store_files, pointed | listed.keys(), index_dir, own_index_dirs,
+                         pointed_dirs),
+        listed=listed,
         long_entries=_long_entries(report.entries),
         broken_wikilinks=broken_wikilinks(
             store_files=store_files,

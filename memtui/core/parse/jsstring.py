@@ -29,3 +29,21 @@ def js_trim_start(text: str) -> str:
 def js_trim_end(text: str) -> str:
     """``String.prototype.trimEnd``."""
     return text.rstrip(JS_WHITESPACE)
+
+
+def js_trim_end_at(text: str, start: int, end: int) -> int:
+    """Where ``js_trim_end(text[start:end])`` ends in ``text``, copying only a short tail."""
+    tail = text[max(start, end - 64) : end]
+    kept = tail.rstrip(JS_WHITESPACE)
+    if not kept:  # the tail is all whitespace (or short): trim the whole slice
+        return start + len(js_trim_end(text[start:end]))
+    return end - (len(tail) - len(kept))
+
+
+def js_trim_start_at(text: str) -> int:
+    """How many characters ``js_trim_start`` removes from ``text``, without copying it."""
+    head = text[:64]
+    kept = head.lstrip(JS_WHITESPACE)
+    if not kept:
+        return len(text) - len(js_trim_start(text))
+    return len(head) - len(kept)

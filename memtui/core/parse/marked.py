@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from memtui.core.parse.jsstring import JS_WS_CLASS, js_trim, js_trim_end
+from memtui.core.parse.jsstring import JS_WS_CLASS, js_trim, js_trim_end_at
 from memtui.core.parse.lazyre import lazy_re
 
 _JS_DOT = "[^\\n\\r\\u2028\\u2029]"
@@ -306,8 +306,10 @@ class BlockLexer:
     """Port of marked's ``Lexer.blockTokens`` for the options CC uses (gfm off, top level).
 
     ``fast``: skip runs of one-line list items with one regex (same tokens; the item loop
-    costs a Python loop per line, seconds for a 50,000-line index). False only in tests, to
-    check the two agree."""
+    costs a Python loop per line, seconds for a 50,000-line index), and try only the rules
+    that can start with the block's first character after up to three spaces (each rule but
+    the space, setext heading and paragraph ones needs one: compiling the others costs more
+    than lexing a small file). False only in tests, to check the two agree."""
 
     def __init__(self, *, fast: bool = True) -> None:
         self.fast = fast
@@ -347,14 +349,15 @@ class BlockLexer:
             else:
                 tokens.append(Token("space", space.group(0), [(space.group(0), pos)]))
             return space.end()
-        code = _CODE.match(src, pos)
+        lead = _lead_char(src, pos) if self.fast else None
+        code = _CODE.match(src, pos) if _may_start(lead, " \t") else None
         if code:
             return self._after_paragraph(tokens, "code", code.group(0), pos, push=True)
-        for kind, raw in self._simple_blocks(src, pos):
+        for kind, raw in self._simple_blocks(src, pos, lead):
             if raw is not None:
                 tokens.append(Token(kind, raw, [(raw, pos)]))
                 return pos + len(raw)
-        definition = _DEF.match(src, pos)
+        definition = _DEF.match(src, pos) if _may_start(lead, "[") else None
         if definition:
             return self._after_paragraph(tokens, "def", definition.group(0), pos, push=False)
         heading = _LHEADING.match(src, pos)
@@ -375,17 +378,20 @@ class BlockLexer:
             tokens.append(Token(kind, raw, [(raw, pos)]))
         return pos + len(raw)
 
-    def _simple_blocks(self, src: str, pos: int) -> Iterable[tuple[str, str | None]]:
-        """fences, heading, hr, blockquote, list, html: tried in marked's order, lazily."""
-        fences = _FENCES.match(src, pos)
+    def _simple_blocks(
+        self, src: str, pos: int, lead: str | None
+    ) -> Iterable[tuple[str, str | None]]:
+        """fences, heading, hr, blockquote, list, html: tried in marked's order, lazily (those
+        that can start with ``lead``, see ``_may_start``)."""
+        fences = _FENCES.match(src, pos) if _may_start(lead, "`~") else None
         yield "code", fences.group(0) if fences else None
-        heading = _HEADING.match(src, pos)
+        heading = _HEADING.match(src, pos) if _may_start(lead, "#") else None
         yield "heading", heading.group(0) if heading else None
-        hr = _HR.match(src, pos)
+        hr = _HR.match(src, pos) if _may_start(lead, "-_*") else None
         yield "hr", _rtrim_newlines(hr.group(0)) if hr else None
-        yield "blockquote", self.blockquote(src, pos)
-        yield "list", self.list(src, pos)
-        html = _HTML.match(src, pos)
+        yield "blockquote", self.blockquote(src, pos) if _may_start(lead, ">") else None
+        yield "list", self.list(src, pos) if _may_start(lead, "*+-0123456789") else None
+        html = _HTML.match(src, pos) if _may_start(lead, "<") else None
         yield "html", html.group(0) if html else None
 
     def blockquote(self, src: str, pos: int) -> str | None:
@@ -437,7 +443,7 @@ class BlockLexer:
         while p < len(src):
             run = run_re.match(src, p) if run_re is not None else None
             if run is not None:
-                items += run.group(0).count("\n")
+                items += src.count("\n", p, run.end())  # no copy of a 50,000-line run
                 p = run.end()
             item = item_re.match(src, p)
             if not item or _HR.match(src, p):
@@ -446,7 +452,23 @@ class BlockLexer:
             p = _list_item_end(src, item)
         if not items:
             return None
-        return js_trim_end(src[pos : min(p, len(src))])
+        return src[pos : js_trim_end_at(src, pos, min(p, len(src)))]
+
+
+def _lead_char(src: str, pos: int) -> str:
+    """The character after up to three spaces at ``pos`` (a space when there are four; ``""``
+    at the end): every rule but space, setext heading and paragraph starts `` {0,3}`` and one
+    of a few characters."""
+    end = min(pos + 3, len(src))
+    while pos < end and src[pos] == " ":
+        pos += 1
+    return src[pos : pos + 1]
+
+
+def _may_start(lead: str | None, chars: str) -> bool:
+    """Whether a rule whose first character (after up to three spaces) is one of ``chars`` may
+    match; ``lead`` None: not known (every rule is tried)."""
+    return lead is None or (lead != "" and lead in chars)
 
 
 def _quoted_chunk(lines: list[str]) -> tuple[list[str], list[str]]:

@@ -57,7 +57,8 @@ if TYPE_CHECKING:
     Fingerprint: TypeAlias = tuple[Any, ...]
 
 FRAGMENT_KIND = "store-json"
-FRAGMENT_VERSION = 6  # 5: bold index entries, folder links, health.wikilinks_checked; 6: secrets
+FRAGMENT_VERSION = 7  # 5: bold index entries, folder links, health.wikilinks_checked; 6: secrets
+# 7: health.listed
 
 Fragment = tuple[str, str, tuple[str | None, bool] | None]
 """A store's rendered ``index`` and ``memories`` JSON, and a session summary's (title, empty)."""

@@ -25,18 +25,17 @@ from memtui.core.contents import (
     Store,
 )
 from memtui.core.fileread import ReadResult, read_full, read_header
+from memtui.core.lazylist import LazyList
 from memtui.core.model import Frontmatter, StoreKind, StoreLocation
 from memtui.core.parse.frontmatter import parse_frontmatter
-from memtui.core.parse.index import broken_wikilinks, index_health, load_report, wikilinks
-from memtui.core.stores.sessions import (
-    session_info,
-    session_template,
-    summary_is_empty,
-    summary_title,
-    transcript_head,
-    transcript_of,
+from memtui.core.parse.index import (
+    broken_wikilinks,
+    entry_targets,
+    index_health,
+    is_topic_file,
+    load_report,
+    wikilinks,
 )
-from memtui.core.stores.snapshot import snapshot_info
 from memtui.core.stores.walk import NOT_A_DIRECTORY, FileEntry, StoreWalk, store_skip, walk_store
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (slow) at run time
@@ -48,12 +47,20 @@ if TYPE_CHECKING:  # locate(), the git branch and projects: only a whole scan ne
 
 INDEX_NAME = "MEMORY.md"
 SUMMARY_NAME = "summary.md"
-INDEX_PAYLOAD_VERSION = 2
+INDEX_PAYLOAD_VERSION = 3  # 3: health.listed
 
 EMPTY_SLACK_BYTES = 64
 """A summary this much larger than its template may still trim down to it."""
 
 Progress = Callable[[str], None]
+
+
+def _summary_title(text: str) -> str | None:
+    """A session summary's title (sessions and snapshots are imported only for their stores:
+    ``memtui index`` reads neither)."""
+    from memtui.core.stores.sessions import summary_title
+
+    return summary_title(text)
 
 
 def read_memory(entry: FileEntry, store_root: Path, cache: ScanCache | None = None) -> Memory:
@@ -89,7 +96,7 @@ def read_memory_keyed(
         header_complete=header.complete,
         is_index=is_index,
         links=[] if is_index else wikilinks(text),
-        summary_title=summary_title(text) if entry.rel_path == SUMMARY_NAME else None,
+        summary_title=_summary_title(text) if entry.rel_path == SUMMARY_NAME else None,
     )
     if header.readable and "binary file (contains NUL bytes)" not in header.problems:
         memory.frontmatter = parse_frontmatter(text.lstrip("\ufeff").replace("\r", ""))
@@ -106,6 +113,9 @@ def read_memory_keyed(
         if whole.read and not whole.binary and not is_index:
             # what ``whole_file_links`` would read the file again for (the TUI's links check)
             cache.put(LINKS_KIND, entry.path, st, wikilinks(whole.text or ""))
+        if whole.text is not None and not whole.binary and is_topic_file(memory.frontmatter.data):
+            # what the index health reads a topic file distil wrote for: its entries
+            cache.put(TOPIC_KIND, entry.path, st, entry_targets(whole.text))
     return memory, st
 
 
@@ -187,12 +197,14 @@ def store_index(
     digest: str | None = None,
     *,
     listed: bool = False,
+    lazy: bool = False,
 ) -> None:
     """Read the store's MEMORY.md whole and compute CC's load report and index health.
 
     ``listed``: the memories come from a full walk of the store root, so a MEMORY.md there
     (file, link or directory) is among them. ``digest`` names everything the result depends
-    on (see ``store_digest``): while it is unchanged, the report comes from ``cache``."""
+    on (see ``store_digest``): while it is unchanged, the report comes from ``cache``.
+    ``lazy``: see ``compute_store_index``."""
     if listed:
         if not any(m.rel_path == INDEX_NAME for m in store.memories):
             return
@@ -208,7 +220,9 @@ def store_index(
             store.index = report_from_payload(payload[0])
             return
     folders: dict[str, bool] = {}
-    store.index = compute_store_index(store, own_index_dirs, folders=folders)
+    store.index = compute_store_index(
+        store, own_index_dirs, folders=folders, cache=cache, lazy=lazy
+    )
     if cache is not None and digest is not None:
         payload = (report_payload(store.index), list(folders.items()))
         cache.put_keyed("index", key, digest, payload, newest=0.0)
@@ -220,10 +234,17 @@ def compute_store_index(
     name: str = INDEX_NAME,
     *,
     folders: dict[str, bool] | None = None,
+    cache: ScanCache | None = None,
+    lazy: bool = False,
 ) -> LoadReport:
     """The load report and health of the store's ``name`` (``MEMORY.md``; ``memtui index``
     measures any file of the store root as if it were the index). ``folders`` receives the
-    folders whose existence was checked (entries linking to folders), and the answers."""
+    folders whose existence was checked (entries linking to folders), and the answers. The
+    topic files distil wrote that the index points to are read whole (their entries list
+    memories that are no orphans: ``topic_targets``), the other memories are not.
+    ``lazy`` False: every entry, dropped and dangling entry is built before it returns (by the
+    scan's worker thread: the TUI reads them all, and building 100,000 objects later would
+    hold its UI thread); True: each is built when first looked at."""
     checked = {} if folders is None else folders
 
     def folder_exists(rel: str) -> bool:
@@ -246,10 +267,16 @@ def compute_store_index(
         source_links={m.rel_path: m.links for m in others},
         own_index_dirs=own_index_dirs,
         folder_exists=folder_exists,
+        topic_files={m.rel_path for m in others if is_topic_file(m.frontmatter.data)},
+        topic_targets=lambda rel: topic_targets(store.path, rel, cache),
     )
     if store.kind == StoreKind.AGENTMEMORY:
         # agentmemory's MEMORY.md is a tag index over daily/ and topics/: no file needs an entry.
         report.health.orphans = []
+    if not lazy:  # the TUI and scan read every entry: built here (in a scan's worker), not later
+        for items in (report.entries, report.dropped, report.health.dangling):
+            if isinstance(items, LazyList):
+                items.build_all()
     return report
 
 
@@ -268,6 +295,36 @@ def _link_targets(store: Store, name: str) -> tuple[list[Memory], set[str], dict
 
 LINKS_KIND = "links"
 """The scan cache's kind for the ``[[wikilinks]]`` of whole memory files."""
+TOPIC_KIND = "topic-entries"
+"""The scan cache's kind for the entry targets of the topic files distil wrote."""
+
+
+def whole_file_facts(
+    file: str,
+    store_root: Path,
+    cache: ScanCache | None,
+    kind: str,
+    extract: Callable[[str], list[str]],
+) -> list[str] | None:
+    """``extract`` of a file's whole text (``read_full``: up to its cap), cached by stat under
+    ``kind``; None when it cannot be read or is binary."""
+    try:
+        st = os.lstat(file)
+    except (OSError, ValueError):
+        return None
+    regular = stat.S_ISREG(st.st_mode)  # a symlink's target may change unseen: not cached
+    if cache is not None and regular:
+        cached = cache.get(kind, file, st)
+        if cached is not None:
+            return list(cached)
+    result = read_full(Path(file), store_root)
+    if not result.readable or "binary file (contains NUL bytes)" in result.problems:
+        return None
+    found = extract(result.data.decode("utf-8", errors="replace"))
+    if (cache is not None and regular and result.stat is not None
+            and stat_key(result.stat) == stat_key(st)):  # unchanged while it was read
+        cache.put(kind, file, result.stat, found)
+    return found
 
 
 def whole_file_links(memory: Memory, store_root: Path, cache: ScanCache | None = None) -> list[str]:
@@ -276,23 +333,15 @@ def whole_file_links(memory: Memory, store_root: Path, cache: ScanCache | None =
     links); the others are read once and then cached by stat."""
     if memory.header_complete:
         return memory.links
-    try:
-        st = os.lstat(memory.file)
-    except (OSError, ValueError):
-        return memory.links
-    regular = stat.S_ISREG(st.st_mode)  # a symlink's target may change unseen: not cached
-    if cache is not None and regular:
-        cached = cache.get(LINKS_KIND, memory.file, st)
-        if cached is not None:
-            return list(cached)
-    result = read_full(memory.path, store_root)
-    if not result.readable or "binary file (contains NUL bytes)" in result.problems:
-        return memory.links
-    links = wikilinks(result.data.decode("utf-8", errors="replace"))
-    if (cache is not None and regular and result.stat is not None
-            and stat_key(result.stat) == stat_key(st)):  # unchanged while it was read
-        cache.put(LINKS_KIND, memory.file, result.stat, links)
-    return links
+    links = whole_file_facts(memory.file, store_root, cache, LINKS_KIND, wikilinks)
+    return memory.links if links is None else links
+
+
+def topic_targets(store_root: Path, rel: str, cache: ScanCache | None = None) -> list[str] | None:
+    """The entry targets of a topic file distil wrote (``rel``: from the store root), read
+    whole when the index points to it, then cached by stat (a scan that read the file whole
+    for its secrets cached them already)."""
+    return whole_file_facts(str(store_root / rel), store_root, cache, TOPIC_KIND, entry_targets)
 
 
 def check_whole_files(
@@ -375,6 +424,7 @@ def report_payload(report: LoadReport) -> tuple[Any, ...]:
         [positions.get(id(e), (e.line, e.title, e.target, e.hook, e.raw))
          for e in health.dangling],
         health.orphans,
+        health.listed,
         [(e.line, e.length, e.limit, e.title) for e in health.long_entries],
         [(b.source, b.link) for b in health.broken_wikilinks],
     )
@@ -384,8 +434,8 @@ def report_from_payload(payload: Any) -> LoadReport:
     """Rebuild the ``LoadReport`` that ``report_payload`` stored (dangling entries are the
     same objects as the report's entries, as when computed)."""
     (path, lines, n_units, n_bytes, line_truncated, byte_truncated, binds, cut_line, dropped,
-     warning, loaded, agent, entries, problems, cut_partial, dangling, orphans, long_entries,
-     broken) = payload
+     warning, loaded, agent, entries, problems, cut_partial, dangling, orphans, listed,
+     long_entries, broken) = payload
     index_entries = [IndexEntry(*entry) for entry in entries]
     return LoadReport(
         path=path,
@@ -405,6 +455,7 @@ def report_from_payload(payload: Any) -> LoadReport:
             dangling=[index_entries[d] if isinstance(d, int) else IndexEntry(*d)
                       for d in dangling],
             orphans=list(orphans),
+            listed=dict(listed),
             long_entries=[LongEntry(*e) for e in long_entries],
             broken_wikilinks=[BrokenLink(*b) for b in broken],
         ),
@@ -428,10 +479,13 @@ def scan_store(
     *,
     index: bool = True,
     secrets: bool = True,
+    lazy_index: bool = False,
 ) -> Store:
     """One store: its memories from their headers and (unless ``index`` is False) its
     MEMORY.md load report. ``walked``: the store's ``walk_store`` when the caller has just
-    made it. ``secrets`` False: no memory's whole text is scanned for secrets."""
+    made it. ``secrets`` False: no memory's whole text is scanned for secrets.
+    ``lazy_index``: the report's entries (and dropped and dangling ones) are built when looked
+    at (``memtui index`` prints a few of 50,000), see ``compute_store_index``."""
     walk = walked if walked is not None else walk_store(location, skip)
     store = Store(location=location, exists=walk.exists)
     store.problems.extend(walk.problems)
@@ -447,7 +501,7 @@ def scan_store(
     if cache is not None and cache.path is not None and location.kind != StoreKind.SNAPSHOT:
         digest = store_digest(store, [st for _memory, st in read], cache.now)
     if index:
-        store_index(store, own_dirs, cache, digest, listed=walk.listed)
+        store_index(store, own_dirs, cache, digest, listed=walk.listed, lazy=lazy_index)
     return store
 
 
@@ -460,7 +514,9 @@ def summary_facts(summary: Memory, store_root: Path, template: str) -> tuple[str
     if summary.size > len(template.encode("utf-8")) + EMPTY_SLACK_BYTES:
         return title, False
     text, _problems = load_full_text(summary, store_root)
-    return summary_title(text), summary_is_empty(text, template)
+    from memtui.core.stores.sessions import summary_is_empty
+
+    return _summary_title(text), summary_is_empty(text, template)
 
 
 def scan_session(
@@ -469,6 +525,8 @@ def scan_session(
     """A session store, with the cwd and start time its transcript's first lines give."""
     store = scan_store(location, cache=cache)
     title, empty = session_summary_facts(store, template)
+    from memtui.core.stores.sessions import session_info, transcript_head, transcript_of
+
     head = transcript_head(transcript_of(location), cache)
     store.session_info = session_info(location, head, title, empty)
     return store
@@ -495,6 +553,8 @@ def scan_snapshot(
     location: StoreLocation, locations: Locations, cache: ScanCache | None = None
 ) -> Store:
     store = scan_store(location, cache=cache)
+    from memtui.core.stores.snapshot import snapshot_info
+
     store.snapshot = snapshot_info(location, locations)
     store.location.scope = store.snapshot.acted_scope
     return store
@@ -534,6 +594,8 @@ def scan_progressively(
     result.scanned.update({StoreKind.AGENT, StoreKind.SNAPSHOT, StoreKind.AGENTMEMORY})
     yield snapshot_of(result)
     say("sessions")
+    from memtui.core.stores.sessions import session_template
+
     template = session_template(ctx.claude_home)
     result.stores += [scan_session(loc, template, cache) for loc in locations.sessions]
     result.scanned.add(StoreKind.SESSION)

@@ -18,6 +18,7 @@ def health_json(health: IndexHealth) -> dict[str, Any]:
             {"line": e.line, "title": e.title, "target": e.target} for e in health.dangling
         ],
         "orphans": list(health.orphans),
+        "listed": dict(sorted(health.listed.items())),
         "long_entries": [
             {"line": e.line, "length": e.length, "limit": e.limit, "title": e.title}
             for e in health.long_entries

@@ -19,6 +19,8 @@ NOT_A_DIRECTORY = "the store path is not a directory"
 
 @dataclass
 class FileEntry:
+    """A file a store walk listed (nothing opened)."""
+
     path: str
     rel_path: str
     regular: bool = False

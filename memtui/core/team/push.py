@@ -89,8 +89,20 @@ def _judge(team_dir: Path, key: str) -> TeamFile:
     if not result.readable:
         reason = "; ".join(result.problems) or "cannot read"
         return TeamFile(key, "refused", f"cannot read ({reason})")
-    data = result.data
-    if len(data) > MAX_FILE_BYTES:  # grew since the stat
+    return _content_fate(key, result.data)
+
+
+def fate_of_bytes(team_dir: Path, key: str, data: bytes) -> TeamFile:
+    """The fate ``data`` would have pushed as ``key`` of ``team_dir``: the same checks as a
+    file on disk (the key, the size, secrets), for a file about to be written."""
+    problem = key_problem(key) or path_problem(team_dir, key)
+    if problem is not None:
+        return TeamFile(key, "refused", f"invalid key ({problem})")
+    return _content_fate(key, data)
+
+
+def _content_fate(key: str, data: bytes) -> TeamFile:
+    if len(data) > MAX_FILE_BYTES:  # a file read from disk: it grew since the stat
         return TeamFile(key, "skipped", f"over {MAX_FILE_BYTES:,} bytes", len(data))
     found = find_secrets(data.decode("utf-8", "replace"), path=key)
     hits = [SecretHit(f.rule, f.line, f.masked) for f in found]

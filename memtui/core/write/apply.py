@@ -3,23 +3,25 @@ memory files (docs/architecture.md#the-safety-model-as-implemented).
 
 :func:`apply`
 
-1. checks, before touching anything: every path stays inside the proposal's ``root``, no
+1. checks, before touching anything: every path stays inside its root (the proposal's
+   ``root``, or across stores the innermost of its roots that holds it), no
    directory on the way to the root or to a file is a symlink (:mod:`memtui.core.write.dirfd`:
    each is opened without following links, and every write is made relative to those
    descriptors), no file is a symlink or a directory, every file still has the planned bytes,
-   and no live Claude Code ``.consolidate-lock`` holds ``lock_dir``
+   and no live Claude Code ``.consolidate-lock`` holds any root's ``lock_dir``
    (:mod:`memtui.core.write.lock`);
 2. journals the operation (:mod:`memtui.core.write.journal`): old and new bytes, modes, mtimes;
-3. takes ``.consolidate-lock``, creates missing directories (0o700), writes each file
-   atomically (temp file in the same directory, fsync, ``os.replace``, fsync of the directory;
-   existing files keep their mode, new ones get 0o600), deletes files. Right before each replace
+3. takes every root's ``.consolidate-lock`` (in the order of their paths), creates missing
+   directories (0o700), writes each file atomically (temp file in the same directory, fsync,
+   ``os.replace``, fsync of the directory; existing files keep their mode, new ones get
+   0o600), deletes files. Right before each replace
    or delete the file is read once more and must still hold the bytes the journal holds; the
    replaced inode is kept open, and when the writing is done (at least
    :data:`~memtui.core.write.restore.LATE_WRITE_GRACE` after the last replace) it must still hold
    them: a process that appended to it meanwhile (Claude Code appends to ``MEMORY.md``) would
    lose its bytes, so the operation is rolled back with those bytes put back (also saved in the
    journal) and refused;
-4. puts the lock back exactly as it was, or removes it when there was none, and marks the
+4. puts each lock back exactly as it was, or removes it when there was none, and marks the
    operation done.
 
 An operation that fails or is cancelled halfway is rolled back at once
@@ -55,15 +57,19 @@ from memtui.core.write.journal import (
     Journal,
     LockRecord,
     OpRecord,
+    RootRecord,
     temp_name,
 )
-from memtui.core.write.lock import LOCK_NAME, check_lock, lock_plan, restore_lock, take_lock
+from memtui.core.write.lock import LOCK_NAME, check_lock, lock_plan, restore_lock, take_locks
 from memtui.core.write.proposal import (
     NEW_DIR_MODE,
     NEW_FILE_MODE,
     AppliedOp,
     FileChange,
+    FileRead,
     Proposal,
+    StoreRoot,
+    root_of,
     sha256_hex,
 )
 from memtui.core.write.restore import LATE_WRITE_GRACE, restore_before
@@ -180,6 +186,7 @@ class _Target:
     change: FileChange
     old: bytes | None
     st: os.stat_result | None
+    root: Path
 
     def record(self) -> FileRecord:
         existed = self.old is not None
@@ -196,6 +203,7 @@ class _Target:
             sha256_after=sha256_hex(new) if writes and new is not None else None,
             mode_after=_mode_after(self.change.mode, mode) if writes else None,
             restore_mtime_ns=self.change.mtime_ns if writes else None,
+            root=str(self.root),
         )
 
 
@@ -206,10 +214,10 @@ def _mode_after(forced: int | None, existing: int | None) -> int:
 
 
 def _check_target(
-    tree: DirTree, change: FileChange, root: Path, lock: Path | None
+    tree: DirTree, change: FileChange, root: Path, locks: set[Path]
 ) -> _Target:
     path = confine(change.path, root)
-    if lock is not None and path == lock:
+    if path in locks:
         raise EditRefused(
             f"{path} is Claude Code's consolidation lock; memtui never edits it", path
         )
@@ -217,7 +225,16 @@ def _check_target(
     found = None if old is None else sha256_hex(old)
     if found != change.expected:
         raise EditRefused(_changed_reason(path, change.expected, found), path)
-    return _Target(path, change, old, st)
+    return _Target(path, change, old, st, root)
+
+
+def _check_read(tree: DirTree, read: FileRead, root: Path) -> None:
+    """A file the plan read (and does not change) must still hold what the plan saw."""
+    path = confine(read.path, root)
+    data, _st = tree.read(path)
+    if not read.matches(data):
+        found = None if data is None else "?"
+        raise EditRefused(_changed_reason(path, read.expected, found), path)
 
 
 def _changed_reason(path: Path, expected: str | None, found: str | None) -> str:
@@ -244,12 +261,15 @@ def _dirs_to_create(tree: DirTree, targets: Sequence[_Target]) -> list[Path]:
     return sorted(missing, key=lambda p: (len(p.parts), str(p)))
 
 
-def _dirs_to_remove(tree: DirTree, root: Path, paths: Sequence[Path]) -> list[tuple[Path, int]]:
+def _dirs_to_remove(
+    tree: DirTree, roots: Sequence[Path], paths: Sequence[Path]
+) -> list[tuple[Path, int]]:
     found: list[tuple[Path, int]] = []
     for raw in paths:
         path = absolute(raw)
-        if not on_the_way(path, root):
-            raise EditRefused(f"{raw} is outside {root}; memtui only writes inside it", raw)
+        if not any(on_the_way(path, root) for root in roots):
+            where = " or ".join(str(root) for root in roots)
+            raise EditRefused(f"{raw} is outside {where}; memtui only writes inside it", raw)
         parent = tree.fd(path.parent)
         if parent is None:
             continue
@@ -262,16 +282,38 @@ def _dirs_to_remove(tree: DirTree, root: Path, paths: Sequence[Path]) -> list[tu
     return sorted(found, key=lambda item: len(item[0].parts), reverse=True)
 
 
+def _roots(proposal: Proposal) -> list[StoreRoot]:
+    """The proposal's roots, absolute; refused when two share a root or a lock dir (one
+    operation takes each lock once)."""
+    roots = [
+        StoreRoot(absolute(r.path), None if r.lock_dir is None else absolute(r.lock_dir))
+        for r in proposal.roots()
+    ]
+    for kind, values in (
+        ("store root", [r.path for r in roots]),
+        ("lock dir", [r.lock_dir for r in roots if r.lock_dir is not None]),
+    ):
+        twice = next((v for i, v in enumerate(values) if v in values[:i]), None)
+        if twice is not None:
+            raise EditRefused(f"{twice} is named twice as a {kind} of one operation", twice)
+    return roots
+
+
 def _plan(tree: DirTree, proposal: Proposal) -> list[_Target]:
     if not proposal.changes:
         raise EditRefused("nothing to change")
-    root = absolute(proposal.root)
-    tree.fd(root)  # refused when a directory on the way is a symlink
-    lock_path = None
-    if proposal.lock_dir is not None:
-        lock_path = absolute(proposal.lock_dir) / LOCK_NAME
-        tree.fd(lock_path.parent)
-    targets = [_check_target(tree, c, root, lock_path) for c in proposal.changes]
+    roots = _roots(proposal)
+    locks: set[Path] = set()
+    for each in roots:
+        tree.fd(each.path)  # refused when a directory on the way is a symlink
+        if each.lock_dir is not None:
+            locks.add(each.lock_dir / LOCK_NAME)
+            tree.fd(each.lock_dir)
+    targets = [
+        _check_target(tree, c, root_of(roots, c.path).path, locks) for c in proposal.changes
+    ]
+    for read in proposal.reads:
+        _check_read(tree, read, root_of(roots, read.path).path)
     seen: set[Path] = set()
     for target in targets:
         if target.path in seen:
@@ -291,10 +333,14 @@ def apply(
     with DirTree() as tree:
         try:
             targets = _plan(tree, proposal)
-            check_lock(proposal.lock_dir)
+            roots = proposal.roots()
+            for each in roots:
+                check_lock(each.lock_dir)
             created = _dirs_to_create(tree, targets)
-            removed = _dirs_to_remove(tree, absolute(proposal.root), proposal.remove_dirs)
-            lock, lock_old = lock_plan(tree, proposal.lock_dir)
+            removed = _dirs_to_remove(
+                tree, [absolute(r.path) for r in roots], proposal.remove_dirs
+            )
+            locks = [lock_plan(tree, r.lock_dir) for r in roots]
         except OSError as exc:
             where = f" ({exc.filename})" if exc.filename else ""
             raise EditRefused(
@@ -302,7 +348,7 @@ def apply(
                 "nothing was written"
             ) from exc
         try:
-            record = _prepare(journal, proposal, targets, created, removed, lock, lock_old, undoes)
+            record = _prepare(journal, proposal, targets, created, removed, locks, undoes)
         except OSError as exc:
             raise EditRefused(
                 f"cannot write the undo journal in {journal.directory}: {exc.strerror or exc}; "
@@ -322,10 +368,14 @@ def _prepare(
     targets: Sequence[_Target],
     created: list[Path],
     removed: list[tuple[Path, int]],
-    lock: LockRecord | None,
-    lock_old: bytes | None,
+    locks: list[tuple[LockRecord | None, bytes | None]],
     undoes: str | None,
 ) -> OpRecord:
+    (lock, lock_old), *more_locks = locks
+    more_roots = [
+        RootRecord(str(absolute(r.path)), str(absolute(r.lock_dir)) if r.lock_dir else None, lk)
+        for r, (lk, _old) in zip(proposal.more_roots, more_locks, strict=True)
+    ]
     return journal.prepare(
         kind=proposal.kind,
         title=proposal.title,
@@ -340,6 +390,8 @@ def _prepare(
         lock_old=lock_old,
         notes=proposal.notes,
         undoes=undoes,
+        more_roots=more_roots,
+        more_lock_old=[old for _lk, old in more_locks],
     )
 
 
@@ -357,9 +409,7 @@ def _run(
     try:
         journal.set_state(record, "applying")
         steps()
-        if record.lock is not None:
-            take_lock(tree, record.lock, record.id)
-            steps()
+        take_locks(tree, record, steps)
         for directory in record.created_dirs:
             tree.mkdir(Path(directory), NEW_DIR_MODE)
             steps()
@@ -403,8 +453,9 @@ def _run(
 
 
 def finish(tree: DirTree, journal: Journal, record: OpRecord, steps: Callable[[], None]) -> None:
-    restore_lock(tree, journal, record)
-    steps()
+    restore_lock(tree, journal, record, steps)
+    if not record.locks():
+        steps()
     for directory, _mode in record.removed_dirs:
         tree.rmdir_if_empty(Path(directory))
         steps()

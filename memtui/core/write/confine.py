@@ -52,13 +52,14 @@ def _record_path(record: OpRecord, raw: str) -> Path:
     return Path(raw)
 
 
-def confine_record(record: OpRecord) -> Path:
-    """Check every path a journal record names before recovery or undo writes it: files
-    strictly inside the record's root, created/removed directories and the lock dir on the
-    way to it or inside it, the lock file in the lock dir. Returns the root."""
-    root = _record_path(record, record.root)
+def confine_record(record: OpRecord) -> list[Path]:
+    """Check every path a journal record names before recovery or undo writes it: each file
+    strictly inside its own root (one of the record's roots), created/removed directories on
+    the way to a root or inside one, each root's lock dir on the way to that root or inside it,
+    each lock file in its lock dir. Returns the roots, the first one first."""
+    roots = [_record_path(record, r.root) for r in record.roots()]
 
-    def outside(raw: str) -> EditRefused:
+    def outside(raw: str, root: Path) -> EditRefused:
         return EditRefused(
             f"the journal record of operation {record.id} names {raw}, outside its store "
             f"{root}; nothing was written",
@@ -67,17 +68,22 @@ def confine_record(record: OpRecord) -> Path:
 
     for item in record.files:
         path = _record_path(record, item.path)
+        root = _record_path(record, record.file_root(item))
+        if root not in roots:
+            raise outside(item.path, root)
         if not _strictly_under(path, root):
-            raise outside(item.path)
+            raise outside(item.path, root)
         relative_parts(path.relative_to(root).as_posix())
-    dirs = [*record.created_dirs, *(d for d, _mode in record.removed_dirs)]
-    if record.lock_dir is not None:
-        dirs.append(record.lock_dir)
-    for raw in dirs:
-        if not on_the_way(_record_path(record, raw), root):
-            raise outside(raw)
-    if record.lock is not None:
-        lock_dir = record.lock_dir or ""
-        if record.lock.path != os.path.join(lock_dir, LOCK_NAME):
-            raise outside(record.lock.path)
-    return root
+    for raw in [*record.created_dirs, *(d for d, _mode in record.removed_dirs)]:
+        path = _record_path(record, raw)
+        if not any(on_the_way(path, root) for root in roots):
+            raise outside(raw, roots[0])
+    for entry, root in zip(record.roots(), roots, strict=True):
+        if entry.lock_dir is not None and not on_the_way(
+            _record_path(record, entry.lock_dir), root
+        ):
+            raise outside(entry.lock_dir, root)
+        lock = entry.lock
+        if lock is not None and lock.path != os.path.join(entry.lock_dir or "", LOCK_NAME):
+            raise outside(lock.path, root)
+    return roots

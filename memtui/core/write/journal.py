@@ -6,11 +6,13 @@ Lives in ``$XDG_STATE_HOME/memtui/journal/`` (default ``~/.local/state/memtui/jo
 
 - ``op.json``: id, time, kind, title, the Claude Code home the operation was made in (``null``:
   unknown, recorded before memtui noted homes), confinement root, lock dir, state, progress, the
-  pid of the process that ran it, and per file: path, action, whether it existed, its mode and
-  mtime, the sha256 before and after (``null`` = no file);
+  pid of the process that ran it, and per file: path, its root, action, whether it existed, its
+  mode and mtime, the sha256 before and after (``null`` = no file); an operation across stores
+  also lists its further roots (``more_roots``: root, lock dir, lock);
 - ``<n>.old``: the bytes file ``n`` had before (only when it existed);
 - ``<n>.new``: the bytes the operation writes to file ``n`` (only for writes);
-- ``lock.old``: the bytes ``.consolidate-lock`` had before memtui took it;
+- ``lock.old``: the bytes ``.consolidate-lock`` had before memtui took it (``lock-<n>.old``:
+  that of the operation's root ``n``, across stores);
 - ``<n>.late``: the bytes another process wrote to file ``n`` while the operation changed it
   (the operation was then rolled back with them put back, see :mod:`memtui.core.write.apply`).
 
@@ -54,9 +56,12 @@ __all__ = [
     "LockRecord",
     "OpRecord",
     "OpState",
+    "RootRecord",
     "default_journal_dir",
     "fsync_dir",
     "home_key",
+    "lock_blob",
+    "lock_tag",
     "pid_alive",
     "read_record",
     "undo_verb",
@@ -88,6 +93,9 @@ class FileRecord:
     mode_after: int | None
     restore_mtime_ns: int | None = None
     """The mtime the operation sets after writing (undo restores the original mtime)."""
+    root: str | None = None
+    """The store root the file is confined to (None: the record's ``root``, an older record
+    or one of a single root)."""
 
 
 @dataclass
@@ -100,6 +108,16 @@ class LockRecord:
     mtime_ns: int | None
     mode: int | None
     pid: int
+
+
+@dataclass
+class RootRecord:
+    """One store root of an operation: its confinement root, the memory dir whose
+    ``.consolidate-lock`` applies, and that lock as it was before memtui took it."""
+
+    root: str
+    lock_dir: str | None
+    lock: LockRecord | None = None
 
 
 @dataclass
@@ -122,10 +140,29 @@ class OpRecord:
     undone_by: str | None = None
     home: str | None = None
     """The Claude Code home the operation was made in; None: unknown (an older record)."""
+    more_roots: list[RootRecord] = field(default_factory=list)
+    """The operation's other store roots, each with its own lock (``root``, ``lock_dir`` and
+    ``lock`` are the first); empty for an operation of one root (and every older record)."""
 
     @property
     def incomplete(self) -> bool:
         return self.state in INCOMPLETE_STATES
+
+    def roots(self) -> builtins.list[RootRecord]:
+        """Every store root of the operation, the first one (``root``) first. The first entry
+        shares ``lock`` with the record, so a change to its pid is the record's."""
+        return [RootRecord(self.root, self.lock_dir, self.lock), *self.more_roots]
+
+    def locks(self) -> builtins.list[tuple[int, LockRecord]]:
+        """``(n, lock)`` of every root that has a lock (``n``: its index in :meth:`roots`), in
+        the order memtui takes them: sorted by the lock's path, so two operations never wait
+        on each other's locks."""
+        found = [(n, r.lock) for n, r in enumerate(self.roots()) if r.lock is not None]
+        return sorted(found, key=lambda item: item[1].path)
+
+    def file_root(self, item: FileRecord) -> str:
+        """The store root ``item`` is confined to."""
+        return item.root if item.root is not None else self.root
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -138,7 +175,25 @@ class OpRecord:
         values["removed_dirs"] = [(str(p), int(m)) for p, m in values.get("removed_dirs", [])]
         lock = values.get("lock")
         values["lock"] = LockRecord(**lock) if lock else None
+        values["more_roots"] = [
+            RootRecord(
+                str(item["root"]),
+                None if item.get("lock_dir") is None else str(item["lock_dir"]),
+                LockRecord(**item["lock"]) if item.get("lock") else None,
+            )
+            for item in values.get("more_roots", [])
+        ]
         return cls(**values)
+
+
+def lock_blob(n: int) -> str:
+    """The journal file holding the bytes root ``n``'s lock had before memtui took it."""
+    return LOCK_OLD if n == 0 else f"lock-{n}.old"
+
+
+def lock_tag(n: int) -> str:
+    """The temp-file tag of root ``n``'s lock (see :func:`temp_name`)."""
+    return "lock" if n == 0 else f"lock{n}"
 
 
 def default_journal_dir(env: Mapping[str, str] | None = None) -> Path:
@@ -354,8 +409,9 @@ class Journal:
     def new_bytes(self, record: OpRecord, index: int) -> bytes | None:
         return self._read_blob(record, f"{index}.new")
 
-    def lock_old_bytes(self, record: OpRecord) -> bytes | None:
-        return self._read_blob(record, LOCK_OLD)
+    def lock_old_bytes(self, record: OpRecord, n: int = 0) -> bytes | None:
+        """The bytes root ``n``'s lock had before the operation took it."""
+        return self._read_blob(record, lock_blob(n))
 
     # --- pruning ------------------------------------------------------------------------
 
@@ -391,10 +447,13 @@ class Journal:
         lock_old: bytes | None,
         notes: builtins.list[str],
         undoes: str | None = None,
+        more_roots: builtins.list[RootRecord] | None = None,
+        more_lock_old: builtins.list[bytes | None] | None = None,
     ) -> OpRecord:
         """Save the old and new bytes, then ``op.json`` in state ``prepared``. When any of it
         fails (a full disk), the operation's directory is removed again and the error raised:
-        nothing was touched yet."""
+        nothing was touched yet. ``more_roots`` are the operation's other store roots,
+        ``more_lock_old`` the bytes of each one's lock (by position)."""
         now = datetime.now(UTC)
         record = OpRecord(
             id=_new_op_id(now),
@@ -412,13 +471,14 @@ class Journal:
             notes=list(notes),
             undoes=undoes,
             home=self.home,
+            more_roots=list(more_roots or []),
         )
         op_dir = self.directory / record.id
         _make_private_dirs(self.directory)
         os.mkdir(op_dir, DIR_MODE)
         try:
             os.chmod(op_dir, DIR_MODE)
-            self._write_blobs(op_dir, old, new, lock_old)
+            self._write_blobs(op_dir, old, new, [lock_old, *(more_lock_old or [])])
             self.save(record)
             fsync_dir(self.directory)
         except BaseException:
@@ -466,7 +526,7 @@ class Journal:
         op_dir: Path,
         old: builtins.list[bytes | None],
         new: builtins.list[bytes | None],
-        lock_old: bytes | None,
+        locks_old: builtins.list[bytes | None],
     ) -> None:
         for index, data in enumerate(old):
             if data is not None:
@@ -474,8 +534,9 @@ class Journal:
         for index, data in enumerate(new):
             if data is not None:
                 write_private(op_dir / f"{index}.new", data)
-        if lock_old is not None:
-            write_private(op_dir / LOCK_OLD, lock_old)
+        for n, data in enumerate(locks_old):
+            if data is not None:
+                write_private(op_dir / lock_blob(n), data)
 
     def _discard(self, op_dir: Path) -> None:
         """Remove a half-prepared operation directory (best effort: the disk may be full)."""

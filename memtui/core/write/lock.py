@@ -11,6 +11,7 @@ import os
 import re
 import stat
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,6 +24,7 @@ from memtui.core.write.journal import (
     Journal,
     LockRecord,
     OpRecord,
+    lock_tag,
     pid_alive,
     temp_name,
 )
@@ -106,27 +108,44 @@ def lock_plan(tree: DirTree, lock_dir: Path | None) -> tuple[LockRecord | None, 
     return record, data
 
 
-def take_lock(tree: DirTree, lock: LockRecord, op_id: str) -> None:
+def take_lock(tree: DirTree, lock: LockRecord, op_id: str, n: int = 0) -> None:
+    """Write this process's pid into the lock of root ``n`` (see :meth:`OpRecord.locks`)."""
     path = Path(lock.path)
     body = str(lock.pid).encode()
     mode = lock.mode if lock.mode is not None else NEW_FILE_MODE
-    tree.write_atomic(path, body, mode, temp_name(op_id, "lock"))
+    tree.write_atomic(path, body, mode, temp_name(op_id, lock_tag(n)))
     if tree.read(path)[0] != body:
         raise EditRefused(f"another process took {path} at the same moment; nothing was written")
 
 
-def restore_lock(tree: DirTree, journal: Journal, record: OpRecord) -> None:
-    """Put the lock back as it was, if it still holds the pid this operation wrote."""
-    lock = record.lock
-    if lock is None:
-        return
+def take_locks(tree: DirTree, record: OpRecord, steps: Callable[[], None]) -> None:
+    """Take every lock of the operation, in :meth:`OpRecord.locks` order (one step each)."""
+    for n, lock in record.locks():
+        take_lock(tree, lock, record.id, n)
+        steps()
+
+
+def restore_lock(
+    tree: DirTree, journal: Journal, record: OpRecord, steps: Callable[[], None] | None = None
+) -> None:
+    """Put every lock of the operation back as it was (the reverse of the order they were
+    taken in), each only if it still holds the pid this operation wrote."""
+    for n, lock in reversed(record.locks()):
+        _restore_one(tree, journal, record, n, lock)
+        if steps is not None:
+            steps()
+
+
+def _restore_one(
+    tree: DirTree, journal: Journal, record: OpRecord, n: int, lock: LockRecord
+) -> None:
     path = Path(lock.path)
     current, _st = tree.read(path)
     if current is None or current != str(lock.pid).encode():
         return
-    old = journal.lock_old_bytes(record)
+    old = journal.lock_old_bytes(record, n)
     if lock.existed and old is not None:
         mode = lock.mode if lock.mode is not None else NEW_FILE_MODE
-        tree.write_atomic(path, old, mode, temp_name(record.id, "lock"), lock.mtime_ns)
+        tree.write_atomic(path, old, mode, temp_name(record.id, lock_tag(n)), lock.mtime_ns)
     else:
         tree.unlink(path)

@@ -12,7 +12,7 @@ import difflib
 import hashlib
 import os
 import stat
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -58,6 +58,26 @@ class FileChange:
             raise ValueError("a delete has no new_bytes")
 
 
+@dataclass(frozen=True)
+class FileRead:
+    """A file a plan read but does not change: :func:`memtui.core.write.apply.apply` refuses the
+    operation when its first ``length`` bytes no longer have the sha256 ``expected`` (a plan that
+    read only a file's header depends on nothing after it). ``expected`` None: the file must not
+    exist; ``length`` None: the whole file."""
+
+    path: Path
+    expected: str | None
+    length: int | None = None
+
+    def matches(self, data: bytes | None) -> bool:
+        if data is None or self.expected is None:
+            return data is None and self.expected is None
+        if self.length is not None and len(data) < self.length:
+            return False
+        part = data if self.length is None else data[: self.length]
+        return sha256_hex(part) == self.expected
+
+
 @dataclass
 class FileDiff:
     """One file of a proposal as a user previews it (texts are UTF-8 with replacement)."""
@@ -71,11 +91,25 @@ class FileDiff:
     binary: bool = False
 
 
+@dataclass(frozen=True)
+class StoreRoot:
+    """One store root an operation writes into: nothing outside ``path`` is touched there, and
+    ``lock_dir`` is the memory dir whose ``.consolidate-lock`` applies (None: no lock)."""
+
+    path: Path
+    lock_dir: Path | None
+
+
 @dataclass
 class Proposal:
     """A planned operation: nothing outside ``root`` is touched; ``lock_dir`` is the memory
     dir whose ``.consolidate-lock`` applies (None: no lock). ``remove_dirs`` are directories to
-    remove afterwards when empty (undo of an operation that created them)."""
+    remove afterwards when empty (undo of an operation that created them).
+
+    An operation across stores with separate roots names the others in ``more_roots``: each
+    change then belongs to the root it lies in (:meth:`root_of`), each root is confined and
+    locked on its own, and it is still ONE operation (one preview, one journal entry, one
+    undo). :func:`combine` makes one from the proposals of single stores."""
 
     kind: str
     title: str
@@ -84,33 +118,107 @@ class Proposal:
     changes: list[FileChange]
     notes: list[str] = field(default_factory=list)
     remove_dirs: list[Path] = field(default_factory=list)
+    reads: list[FileRead] = field(default_factory=list)
+    """Files the plan read and does not change, checked again before anything is written."""
     shown: Callable[[str], str] | None = None
     """What a preview shows of each old and new text (the plans of files that may hold a
     secret mask it); None: the texts as they are."""
+    more_roots: list[StoreRoot] = field(default_factory=list)
+    """The operation's other store roots, each with its own lock (empty: one root)."""
+
+    def roots(self) -> list[StoreRoot]:
+        """Every store root of the operation, ``root`` first."""
+        return [StoreRoot(self.root, self.lock_dir), *self.more_roots]
+
+    def root_of(self, path: Path) -> StoreRoot:
+        """The root ``path`` belongs to: the innermost root it lies in (``root`` when none:
+        the confinement check then refuses it)."""
+        return root_of(self.roots(), path)
+
+    @property
+    def base(self) -> Path:
+        """Where a preview says the operation writes: ``root``, or the directory holding every
+        root of an operation across stores (file names are shown relative to it)."""
+        return roots_base([r.path for r in self.roots()])
 
     def diff(self) -> list[FileDiff]:
         """Each change against the file as it is on disk now (read without following a link:
         a store behind a link previews nothing of what lies behind it)."""
+        base = self.base
         with DirTree() as tree:
-            return [file_diff(self.root, change, tree, self.shown) for change in self.changes]
+            return [file_diff(base, change, tree, self.shown) for change in self.changes]
 
     def target(self) -> tuple[str, str | None]:
-        """The real directory the writes land in, and why memtui refuses to write there
-        (None: it does not; a symlink on the way is named with its real target)."""
-        return store_target(self.root)
+        """The real directory the writes land in (each root's, joined by " and "), and why
+        memtui refuses to write there (None: it does not; a symlink on the way is named with
+        its real target)."""
+        found = [store_target(r.path) for r in self.roots()]
+        problem = next((p for _real, p in found if p is not None), None)
+        return " and ".join(real for real, _p in found), problem
 
     def target_text(self) -> str:
-        """One preview line: the real target directory, or the refusal."""
-        return target_text(self.root)
+        """One preview line: the real target directory of each root, or the refusal."""
+        return target_text(*(r.path for r in self.roots()))
 
 
-def target_text(root: Path) -> str:
-    """One preview line for writes into ``root``: the real directory they land in, or why
-    memtui refuses to write there (a symlink on the way, with its real target)."""
-    real, problem = store_target(root)
-    if problem is not None:
-        return f"refused: {problem}; nothing will be written"
-    return f"writes into {real}"
+def root_of(roots: Sequence[StoreRoot], path: Path) -> StoreRoot:
+    """The innermost of ``roots`` that ``path`` lies in (the first one when none)."""
+    where = absolute(path)
+    inside = [r for r in roots if where.is_relative_to(absolute(r.path))]
+    if not inside:
+        return roots[0]
+    return max(inside, key=lambda r: len(absolute(r.path).parts))
+
+
+def roots_base(roots: Sequence[Path]) -> Path:
+    """The one root, or the deepest directory holding all of them."""
+    if len(roots) == 1:
+        return roots[0]
+    return Path(os.path.commonpath([str(absolute(r)) for r in roots]))
+
+
+def combine(kind: str, title: str, parts: Sequence[Proposal]) -> Proposal:
+    """ONE operation doing every change of ``parts`` (proposals of single stores, each with
+    its root and lock): the first part's root comes first, a root two parts share is one
+    root. Notes, reads and directories to remove are joined; the first ``shown`` applies."""
+    if not parts:
+        raise EditRefused("nothing to change")
+    roots: list[StoreRoot] = []
+    for part in parts:
+        for root in part.roots():
+            if root not in roots:
+                roots.append(root)
+    return Proposal(
+        kind=kind,
+        title=title,
+        root=roots[0].path,
+        lock_dir=roots[0].lock_dir,
+        changes=[c for p in parts for c in p.changes],
+        notes=[n for p in parts for n in p.notes],
+        remove_dirs=[d for p in parts for d in p.remove_dirs],
+        reads=[r for p in parts for r in p.reads],
+        shown=next((p.shown for p in parts if p.shown is not None), None),
+        more_roots=roots[1:],
+    )
+
+
+def target_text(root: Path, *more: Path) -> str:
+    """One preview line for writes into ``root`` (and the ``more`` roots of an operation
+    across stores): the real directory each lands in, or why memtui refuses to write there
+    (a symlink on the way, with its real target)."""
+    reals: list[str] = []
+    for each in (root, *more):
+        real, problem = store_target(each)
+        if problem is not None:
+            return f"refused: {problem}; nothing will be written"
+        reals.append(real)
+    return "writes into " + " and ".join(reals)
+
+
+def record_target_text(record: OpRecord) -> str:
+    """:func:`target_text` of every root a journaled operation wrote into."""
+    first, *more = (Path(r.root) for r in record.roots())
+    return target_text(first, *more)
 
 
 @dataclass

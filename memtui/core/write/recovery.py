@@ -27,8 +27,15 @@ from memtui.core.write.journal import (
     OpRecord,
     pid_alive,
 )
-from memtui.core.write.lock import take_lock
-from memtui.core.write.proposal import NEW_DIR_MODE, AppliedOp, FileChange, Proposal, current_hash
+from memtui.core.write.lock import take_locks
+from memtui.core.write.proposal import (
+    NEW_DIR_MODE,
+    AppliedOp,
+    FileChange,
+    Proposal,
+    StoreRoot,
+    current_hash,
+)
 from memtui.core.write.restore import (
     check_recovery_lock,
     open_record_root,
@@ -81,10 +88,12 @@ def _complete(tree: DirTree, journal: Journal, record: OpRecord) -> None:
             Path(conflicts[0]),
         )
     remove_temps(tree, record)
-    if record.lock is not None:
-        record.lock.pid = os.getpid()
+    locks = record.locks()
+    if locks:
+        for _n, lock in locks:
+            lock.pid = os.getpid()
         journal.save(record)
-        take_lock(tree, record.lock, record.id)
+        take_locks(tree, record, no_steps)
     for directory in record.created_dirs:
         tree.mkdir(Path(directory), NEW_DIR_MODE)
     held: list[Held] = []
@@ -124,9 +133,10 @@ def undo_operation(
             f"operation {record.id} is {record.state}; only a finished operation can be undone "
             "(an interrupted one is rolled back)"
         )
-    confine_record(record)
+    roots = confine_record(record)
     with DirTree() as tree:
-        tree.fd(Path(record.root))
+        for root in roots:
+            tree.fd(root)
         changes = [
             _undo_change(tree, journal, record, i, item, force)
             for i, item in enumerate(record.files)
@@ -139,6 +149,10 @@ def undo_operation(
         changes=[c for c in changes if c is not None],
         notes=[f"undoes operation {record.id}"],
         remove_dirs=[Path(d) for d in reversed(record.created_dirs)],
+        more_roots=[
+            StoreRoot(Path(r.root), Path(r.lock_dir) if r.lock_dir else None)
+            for r in record.more_roots
+        ],
     )
     if not proposal.changes:
         raise EditRefused(f"operation {record.id} changed no file; nothing to undo")

@@ -25,6 +25,7 @@ from memtui.core.write.journal import (
     FileRecord,
     Journal,
     OpRecord,
+    lock_tag,
     temp_name,
 )
 from memtui.core.write.lock import check_lock, restore_lock
@@ -50,27 +51,31 @@ def remove_temps(tree: DirTree, record: OpRecord) -> None:
     temps = [
         (Path(item.path).parent, temp_name(record.id, i)) for i, item in enumerate(record.files)
     ]
-    if record.lock is not None:
-        temps.append((Path(record.lock.path).parent, temp_name(record.id, "lock")))
+    for n, lock in record.locks():
+        temps.append((Path(lock.path).parent, temp_name(record.id, lock_tag(n))))
     for directory, name in temps:
         with contextlib.suppress(EditRefused, OSError):
             tree.unlink(directory / name)
 
 
 def check_recovery_lock(record: OpRecord, own: bool) -> None:
-    """No live lock but the one this very process took for ``record``."""
-    if record.lock_dir is None:
-        return
-    allowed = record.lock.pid if own and record.lock is not None else None
-    check_lock(Path(record.lock_dir), allowed)
+    """No live lock in any of the record's roots but the one this very process took for
+    ``record``."""
+    for entry in record.roots():
+        if entry.lock_dir is None:
+            continue
+        allowed = entry.lock.pid if own and entry.lock is not None else None
+        check_lock(Path(entry.lock_dir), allowed)
 
 
 def open_record_root(tree: DirTree, record: OpRecord) -> None:
-    """Confine the record's paths and open its root (and lock dir) without following links."""
-    root = confine_record(record)
-    tree.fd(root)
-    if record.lock_dir is not None:
-        tree.fd(Path(record.lock_dir))
+    """Confine the record's paths and open each of its roots (and lock dirs) without
+    following links."""
+    for root in confine_record(record):
+        tree.fd(root)
+    for entry in record.roots():
+        if entry.lock_dir is not None:
+            tree.fd(Path(entry.lock_dir))
 
 
 def restore_before(

@@ -28,8 +28,14 @@ def names_with(diffs: Sequence[FileDiff], status: str) -> list[str]:
     return [d.rel for d in diffs if d.status == status]
 
 
-def proposal_summary(proposal: Proposal, diffs: Sequence[FileDiff], where: str) -> Text:
-    """What confirming ``proposal`` does, naming every file it deletes or overwrites."""
+def proposal_summary(
+    proposal: Proposal,
+    diffs: Sequence[FileDiff],
+    where: str,
+    notes: Sequence[str] | None = None,
+) -> Text:
+    """What confirming ``proposal`` does, naming every file it deletes or overwrites; then its
+    notes, or ``notes`` instead (a short set for a proposal of many changes: distil's)."""
     text = Text()
     text.append(f"{line(proposal.title)}\n", style="bold")
     text.append(f"in {line(where)}\n{line(proposal.target_text())}\n\n", style="dim")
@@ -45,7 +51,7 @@ def proposal_summary(proposal: Proposal, diffs: Sequence[FileDiff], where: str) 
             text.append(", ".join(line(name) for name in names) + "\n")
     if not any(d.status != "unchanged" for d in diffs):
         text.append("No file changes (every file already has these bytes).\n", style="dim")
-    for note in proposal.notes:
+    for note in proposal.notes if notes is None else notes:
         text.append(f"• {line(note)}\n", style="dim")
     text.append(f"\n{UNDO_HINT}", style="italic")
     return text

@@ -17,7 +17,7 @@ from textual.widgets import Button, DataTable, Static
 
 from memtui.core.plaintext import counted
 from memtui.core.write.journal import Journal, OpRecord, undo_verb
-from memtui.core.write.proposal import target_text
+from memtui.core.write.proposal import record_target_text
 from memtui.tui.dialogs.base import Dialog
 from memtui.tui.jobs import Job, runner_of
 from memtui.tui.plain import line
@@ -39,13 +39,17 @@ def files_text(record: OpRecord) -> Text:
 
 
 def undo_files_text(record: OpRecord) -> Text:
-    """What undoing ``record`` does to each file: restore, revert or remove."""
+    """What undoing ``record`` does to each file: restore, revert or remove (each named from
+    the directory the operation wrote into, which the dialog names above it)."""
     text = Text()
     for item in record.files:
         verb = undo_verb(item)
         style = {"remove": "red", "restore": "green"}.get(verb, "yellow")
+        path = Path(item.path)
+        root = Path(item.root or record.root)
+        shown = path.relative_to(root).as_posix() if path.is_relative_to(root) else item.path
         text.append(f"  {verb:<7} ", style=style)
-        text.append(f"{line(item.path)}\n")
+        text.append(f"{line(shown)}\n")
     return text
 
 
@@ -53,7 +57,7 @@ def undo_body(record: OpRecord) -> Text:
     text = Text()
     text.append(f"{line(record.kind)}: {line(record.title)}\n", style="bold")
     text.append(f"operation {line(record.id)}, {op_time(record)} UTC\n", style="dim")
-    text.append(f"{line(target_text(Path(record.root)))}\n\n", style="dim")
+    text.append(f"{line(record_target_text(record))}\n\n", style="dim")
     text.append("Puts back, byte for byte, every file it touched:\n")
     text.append_text(undo_files_text(record))
     text.append(

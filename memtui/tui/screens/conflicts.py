@@ -28,9 +28,17 @@ from textual.widgets.option_list import Option
 from memtui.core.age import age_text
 from memtui.core.config import JudgeConfig
 from memtui.core.contents import ScanResult
-from memtui.core.judge.archive import Archive, ArchiveEntry
+from memtui.core.judge.archive import Archive
 from memtui.core.judge.items import CLAUDE_MD
 from memtui.core.judge.ledger import USER, Ledger, default_ledger_path
+from memtui.core.judge.merge import (
+    MergePlan,
+    finish_merge,
+    kept_side,
+    merge_sources,
+    plan_merge,
+    propose_merge,
+)
 from memtui.core.judge.providers import Estimate, Judge, ProviderError, load_judge
 from memtui.core.judge.resolve import KeepPlan, finish_keep, plan_keep
 from memtui.core.judge.run import (
@@ -41,24 +49,24 @@ from memtui.core.judge.run import (
     pair_up,
     pairs_to_judge,
 )
-from memtui.core.judge.verdicts import NEEDS_ACTION, JudgedPair, JudgeItem, Relation, Verdict
+from memtui.core.judge.scoped import ScopedPlan, finish_scoped, plan_scoped, propose_notes
+from memtui.core.judge.verdicts import (
+    NEEDS_ACTION,
+    Candidate,
+    JudgedPair,
+    JudgeItem,
+    Relation,
+    Verdict,
+)
 from memtui.core.secrets.redact import masked_text
 from memtui.core.stores.locations import Context
-from memtui.core.write.apply import apply
 from memtui.core.write.proposal import AppliedOp, FileDiff
+from memtui.tui.decisions import confirm_proposal, open_archive
 from memtui.tui.dialogs.base import HELP_KEY_ID
-from memtui.tui.dialogs.confirm import ConfirmScreen, proposal_summary
+from memtui.tui.dialogs.confirm import ConfirmScreen
+from memtui.tui.dialogs.decisions import MergeDialog, ScopedDialog
 from memtui.tui.dialogs.help import HelpRow, show_help
-from memtui.tui.jobs import (
-    Cancelled,
-    EditJob,
-    Job,
-    JobControl,
-    JobRunner,
-    Progress,
-    journal_for,
-    start_edit,
-)
+from memtui.tui.jobs import Job, JobControl, JobRunner
 from memtui.tui.palette import ScreenCommands
 from memtui.tui.plain import body, line
 from memtui.tui.widgets.footer import KeyFooter
@@ -225,6 +233,12 @@ class ConflictsScreen(Screen[None]):
                 tooltip="Keep A: archive B (its file and MEMORY.md lines; previewed, undoable)"),
         Binding("b", "keep('b')", "Keep B", id="conflicts.keep_b",
                 tooltip="Keep B: archive A (its file and MEMORY.md lines; previewed, undoable)"),
+        Binding("s", "scoped", "Scoped", id="conflicts.scoped",
+                tooltip="Keep both as scoped: an \"applies when …\" note on each memory, "
+                "which you edit (previewed, undoable)"),
+        Binding("e", "merge", "Merge", id="conflicts.merge",
+                tooltip="Merge: edit the proposed merged memory; it replaces the newer side "
+                "and the other is archived (previewed, undoable)"),
         Binding("r", "decide('related')", "Related", id="conflicts.related",
                 tooltip="Decide: related (no file changes; not raised again until one changes)"),
         Binding("c", "decide('compatible')", "Compatible", id="conflicts.compatible",
@@ -233,6 +247,9 @@ class ConflictsScreen(Screen[None]):
         Binding("n", "decide('not_conflict')", "Not a conflict", id="conflicts.not_conflict",
                 tooltip="Decide: not a conflict (no file changes; not raised again until one "
                 "changes)"),
+        Binding("v", "archive", "Archive", id="conflicts.archive",
+                tooltip="The archive: memories that decisions took out of their stores; "
+                "restore one (previewed, undoable)"),
         Binding("ctrl+r", "rejudge", "Judge again", id="conflicts.rejudge",
                 tooltip="Judge every undecided pair again (a provider that sends text asks "
                 "first)"),
@@ -453,7 +470,7 @@ class ConflictsScreen(Screen[None]):
         return self.shown[index] if index is not None and 0 <= index < len(self.shown) else None
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in ("decide", "keep"):
+        if action in ("decide", "keep", "scoped", "merge"):
             return True if self.current() is not None else None
         return True
 
@@ -473,44 +490,139 @@ class ConflictsScreen(Screen[None]):
 
     def confirm_keep(self, planned: tuple[KeepPlan, list[FileDiff]]) -> None:
         kept, diffs = planned
-        summary = proposal_summary(kept.proposal, diffs, self.context.show(kept.proposal.root))
-        index_diffs = [d for d in diffs if d.status == "changed"]
-        title = f"Keep {kept.keep.upper()} and archive {'B' if kept.keep == 'a' else 'A'}?"
-        dialog = ConfirmScreen(title, summary, yes="Archive", diffs=index_diffs,
-                               diffs_title="MEMORY.md after:")
-        self.app.push_screen(dialog, lambda yes: self.keep_confirmed(kept, yes))
-
-    def keep_confirmed(self, kept: KeepPlan, yes: bool | None) -> None:
-        found = self.found
-        if not yes or found is None:
-            return
-        journal = journal_for(self.context)
-        archive = Archive.default(self.context.env)
-        ledger = found.ledger
-        entries: list[ArchiveEntry] = []
-
-        def run(progress: Progress, cancelled: Cancelled) -> AppliedOp:
-            done = apply(kept.proposal, journal, progress=progress, cancelled=cancelled)
-            entries.append(finish_keep(kept, done, archive, ledger))
-            return done
-
+        archive, ledger = Archive.default(self.context.env), self.ledger()
         name = line(kept.memory.rel_path)
-        edit = EditJob(
-            label=f"archive {name}",
-            run=run,
+        confirm_proposal(
+            self, self.jobs, self.context, kept.proposal, diffs,
+            title=f"Keep {kept.keep.upper()} and archive {'B' if kept.keep == 'a' else 'A'}?",
+            yes="Archive", label=f"archive {name}",
             message=lambda _op: f"archived {name} (kept {kept.winner.rel_path}) · u to undo",
-            finished=lambda op: self.kept(kept, op),
+            after=lambda done: finish_keep(kept, done, archive, ledger),
+            finished=lambda op: self.gone(kept.loser.key, op),
         )
-        start_edit(self.jobs, edit, self)
 
-    def kept(self, kept: KeepPlan, op: AppliedOp | None) -> None:
+    def ledger(self) -> Ledger:
+        return self.found.ledger if self.found is not None else Ledger.load(
+            default_ledger_path(self.context.env))
+
+    def gone(self, key: str, op: AppliedOp | None) -> None:
+        """A side left its store (archived): its pairs leave the list."""
         found = self.found
         if op is None or found is None:
             return
-        gone = kept.loser.key
         found.run.pairs = [p for p in found.run.pairs
-                           if gone not in (p.candidate.a.key, p.candidate.b.key)]
+                           if key not in (p.candidate.a.key, p.candidate.b.key)]
         self.show_pairs()
+
+    def action_scoped(self) -> None:
+        """Keep both as scoped: the user edits each side's "applies when" note, then the
+        preview; both notes are one operation."""
+        pair = self.current()
+        if pair is None:
+            return
+        candidate = pair.candidate
+        proposed = propose_notes(candidate, pair.verdict or pair.previous)
+        if not proposed:
+            self.notify("Both sides are CLAUDE.md rules: memtui does not edit CLAUDE.md files.",
+                        title="Cannot scope", severity="warning")
+            return
+        sides = {"a": candidate.a, "b": candidate.b}
+
+        def written(notes: dict[str, str] | None) -> None:
+            if notes is not None:
+                self.plan_scoped(pair, notes)
+
+        self.app.push_screen(ScopedDialog(sides, proposed), written)
+
+    def plan_scoped(self, pair: JudgedPair, notes: dict[str, str]) -> None:
+        result, candidate = self.result, pair.candidate
+
+        def plan(_control: JobControl) -> tuple[ScopedPlan, list[FileDiff]]:
+            scoped = plan_scoped(result, candidate, notes)
+            return scoped, scoped.proposal.diff()
+
+        def planned(done: tuple[ScopedPlan, list[FileDiff]]) -> None:
+            scoped, diffs = done
+            ledger = self.ledger()
+            confirm_proposal(
+                self, self.jobs, self.context, scoped.proposal, diffs,
+                title="Keep both as scoped?", yes="Write the notes", danger=False,
+                label="scope " + " and ".join(line(s.memory.rel_path) for s in scoped.sides),
+                message=lambda _op: "scoped: an \"applies when\" note on each · u to undo",
+                after=lambda _done: finish_scoped(scoped, ledger),
+                finished=lambda op: self.scoped(pair, scoped, op),
+            )
+
+        self.jobs.start(Job("planning the notes", plan, group="plan-scoped",
+                            title="Cannot scope", done=planned), self)
+
+    def scoped(self, pair: JudgedPair, scoped: ScopedPlan, op: AppliedOp | None) -> None:
+        if op is None:
+            return
+        said = "; ".join(f"{s.tag.upper()} applies when {s.note}" for s in scoped.sides)
+        pair.candidate = scoped.after
+        pair.previous = pair.verdict or pair.previous
+        pair.verdict = Verdict(Relation.SCOPED, 1.0, f"decided: scoped ({said})", USER)
+        pair.state = "decided"
+        self.show_pairs()
+
+    def action_merge(self) -> None:
+        """Merge: memtui proposes one memory holding both, the user edits it, then the
+        preview: it replaces the newer side, the other is archived, as one operation."""
+        pair = self.current()
+        if pair is None:
+            return
+        result, candidate = self.result, pair.candidate
+
+        def propose(_control: JobControl) -> tuple[str, bytes, bytes]:
+            keep = kept_side(candidate)
+            kept, other = merge_sources(result, candidate, keep)
+            return keep, kept, propose_merge(kept, other)
+
+        def proposed(done: tuple[str, bytes, bytes]) -> None:
+            keep, kept, merged = done
+            crlf = b"\r\n" in kept
+            winner, loser = (candidate.a, candidate.b) if keep == "a" else (
+                candidate.b, candidate.a)
+            text = merged.decode("utf-8", errors="replace").replace("\r\n", "\n")
+
+            def edited(new: str | None) -> None:
+                if new is not None:
+                    data = (new.replace("\n", "\r\n") if crlf else new).encode("utf-8")
+                    self.plan_merge(candidate, keep, data)
+
+            self.app.push_screen(MergeDialog(winner, loser, text), edited)
+
+        self.jobs.start(Job("proposing the merge", propose, group="plan-merge",
+                            title="Cannot merge", done=proposed), self)
+
+    def plan_merge(self, candidate: Candidate, keep: str, merged: bytes) -> None:
+        result = self.result
+
+        def plan(_control: JobControl) -> tuple[MergePlan, list[FileDiff]]:
+            planned = plan_merge(result, candidate, keep, merged)
+            return planned, planned.proposal.diff()
+
+        def planned(done: tuple[MergePlan, list[FileDiff]]) -> None:
+            merge, diffs = done
+            archive, ledger = Archive.default(self.context.env), self.ledger()
+            name = line(merge.keep.memory.rel_path)
+            confirm_proposal(
+                self, self.jobs, self.context, merge.proposal, diffs,
+                title=f"Merge into {keep.upper()} and archive "
+                f"{'B' if keep == 'a' else 'A'}?",
+                yes="Merge", label=f"merge {name}",
+                message=lambda _op: f"merged {name} into {merge.keep.winner.rel_path} "
+                "· u to undo",
+                after=lambda done: finish_merge(merge, done, archive, ledger),
+                finished=lambda op: self.gone(merge.keep.loser.key, op),
+            )
+
+        self.jobs.start(Job("planning the merge", plan, group="plan-merge",
+                            title="Cannot merge", done=planned), self)
+
+    def action_archive(self) -> None:
+        open_archive(self, self.jobs, self.context)
 
     def action_back(self) -> None:
         self.jobs.cancel_group("judge")

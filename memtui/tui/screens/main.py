@@ -20,7 +20,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Static, Tab, Tabs, Tree
 
-from memtui.core.config import JudgeConfig
+from memtui.core.config import DistilConfig, JudgeConfig
 from memtui.core.contents import LoadReport, ScanResult, Store
 from memtui.core.judge.ledger import Ledger, default_ledger_path
 from memtui.core.model import StoreKind
@@ -29,6 +29,7 @@ from memtui.core.scan.scanner import cache_for, check_store_links, scan_progress
 from memtui.core.scan.search import SearchHit
 from memtui.core.stores.locations import Context
 from memtui.core.stores.projects import nothing_found
+from memtui.tui.decisions import open_archive
 from memtui.tui.dialogs.base import HELP_KEY_ID
 from memtui.tui.dialogs.help import HelpRow, show_help
 from memtui.tui.dialogs.projects import OpenProject, ProjectsScreen
@@ -62,6 +63,7 @@ from memtui.tui.panes import (
 )
 from memtui.tui.plain import line
 from memtui.tui.screens.conflicts import ConflictsScreen
+from memtui.tui.screens.distil import DistilScreen, distil_refusal
 from memtui.tui.screens.snapshot_diff import SnapshotDiffScreen, snapshot_store_for
 from memtui.tui.team import TeamView, check_team
 from memtui.tui.widgets.detail import DetailPane
@@ -104,9 +106,16 @@ class MainScreen(Screen[None]):
                 "synced"),
         Binding("c", "jump_cut", "Cut line", show=False, id="detail.cut",
                 tooltip="In a MEMORY.md view: jump to the cut line (where Claude stops reading)"),
+        Binding("D", "distil", "Distil", id="distil.open",
+                tooltip="Distil the selected store's MEMORY.md: rebuilt to fit Claude Code's "
+                "load budget with headroom (agentmemory: its tag index), previewed as a diff, "
+                "changes toggled, undoable"),
         Binding("J", "judge", "Judge", id="judge.open",
                 tooltip="Judge conflicts: duplicate and contradicting memories across every "
                 "store and CLAUDE.md; decide pair by pair"),
+        Binding("A", "archive", "Archive", show=False, id="judge.archive",
+                tooltip="The judge's archive: memories that decisions took out of their "
+                "stores; restore one (previewed, undoable)"),
         Binding("space", "toggle_mark", "Mark", show=False, id="memory.mark",
                 tooltip="Mark or unmark the selected memory (d deletes every marked one)"),
         Binding("escape", "clear_marks", "Clear marks", show=False, id="memory.clear-marks",
@@ -609,6 +618,19 @@ class MainScreen(Screen[None]):
             return
         self.app.push_screen(SnapshotDiffScreen(store.snapshot, self.context, self.jobs))
 
+    def action_distil(self) -> None:
+        """Review the selected store's distilled MEMORY.md; apply the changes kept."""
+        ref = self.selected()
+        store = None if ref is None else ref.store
+        why = distil_refusal(store)
+        if why is not None:
+            self.notify(line(why), title="Cannot distil", severity="warning", markup=False)
+            return
+        assert store is not None
+        config = getattr(self.app, "config", None)
+        headroom = config.distil.headroom if config is not None else DistilConfig().headroom
+        self.app.push_screen(DistilScreen(store, self.context, self.jobs, headroom))
+
     def action_judge(self) -> None:
         """Find duplicate and contradicting memories across every store; decide pair by pair."""
         if self.result is None:
@@ -618,6 +640,10 @@ class MainScreen(Screen[None]):
         judge = config.judge if config is not None else JudgeConfig()
         screen = ConflictsScreen(self.result, self.context, self.jobs, judge)
         self.app.push_screen(screen, lambda _closed: self.load_conflicts())
+
+    def action_archive(self) -> None:
+        """The judge's archive; the memory picked there is restored after its preview."""
+        open_archive(self, self.jobs, self.context)
 
     def action_delete(self) -> None:
         """Delete the marked memories (else the selected one) and their MEMORY.md lines, as

@@ -130,16 +130,34 @@ def format_value(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-def entries_pointing_to(store: Store, memory: Memory) -> list[str]:
+def entries_pointing_to(store: Store, rel_path: str) -> list[str]:
+    """The index entries (``line N: the entry``) that point to the store's file ``rel_path``."""
     if store.index is None:
         return []
-    name = memory.rel_path.rsplit("/", 1)[-1]
+    name = rel_path.rsplit("/", 1)[-1]
     # the name test first: normalize() on each of 50,000 entries costs a second per selection
     return [
         f"line {e.line}: {line(e.raw.strip())}"
         for e in store.index.entries
-        if e.target and name in e.target and normalize(e.target) == memory.rel_path
+        if e.target and name in e.target and normalize(e.target) == rel_path
     ]
+
+
+def index_pointers(store: Store, memory: Memory) -> list[RenderableType]:
+    """What of the index leads to ``memory``: its entries, or the topic file distil wrote
+    that lists it (and the entries pointing to that), or that nothing does."""
+    pointers = entries_pointing_to(store, memory.rel_path)
+    if pointers:
+        return [Text("Index entries pointing here:", style="bold"),
+                *(Text(f"  {p}", style="dim") for p in pointers)]
+    if store.index is None or memory.is_index:
+        return []
+    topic = store.index.health.listed.get(memory.rel_path)
+    if topic is None:
+        return [Text("No MEMORY.md entry points to this file.", style="yellow")]
+    return [Text.assemble(("Listed in ", "bold"), (line(topic), "bold"),
+                          (", a topic file distil wrote; MEMORY.md points to it:", "bold")),
+            *(Text(f"  {p}", style="dim") for p in entries_pointing_to(store, topic))]
 
 
 REDACT_HINT = "X redacts them (previewed, u undoes); rotate each secret anyway."
@@ -172,12 +190,7 @@ def memory_meta(ref: NodeRef, loaded: LoadedMemory, fate: Text | None = None) ->
         parts.append(Text(f"⚠ {line(problem)}", style="bold red"))
     if loaded.secrets:
         parts.append(secrets_view(loaded.secrets))
-    pointers = entries_pointing_to(ref.store, memory)
-    if pointers:
-        parts.append(Text("Index entries pointing here:", style="bold"))
-        parts.extend(Text(f"  {p}", style="dim") for p in pointers)
-    elif ref.store.index is not None and not memory.is_index:
-        parts.append(Text("No MEMORY.md entry points to this file.", style="yellow"))
+    parts.extend(index_pointers(ref.store, memory))
     parts.append(frontmatter_table(loaded.frontmatter))
     return Group(*parts)
 

@@ -7,10 +7,10 @@ from rich.measure import Measurement
 from rich.segment import Segment
 from rich.text import Text
 
-from memtui.core.contents import LoadReport
+from memtui.core.contents import IndexHealth, LoadReport
 from memtui.core.parse.index import MAX_LINES as LINE_LIMIT
 from memtui.core.parse.index import MAX_UNITS as UNIT_LIMIT
-from memtui.core.plaintext import escape_controls
+from memtui.core.plaintext import counted, escape_controls
 
 METER_WIDTH = 24
 
@@ -196,6 +196,7 @@ def health_text(report: LoadReport) -> Text:
     out = Text()
     if health.ok:
         out.append("Index health: ok\n", style="green")
+        out.append_text(listed_text(health))
         return out
     out.append("Index health\n", style="bold")
     n = MAX_LIST_SHOWN
@@ -209,6 +210,7 @@ def health_text(report: LoadReport) -> Text:
         out.append_text(Text.assemble("  ◌ ", name, ": no index entry points to it\n",
                                       style="yellow"))
     _more(out, len(health.orphans), n)
+    out.append_text(listed_text(health))
     for long in health.long_entries[:n]:
         out.append(
             f"  ↔ line {long.line}: {long.length:,} chars (keep under {long.limit})\n",
@@ -221,6 +223,17 @@ def health_text(report: LoadReport) -> Text:
         out.append_text(Text.assemble("  ✕ ", link, " in ", source, " matches no memory\n",
                                       style="red"))
     _more(out, len(health.broken_wikilinks), n)
+    return out
+
+
+def listed_text(health: IndexHealth) -> Text:
+    """The memories no entry points to that a topic file distil wrote lists (not orphans),
+    counted per file."""
+    out = Text(style="dim")
+    for topic, count in health.listed_counts()[:MAX_LIST_SHOWN]:
+        out.append_text(Text.assemble(f"  ↳ {counted(count, 'memory', 'memories')} listed in ",
+                                      plain(topic, MAX_TITLE_CHARS),
+                                      " (a topic file MEMORY.md points to)\n"))
     return out
 
 

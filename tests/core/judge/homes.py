@@ -73,3 +73,35 @@ def write_home(root: Path, notes: Iterable[Note], claude_md: str | None = None) 
     if claude_md is not None:
         write_file(ctx.project / "CLAUDE.md", claude_md)
     return ctx
+
+
+TIMEOUT_NOTES = [
+    Note("auto", "api-timeout.md", "Gateway timeout for the payments API",
+         "The payments gateway timeout is 30 seconds.\nRetries back off twice.\n\n"
+         "Ask #infra before changing it.", 40),
+    Note("auto", "gateway-timeout.md", "Gateway timeout for the payments API",
+         "The payments gateway timeout is 90 seconds.\nRetries back off twice.", 2),
+    Note("auto", "deploy.md", "How we deploy", "Deploys go through the release train."),
+]
+"""A contradiction inside one store (the local judge says ``conflicts_with``, the newer
+``gateway-timeout.md`` kept) and an unrelated memory: what the decisions that rewrite both
+sides (scoped, merge) can act on in one operation."""
+
+
+def write_timeout_home(root: Path) -> Context:
+    """:data:`TIMEOUT_NOTES` with a MEMORY.md listing the three."""
+    from memtui.core.demo.writers import index_entry, write_index
+
+    ctx = write_home(root, TIMEOUT_NOTES)
+    write_index(store_dir(root, "auto"), [
+        "# Memory", index_entry("API timeout", "api-timeout.md", "30 s"),
+        index_entry("Gateway timeout", "gateway-timeout.md", "90 s"),
+        index_entry("Deploy", "deploy.md", "release train"),
+    ])
+    return ctx
+
+
+def cli_args(ctx: Context) -> list[str]:
+    """The CLI options that point memtui at ``ctx``'s home."""
+    return ["--claude-home", str(ctx.claude_home), "--project", str(ctx.project),
+            "--agent-memory-home", str(ctx.agent_memory_home)]

@@ -4,7 +4,13 @@
 repeats): ``"ok"`` (a verdict for every pair of the request), ``"partial"`` (verdicts for the
 first pair only), ``"malformed"`` (text, no tool call), ``"bad-json"`` (a tool call whose input
 breaks the schema), or an HTTP status code (``429``, ``529``, ``500``) with a ``retry-after-ms``
-of 1 so the SDK's backoff stays short. Every request body is kept in ``bodies``."""
+of 1 so the SDK's backoff stays short. Every request body is kept in ``bodies``.
+
+The Message Batches API too: a created batch is ``in_progress`` for ``polls`` retrievals, then
+``ended``; its results (JSONL) answer each request in turn as ``batch_script`` says (the last
+one repeats): ``"ok"``, ``"partial"``, ``"malformed"`` as above, or ``"errored"`` /
+``"expired"``. ``batch_status`` (an HTTP status code) makes creating a batch fail instead;
+``cancelled`` counts the batches cancelled."""
 
 from __future__ import annotations
 
@@ -27,6 +33,12 @@ class FakeMessagesAPI:
     bodies: list[str] = field(default_factory=list)
     calls: int = 0
     counted: int = 0
+    batch_script: list[Any] = field(default_factory=lambda: ["ok"])
+    batch_status: int | None = None
+    polls: int = 1
+    batches: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    retrieved: int = 0
+    cancelled: int = 0
 
     def client(self) -> httpx2.Client:
         return httpx2.Client(transport=httpx2.MockTransport(self.handle))
@@ -37,22 +49,78 @@ class FakeMessagesAPI:
         if request.url.path.endswith("/count_tokens"):
             self.counted += 1
             return httpx2.Response(200, json={"input_tokens": 1000 + len(body) // 4})
+        if "/v1/messages/batches" in request.url.path:
+            return self.batch(request, body)
         assert request.url.path.endswith("/v1/messages"), request.url
         step = self.script[min(self.calls, len(self.script) - 1)]
         self.calls += 1
         if isinstance(step, int):
-            return httpx2.Response(
-                step,
-                headers={"retry-after-ms": "1"},
-                json={
-                    "type": "error",
-                    "error": {
-                        "type": "overloaded_error" if step == 529 else "rate_limit_error",
-                        "message": "busy",
-                    },
-                },
-            )
+            return self.error(step)
         ids = _PAIR.findall(json.loads(body)["messages"][0]["content"])
+        return httpx2.Response(200, json=self.message(step, ids))
+
+    @staticmethod
+    def error(status: int) -> httpx2.Response:
+        return httpx2.Response(
+            status,
+            headers={"retry-after-ms": "1"},
+            json={
+                "type": "error",
+                "error": {
+                    "type": "overloaded_error" if status == 529 else "rate_limit_error",
+                    "message": "busy",
+                },
+            },
+        )
+
+    def batch(self, request: httpx2.Request, body: str) -> httpx2.Response:
+        path = request.url.path
+        if request.method == "POST" and path.endswith("/batches"):
+            if self.batch_status is not None:
+                return self.error(self.batch_status)
+            batch_id = f"msgbatch_{len(self.batches) + 1}"
+            self.batches[batch_id] = json.loads(body)["requests"]
+            return httpx2.Response(200, json=self.batch_object(batch_id, "in_progress"))
+        batch_id = path.split("/batches/", 1)[1].split("/", 1)[0]
+        requests = self.batches[batch_id]
+        if path.endswith("/cancel"):
+            self.cancelled += 1
+            return httpx2.Response(200, json=self.batch_object(batch_id, "canceling"))
+        if path.endswith("/results"):
+            lines = []
+            for n, item in enumerate(requests):
+                step = self.batch_script[min(n, len(self.batch_script) - 1)]
+                ids = _PAIR.findall(item["params"]["messages"][0]["content"])
+                if step in ("errored", "expired"):
+                    error = {"type": "error", "error": {"type": "overloaded_error",
+                                                        "message": "busy"}}
+                    result = {"type": step, **({"error": error} if step == "errored" else {})}
+                else:
+                    result = {"type": "succeeded", "message": self.message(step, ids)}
+                lines.append(json.dumps({"custom_id": item["custom_id"], "result": result}))
+            return httpx2.Response(200, content="\n".join(lines).encode())
+        self.retrieved += 1
+        status = "ended" if self.retrieved > self.polls else "in_progress"
+        return httpx2.Response(200, json=self.batch_object(batch_id, status))
+
+    def batch_object(self, batch_id: str, status: str) -> dict[str, Any]:
+        count = len(self.batches[batch_id])
+        ended = status == "ended"
+        return {
+            "id": batch_id,
+            "type": "message_batch",
+            "processing_status": status,
+            "request_counts": {"processing": 0 if ended else count,
+                               "succeeded": count if ended else 0,
+                               "errored": 0, "canceled": 0, "expired": 0},
+            "created_at": "2026-12-01T00:00:00Z",
+            "expires_at": "2026-12-02T00:00:00Z",
+            "ended_at": "2026-12-01T00:05:00Z" if ended else None,
+            "results_url": (f"https://api.anthropic.com/v1/messages/batches/{batch_id}/results"
+                            if ended else None),
+        }
+
+    def message(self, step: str, ids: list[str]) -> dict[str, Any]:
         if step == "malformed":
             content: list[dict[str, Any]] = [{"type": "text", "text": "I think they conflict."}]
         elif step == "bad-json":
@@ -60,24 +128,21 @@ class FakeMessagesAPI:
         else:
             chosen = ids[:1] if step == "partial" else ids
             content = [self._tool([self._verdict(i) for i in chosen])]
-        return httpx2.Response(
-            200,
-            json={
-                "id": f"msg_{self.calls}",
-                "type": "message",
-                "role": "assistant",
-                "model": MODEL,
-                "content": content,
-                "stop_reason": "tool_use",
-                "stop_sequence": None,
-                "usage": {
-                    "input_tokens": 1200,
-                    "output_tokens": 80 * len(ids),
-                    "cache_creation_input_tokens": 0,
-                    "cache_read_input_tokens": 900,
-                },
+        return {
+            "id": f"msg_{self.calls}",
+            "type": "message",
+            "role": "assistant",
+            "model": MODEL,
+            "content": content,
+            "stop_reason": "tool_use",
+            "stop_sequence": None,
+            "usage": {
+                "input_tokens": 1200,
+                "output_tokens": 80 * len(ids),
+                "cache_creation_input_tokens": 0,
+                "cache_read_input_tokens": 900,
             },
-        )
+        }
 
     def _tool(self, verdicts: list[dict[str, Any]]) -> dict[str, Any]:
         return {

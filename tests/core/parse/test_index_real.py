@@ -11,15 +11,14 @@ import time
 from pathlib import Path
 
 import pytest
+from helpers import counting_reads
 
 from memtui.cli import main
 from memtui.cli.read_commands import index_summary
 from memtui.core.cache import RACY_SECONDS, ScanCache
 from memtui.core.contents import Store
 from memtui.core.demo.writers import write_index, write_memory
-from memtui.core.fileread import FULL_READ_CAP, ReadResult
 from memtui.core.model import StoreKind, StoreLocation
-from memtui.core.scan import scanner as scan_module
 from memtui.core.scan.scanner import check_whole_files, scan_store
 from memtui.core.scan.serialize import load_report_json
 from memtui.core.write import recovery as recovery_ops
@@ -36,19 +35,6 @@ pytestmark = pytest.mark.usefixtures("state_home")
 def settled(monkeypatch: pytest.MonkeyPatch) -> None:
     """A scan cache whose clock runs ahead: the files just written are not racy, so cached."""
     monkeypatch.setattr(ScanCache, "clock", staticmethod(lambda: time.time() + RACY_SECONDS + 5))
-
-
-def counting_reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The names of the files the scan module reads whole, from now on."""
-    read: list[str] = []
-    original = scan_module.read_full
-
-    def counted(path: Path | str, store_root: Path, cap: int = FULL_READ_CAP) -> ReadResult:
-        read.append(Path(path).name)
-        return original(path, store_root, cap)
-
-    monkeypatch.setattr(scan_module, "read_full", counted)
-    return read
 
 
 def auto_store(root: Path, cache: ScanCache | None = None) -> Store:
@@ -128,6 +114,7 @@ def test_emphasised_entries_in_the_scan_json(
     assert index_json(capsys, dangling)["health"] == {
         "dangling": [{"line": 2, "title": title, "target": "deploy.md"}],
         "orphans": [],
+        "listed": {},
         "long_entries": [],
         "broken_wikilinks": [],
         "wikilinks_checked": "files",

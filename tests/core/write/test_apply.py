@@ -496,3 +496,31 @@ def test_delete_memory_without_index_lines_touches_only_the_file(
 )
 def test_remove_lines_keeps_every_other_byte(data: bytes, lines: set[int], expected: bytes) -> None:
     assert remove_lines(data, lines) == expected
+
+
+def test_a_file_the_plan_read_is_checked_again(store: Path, journal: Journal) -> None:
+    """``Proposal.reads``: a file read (not changed) by the plan must still hold what the plan
+    saw, in the part it read; a change after that part does not matter."""
+    from memtui.core.write.proposal import FileRead
+
+    head = (store / "b.md").read_bytes()[:3]
+    read = FileRead(store / "b.md", sha256_hex(head), len(head))
+    index = store / "MEMORY.md"
+
+    def edit() -> Proposal:
+        data = index.read_bytes()
+        change = write(index, data + b"- [C](c.md)\n", digest(index))
+        return Proposal("test", "a test edit", store, store, [change], reads=[read])
+
+    with (store / "b.md").open("ab") as tail:
+        tail.write(b"more\n")  # after the part read
+    apply(edit(), journal)
+    (store / "b.md").write_bytes(b"BETA\n")
+    planned = edit()
+    before = tree_state(store)
+    with pytest.raises(EditRefused, match=r"b\.md changed on disk since the preview"):
+        apply(planned, journal)
+    assert tree_state(store) == before
+    (store / "b.md").unlink()
+    with pytest.raises(EditRefused, match=r"b\.md was deleted"):
+        apply(edit(), journal)

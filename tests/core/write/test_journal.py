@@ -15,13 +15,13 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from helpers import tree_state
+from helpers import run_killed, tree_state
 
 from memtui.core.demo.build import DemoHome
 from memtui.core.demo.writers import write_file
 from memtui.core.write import journal as journal_module
 from memtui.core.write import recovery as recovery_ops
-from memtui.core.write.apply import CRASH_ENV, CRASH_EXIT_CODE, apply
+from memtui.core.write.apply import CRASH_EXIT_CODE, apply
 from memtui.core.write.dirfd import EditRefused
 from memtui.core.write.journal import Journal, default_journal_dir
 from memtui.core.write.lock import LOCK_NAME
@@ -203,21 +203,6 @@ def test_recovery_commands_check_the_state(tmp_path: Path) -> None:
 
 
 # --- killed mid-operation -----------------------------------------------------------------
-
-
-def run_killed(plan: Proposal, journal: Journal, step: int) -> int:
-    """Apply ``plan`` in a forked child told to die after ``step`` steps; its exit code."""
-    pid = os.fork()
-    if pid == 0:  # the child: never return into pytest
-        code = 0
-        try:
-            os.environ[CRASH_ENV] = str(step)
-            apply(plan, journal)
-        except BaseException:
-            code = 3
-        os._exit(code)
-    _pid, status = os.waitpid(pid, 0)
-    return os.waitstatus_to_exitcode(status)
 
 
 def reviewer_case(pristine: DemoHome, base: Path) -> tuple[Path, Callable[[], Proposal]]:

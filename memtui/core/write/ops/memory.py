@@ -1,4 +1,5 @@
-"""Plans for editing memories in a store: deleting one or many, with their MEMORY.md lines."""
+"""Plans for editing memories in a store: deleting one or many, with their MEMORY.md lines
+(and their lines in the topic files distil wrote)."""
 
 from __future__ import annotations
 
@@ -8,10 +9,22 @@ from urllib.parse import unquote
 
 from memtui.core.contents import IndexEntry, Memory, Store
 from memtui.core.model import StoreKind
-from memtui.core.parse.index import is_external_target, parse_entries, resolve_target
+from memtui.core.parse.index import (
+    is_external_target,
+    is_topic_file,
+    parse_entries,
+    resolve_target,
+)
 from memtui.core.secrets.redact import masked_text
 from memtui.core.write.dirfd import EditRefused
-from memtui.core.write.proposal import FileChange, Proposal, file_sha256, read_regular, sha256_hex
+from memtui.core.write.proposal import (
+    FileChange,
+    Proposal,
+    StoreRoot,
+    file_sha256,
+    read_regular,
+    sha256_hex,
+)
 
 __all__ = [
     "INDEX_NAME",
@@ -21,6 +34,9 @@ __all__ = [
     "plan_delete_memories",
     "plan_delete_memory",
     "remove_lines",
+    "root_store",
+    "span_stores",
+    "store_roots",
 ]
 
 INDEX_NAME = "MEMORY.md"
@@ -41,8 +57,9 @@ def lock_dir_of(kind: StoreKind, path: Path) -> Path | None:
 
 
 def plan_delete_memory(store: Store, memory: Memory) -> Proposal:
-    """Delete ``memory``'s file and every line of the store's ``MEMORY.md`` that links to it,
-    in one operation; the rest of ``MEMORY.md`` stays byte-identical (line endings included)."""
+    """Delete ``memory``'s file and every line of the store's ``MEMORY.md`` (and of the topic
+    files distil wrote at its root) that links to it, in one operation; the rest of each file
+    stays byte-identical (line endings included)."""
     return plan_delete_memories(store, [memory])
 
 
@@ -66,8 +83,8 @@ def plan_delete_memories(
         {id(m): given[0] for m in memories} if len(given) == 1 else _owners(given, memories)
     )
     used = list({id(s): s for s in owner.values()}.values())
-    root_store = _root_store(used)
-    root = root_store.path
+    top = _root_store(used)
+    root = top.path
     changes: list[FileChange] = []
     notes: list[str] = []
     by_store: dict[int, list[Memory]] = {}
@@ -86,24 +103,32 @@ def plan_delete_memories(
         deleted = by_store.get(id(store), [])
         if any(m.path == store.path / INDEX_NAME for m in deleted):
             continue  # the index itself goes
-        index_change, removed = _index_change_many(
-            store.path / INDEX_NAME, {m.rel_path for m in deleted}
-        )
-        if index_change is not None:
-            changes.append(index_change)
-            where = _shown_rel(root, index_change.path)
-            notes += [f"removes {where} line {e.line}: {e.raw}" for e in removed]
+        gone = {m.rel_path for m in deleted}
+        for listing in [INDEX_NAME, *_topic_files(store, gone)]:
+            index_change, removed = _index_change_many(store.path / listing, gone)
+            if index_change is not None:
+                changes.append(index_change)
+                where = _shown_rel(root, index_change.path)
+                notes += [f"removes {where} line {e.line}: {e.raw}" for e in removed]
     count = len(memories)
     what = memories[0].rel_path if count == 1 else f"{count} memories"
     return Proposal(
         kind="delete-memories" if count > 1 else "delete-memory",
-        title=f"delete {what} from {root_store.title}",
+        title=f"delete {what} from {top.title}",
         root=root,
-        lock_dir=lock_dir_for(root_store),
+        lock_dir=lock_dir_for(top),
         changes=changes,
         notes=notes,
         shown=masked_text,  # a deleted memory's diff shows its secrets masked
     )
+
+
+def _topic_files(store: Store, gone: set[str]) -> list[str]:
+    """The topic files distil wrote at the store's root (their entries were index entries:
+    a deleted memory's lines go from them too), but those being deleted."""
+    return [m.rel_path for m in store.memories
+            if "/" not in m.rel_path and m.rel_path not in gone
+            and is_topic_file(m.frontmatter.data)]
 
 
 def _owners(stores: list[Store], memories: Sequence[Memory]) -> dict[int, Store]:
@@ -119,19 +144,51 @@ def _owners(stores: list[Store], memories: Sequence[Memory]) -> dict[int, Store]
 
 
 def _root_store(stores: list[Store]) -> Store:
-    """The store every other one lies inside, under the same lock; refused when there is none
-    (each store has its own root and lock: one operation cannot span them)."""
+    root = root_store(stores)
+    if root is None:
+        names = ", ".join(s.title for s in stores)
+        raise EditRefused(
+            f"the memories are in {len(stores)} stores with separate roots ({names}); "
+            "delete those of one store at a time"
+        )
+    return root
+
+
+def root_store(stores: Sequence[Store]) -> Store | None:
+    """The store every other one lies inside, under the same lock (one operation's root and
+    lock); None when there is none: each store has its own root and lock, and one operation
+    cannot span them."""
     for candidate in stores:
         lock = lock_dir_for(candidate)
         if all(
             s.path.is_relative_to(candidate.path) and lock_dir_for(s) == lock for s in stores
         ):
             return candidate
-    names = ", ".join(s.title for s in stores)
-    raise EditRefused(
-        f"the memories are in {len(stores)} stores with separate roots ({names}); "
-        "delete those of one store at a time"
-    )
+    return None
+
+
+def store_roots(stores: Sequence[Store]) -> list[StoreRoot]:
+    """The roots one operation over ``stores`` writes into, each with its own lock: a store
+    that lies inside another given store under the same lock (a Team folder in its Auto
+    memory) goes with it; every other store is a root of its own (in the order given)."""
+    roots: list[StoreRoot] = []
+    for store in stores:
+        if any(other is not store and root_store([other, store]) is other for other in stores):
+            continue
+        root = StoreRoot(store.path, lock_dir_for(store))
+        if root not in roots:
+            roots.append(root)
+    return roots
+
+
+def span_stores(proposal: Proposal, stores: Sequence[Store]) -> Proposal:
+    """``proposal`` made to write into the roots of ``stores`` (:func:`store_roots`): one root
+    when they share one, else one operation across several roots, each confined and locked on
+    its own."""
+    roots = store_roots(stores)
+    proposal.root, proposal.lock_dir = roots[0].path, roots[0].lock_dir
+    proposal.more_roots = roots[1:]
+    return proposal
 
 
 def _shown_rel(root: Path, path: Path) -> str:

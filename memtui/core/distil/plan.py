@@ -1,0 +1,241 @@
+"""``plan_distil``: read a Claude Code store (the index whole, every memory's header) and plan
+its distilled MEMORY.md (docs/claude-code-rules.md#distil)."""
+
+from __future__ import annotations
+
+import posixpath
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime
+from urllib.parse import unquote
+
+from memtui.core.contents import Store
+from memtui.core.distil.fit import fit
+from memtui.core.distil.layout import Layout, MemoryFacts, build_layout, collapse
+from memtui.core.distil.model import DistilCancelled, DistilChange, DistilPlan
+from memtui.core.distil.outcome import Sources
+from memtui.core.distil.render import measure
+from memtui.core.fileread import read_full, read_header
+from memtui.core.model import StoreKind
+from memtui.core.parse.frontmatter import parse_frontmatter
+from memtui.core.parse.index import (
+    entry_targets,
+    index_health,
+    is_external_target,
+    is_topic_file,
+    load_report,
+    parse_entries,
+    resolve_target,
+)
+from memtui.core.stores.walk import store_skip, walk_store
+from memtui.core.write.lock import live_lock
+from memtui.core.write.ops.memory import INDEX_NAME, lock_dir_of
+from memtui.core.write.proposal import FileRead, sha256_hex
+
+Progress = Callable[[str, int, int], None]
+Cancelled = Callable[[], bool]
+KINDS = (StoreKind.AUTO, StoreKind.TEAM, StoreKind.AGENT)
+"""The stores this planner distils (agentmemory has its own shape)."""
+DISTIL_KINDS = (*KINDS, StoreKind.AGENTMEMORY)
+"""The stores :func:`plan_distil` plans: these, and an agentmemory home
+(:mod:`memtui.core.distil.agentmemory_plan`)."""
+
+
+class _Reader:
+    """Reads a store's files for a plan, recording what each read saw."""
+
+    def __init__(self, store: Store, progress: Progress | None, cancelled: Cancelled | None):
+        self.store = store
+        self.progress = progress
+        self.cancelled = cancelled
+        self.sources = Sources(index_sha=None)
+        self.headers: dict[str, MemoryFacts] = {}
+        self.distilled: list[str] = []
+        self.index_dirs: set[str] = set()
+        self.files: set[str] = set()
+        """Every memory file listed (readable or not)."""
+
+    def check(self) -> None:
+        if self.cancelled is not None and self.cancelled():
+            raise DistilCancelled("distil cancelled")
+
+    def memories(self) -> None:
+        """Every memory's header (each a revision-checked read)."""
+        location = self.store.location
+        walk = walk_store(location, store_skip(location))
+        files = [e for e in walk.entries if posixpath.basename(e.rel_path) != INDEX_NAME]
+        self.index_dirs = {
+            posixpath.dirname(e.rel_path) for e in walk.entries
+            if posixpath.basename(e.rel_path) == INDEX_NAME and "/" in e.rel_path
+        }
+        self.files = {e.rel_path for e in files}
+        total = len(files)
+        for done, entry in enumerate(files):
+            self.check()
+            if self.progress is not None:
+                self.progress("reading memories", done, total)
+            header = read_header(entry.path, location.path, regular=entry.regular)
+            if not header.readable or b"\0" in header.data:
+                continue
+            self.sources.reads.append(
+                FileRead(location.path / entry.rel_path, sha256_hex(header.data),
+                         len(header.data)))
+            text = header.data.decode("utf-8", "replace").lstrip("\ufeff").replace("\r", "")
+            fm = parse_frontmatter(text)
+            stem = posixpath.splitext(posixpath.basename(entry.rel_path))[0]
+            self.headers[entry.rel_path] = MemoryFacts(
+                key=entry.rel_path,
+                title=collapse(fm.name or "") or stem,
+                description=fm.description or "",
+                type=fm.type or "other",
+                mtime=header.mtime,
+                header=text,
+            )
+            if is_topic_file(fm.data):
+                self.distilled.append(entry.rel_path)
+        if self.progress is not None:
+            self.progress("reading memories", total, total)
+
+    def whole(self, rel: str) -> str | None:
+        """A memory's whole text (UTF-8), recorded for the revision check; None if unreadable."""
+        path = self.store.path / rel
+        result = read_full(path, self.store.path)
+        if not result.readable or not result.complete:
+            return None
+        try:
+            text = result.data.decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+        self.sources.expected[rel] = sha256_hex(result.data)
+        return text
+
+    def topic_targets(self, rel: str) -> list[str] | None:
+        """The entry targets of a topic file distil wrote (read whole, revision-checked)."""
+        whole = self.whole(rel)
+        return None if whole is None else entry_targets(whole)
+
+
+def _targets(text: str, files: set[str]) -> dict[int, str]:
+    """1-based line → the memory an entry of ``text`` (at the store root) points to."""
+    found: dict[int, str] = {}
+    for entry in parse_entries(text):
+        target = entry.target
+        if target is None or is_external_target(target):
+            continue
+        for candidate in (target, unquote(target)):
+            resolved = resolve_target(candidate)
+            if resolved in files:
+                found[entry.line] = resolved
+                break
+    return found
+
+
+def _lock_refusal(store: Store) -> str | None:
+    lock_dir = lock_dir_of(store.kind, store.path)
+    holder = live_lock(lock_dir) if lock_dir is not None else None
+    if holder is None:
+        return None
+    since = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(holder.since))
+    return (f"a live .consolidate-lock is held by PID {holder.pid} (since {since}): Claude Code "
+            "is consolidating this memory; distil again when it is done")
+
+
+def _read_index(reader: _Reader) -> tuple[str, list[str]]:
+    """The index text and refusals (an index that cannot be rewritten without loss)."""
+    path = reader.store.path / INDEX_NAME
+    result = read_full(path, reader.store.path)
+    if result.missing:
+        return "", []
+    if not result.readable or not result.complete:
+        return "", [f"{INDEX_NAME} cannot be read whole: {'; '.join(result.problems)}"]
+    reader.sources.index_sha = sha256_hex(result.data)
+    try:
+        return result.data.decode("utf-8"), []
+    except UnicodeDecodeError as err:
+        return "", [f"{INDEX_NAME} is not valid UTF-8 (byte {err.start}): distil leaves it alone"]
+
+
+def plan_distil(
+    store: Store,
+    *,
+    headroom: float = 0.7,
+    now: datetime | None = None,
+    progress: Progress | None = None,
+    cancelled: Cancelled | None = None,
+) -> DistilPlan:
+    """The distil plan of a Claude Code store (auto, team or agent memory) or of an
+    agentmemory home (its plan at ``now``, default the current time: see
+    :func:`~memtui.core.distil.agentmemory_plan.plan_agentmemory`); ValueError for another
+    kind. ``progress(step, done, total)`` after each file; ``cancelled()`` is checked between
+    files (:class:`DistilCancelled`). Deterministic: the same tree (and ``now``), the same
+    plan."""
+    if store.kind == StoreKind.AGENTMEMORY:
+        from memtui.core.distil.agentmemory_plan import plan_agentmemory
+
+        return plan_agentmemory(store, now=now or datetime.now(UTC), headroom=headroom,
+                                progress=progress, cancelled=cancelled)
+    if store.kind not in KINDS:
+        raise ValueError(f"distil plans Claude Code stores (auto, team, agent) and agentmemory "
+                         f"homes, not {store.kind}")
+    reader = _Reader(store, progress, cancelled)
+    agent = store.kind == StoreKind.AGENT
+    text, refusals = _read_index(reader)
+    reader.memories()
+    reader.check()
+    files = reader.files
+    report = load_report(str(store.path / INDEX_NAME), text, agent=agent)
+    # the scan's index health: a memory a topic file distil wrote lists is no orphan
+    health = index_health(report, store_files=files, memory_names={}, link_sources={},
+                          own_index_dirs=reader.index_dirs, topic_files=set(reader.distilled),
+                          topic_targets=reader.topic_targets)
+    orphans = [rel for rel in health.orphans if rel in reader.headers]
+    changes: list[DistilChange] = []
+    layout = build_layout(text, reader.headers, {e.line for e in health.dangling},
+                          _targets(text, files), orphans, changes)
+    layout.taken = set(files) | {INDEX_NAME}
+    changes = _with_appends(reader, layout, changes)
+    lock = _lock_refusal(store)
+    plan = DistilPlan(
+        store_kind=store.kind,
+        store_path=store.path,
+        store_title=store.title,
+        index_path=store.path / INDEX_NAME,
+        agent=agent,
+        old_text=text,
+        changes=changes,
+        before=measure(text, agent=agent, target=headroom)[0],
+        headroom=headroom,
+        refusals=refusals + ([lock] if lock else []),
+        lock_dir=lock_dir_of(store.kind, store.path),
+        layout=layout,
+        sources=reader.sources,
+    )
+    if not refusals:
+        fit(plan, layout)
+    if not text:
+        plan.notes.append(f"there is no {INDEX_NAME}: distil writes one")
+    return plan
+
+
+def _with_appends(
+    reader: _Reader, layout: Layout, changes: list[DistilChange]
+) -> list[DistilChange]:
+    """Shortened hooks whose full text is not in their memory's header: the full text is
+    appended to the memory file; when that file cannot be read whole, the hook stays long."""
+    from memtui.core.distil.layout import TopicAppend
+
+    dropped: set[str] = set()
+    for entry in sorted(layout.entries.values(), key=lambda e: e.old_line or 0):
+        if entry.shorten_id is None or not entry.append_hook:
+            continue
+        append = layout.appends.get(entry.key)
+        if append is None:
+            whole = reader.whole(entry.key)
+            if whole is None:
+                dropped.add(entry.shorten_id)
+                entry.short = entry.shorten_id = None
+                continue
+            append = layout.appends[entry.key] = TopicAppend(
+                whole, reader.sources.expected[entry.key])
+        append.parts.append((entry.shorten_id, entry.hook))
+    return [c for c in changes if c.id not in dropped]

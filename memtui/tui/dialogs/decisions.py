@@ -1,0 +1,135 @@
+"""The dialogs of the two decisions that rewrite memories (the conflicts screen's ``s`` and
+``e``): the "applies when" note of each side, and the merged memory. Each closes with what the
+user wrote (None: cancelled); the screen then plans it and shows the preview."""
+
+from __future__ import annotations
+
+from typing import ClassVar, TypeVar
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.widgets import Button, Input, Static, TextArea
+
+from memtui.core.judge.scoped import NOTE_CHARS
+from memtui.core.judge.verdicts import JudgeItem
+from memtui.tui.dialogs.base import Dialog
+from memtui.tui.plain import body, line
+
+ResultT = TypeVar("ResultT")
+
+
+class DecisionDialog(Dialog[ResultT | None]):
+    """What the two dialogs share: their "…-ok" button (and ``ctrl+s``) ends it with what the
+    user wrote (:meth:`action_done`), any other button and ``escape`` with None."""
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if (event.button.id or "").endswith("-ok"):
+            self.action_done()
+        else:
+            self.dismiss(None)
+
+    def action_done(self) -> None:
+        raise NotImplementedError
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class ScopedDialog(DecisionDialog[dict[str, str]]):
+    """One input per memory side, prefilled with memtui's proposal: when that side applies.
+    A CLAUDE.md side gets no input (memtui does not edit CLAUDE.md)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+s", "done", "Preview", id="scoped.done",
+                tooltip="Preview the two notes (enter in the last field does it too)"),
+        Binding("escape", "cancel", "Cancel", id="scoped.cancel",
+                tooltip="Close without writing anything"),
+    ]
+    HELP_TITLE = "Keys of the scoped dialog"
+
+    def __init__(self, sides: dict[str, JudgeItem], proposed: dict[str, str]) -> None:
+        super().__init__()
+        self.sides = sides
+        self.proposed = proposed
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="scoped-box", classes="dialog-box") as box:
+            box.border_title = "Keep both: when does each apply?"
+            box.border_subtitle = "⏎ next / preview · ^s preview · esc cancel"
+            yield Static(Text(
+                "Each memory gets a first line “Applies when: …” (one line, plain text), "
+                "written as one operation you can undo with u.", style="dim"),
+                id="scoped-help")
+            for tag, item in self.sides.items():
+                yield Static(Text(f"{tag.upper()}  {line(item.label)}", style="bold"),
+                             classes="scoped-label")
+                if tag in self.proposed:
+                    yield Input(self.proposed[tag], id=f"scoped-{tag}", max_length=NOTE_CHARS,
+                                placeholder="when this one applies")
+                else:
+                    yield Static(Text("a CLAUDE.md rule: memtui does not edit CLAUDE.md, so it "
+                                      "gets no note", style="yellow"), classes="scoped-label")
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("Preview (^s)", variant="primary", id="scoped-ok")
+                yield Button("Cancel (esc)", id="scoped-no")
+
+    def on_mount(self) -> None:
+        inputs = list(self.query(Input))
+        if inputs:
+            inputs[0].focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        inputs = list(self.query(Input))
+        index = inputs.index(event.input) if event.input in inputs else -1
+        if 0 <= index < len(inputs) - 1:
+            inputs[index + 1].focus()
+        else:
+            self.action_done()
+
+    def action_done(self) -> None:
+        self.dismiss({tag: self.query_one(f"#scoped-{tag}", Input).value
+                      for tag in self.proposed})
+
+
+class MergeDialog(DecisionDialog[str]):
+    """The merged memory memtui proposes, editable: it replaces the kept side, the other side
+    is archived (after a preview)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+s", "done", "Preview", id="merge.done",
+                tooltip="Preview the merge: the merged text in place of the kept side, the "
+                "other archived"),
+        Binding("escape", "cancel", "Cancel", id="merge.cancel",
+                tooltip="Close without writing anything"),
+    ]
+    HELP_TITLE = "Keys of the merge dialog"
+
+    def __init__(self, kept: JudgeItem, other: JudgeItem, text: str) -> None:
+        super().__init__()
+        self.kept = kept
+        self.other = other
+        self.text = text
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="merge-box", classes="dialog-box") as box:
+            box.border_title = "Merge: one memory in place of both"
+            box.border_subtitle = "^s preview · esc cancel"
+            note = Text()
+            note.append("writes ", style="dim")
+            note.append(line(self.kept.label), style="bold")
+            note.append(" · archives ", style="dim")
+            note.append(line(self.other.label), style="bold")
+            yield Static(note, id="merge-note")
+            yield TextArea(body(self.text), id="merge-text", soft_wrap=True,
+                           show_line_numbers=False)
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("Preview (^s)", variant="primary", id="merge-ok")
+                yield Button("Cancel (esc)", id="merge-no")
+
+    def on_mount(self) -> None:
+        self.query_one("#merge-text", TextArea).focus()
+
+    def action_done(self) -> None:
+        self.dismiss(self.query_one("#merge-text", TextArea).text)

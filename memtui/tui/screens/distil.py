@@ -1,0 +1,438 @@
+"""The distil review: a store's MEMORY.md rebuilt to fit Claude Code's load budget with
+headroom (or an agentmemory home's tag index, each generated section a change), as a diff
+against the current one, the meter before and after, and every proposed change in a list the
+user toggles before applying (docs/claude-code-rules.md#distil).
+
+Planning reads every memory's header (a job, with progress, cancelled by esc); each toggle
+renders the outcome again in a job (a new toggle cancels the one before); ``a`` previews the
+operation and applies it through the write path (journaled, ``u`` undoes). An applied distil
+reaches the app as :class:`~memtui.tui.messages.OperationApplied` (it rescans) and the screen
+closes."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import ClassVar
+
+from rich.console import Group, RenderableType
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.command import Provider
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import ProgressBar, SelectionList, Static
+from textual.widgets.selection_list import Selection
+
+from memtui.core.contents import Store
+from memtui.core.distil.model import (
+    DistilChange,
+    DistilOutcome,
+    DistilPlan,
+    meter_text,
+    short_notes,
+)
+from memtui.core.model import StoreKind
+from memtui.core.stores.locations import Context
+from memtui.core.write.apply import apply
+from memtui.core.write.proposal import AppliedOp, FileDiff, Proposal
+from memtui.tui.dialogs.base import HELP_KEY_ID
+from memtui.tui.dialogs.confirm import ConfirmScreen, proposal_summary
+from memtui.tui.dialogs.help import HelpRow, show_help
+from memtui.tui.jobs import (
+    Cancelled,
+    EditJob,
+    Job,
+    JobControl,
+    JobHandle,
+    JobRunner,
+    Progress,
+    journal_for,
+    start_edit,
+)
+from memtui.tui.messages import JobProgress
+from memtui.tui.palette import ScreenCommands
+from memtui.tui.plain import line
+from memtui.tui.widgets.diff_view import DiffView
+from memtui.tui.widgets.footer import KeyFooter
+
+DISTIL_KINDS = (StoreKind.AUTO, StoreKind.TEAM, StoreKind.AGENT, StoreKind.AGENTMEMORY)
+"""The stores the review distils (``memtui.core.distil.plan.DISTIL_KINDS``, not imported: the
+planner loads on first use)."""
+
+GROUP_LABELS: dict[str, str] = {
+    "regroup": "regroup",
+    "dangling": "dangling",
+    "orphans": "orphan",
+    "hooks": "hook",
+    "move-out": "move out",
+    "added": "add",
+    "changed": "rebuild",
+    "removed": "remove",
+}
+
+
+def distil_refusal(store: Store | None) -> str | None:
+    """Why the selection's store cannot be distilled, or None."""
+    if store is None:
+        return "Select a store (or a memory in it) to distil its MEMORY.md."
+    if store.kind not in DISTIL_KINDS:
+        return (f"{store.title}: distil rebuilds the MEMORY.md of an auto, team or agent "
+                "memory store, or of the agentmemory home.")
+    return None
+
+
+@dataclass
+class Shown:
+    """One outcome as the screen shows it: the outcome and its preview against the disk."""
+
+    outcome: DistilOutcome
+    diffs: list[FileDiff] = field(default_factory=list)
+
+
+def render_outcome(plan: DistilPlan, disabled: frozenset[str]) -> Shown:
+    """The outcome of ``disabled`` and its diffs against the disk (reads: run in a job)."""
+    outcome = plan.outcome(disabled)
+    diffs = [] if outcome.proposal is None else outcome.proposal.diff()
+    diffs.sort(key=lambda d: d.path != plan.index_path)  # the index first, then its files
+    return Shown(outcome, diffs)
+
+
+def change_prompt(change: DistilChange) -> Text:
+    """A change's row: its group, then its summary (text from disk: escaped)."""
+    text = Text()
+    text.append(f"{GROUP_LABELS.get(change.group, change.group):<8} ", style="bold cyan")
+    text.append(line(change.summary))
+    return text
+
+
+def change_detail(change: DistilChange) -> Text:
+    """What the highlighted change does, in full: lines, where they go, the memory."""
+    text = Text()
+    text.append(line(change.summary), style="bold")
+    if change.lines:
+        text.append(f"\n{lines_text(change.lines)} of the current MEMORY.md", style="dim")
+    if change.moved_to:
+        text.append(f"\n→ {line(change.moved_to)}", style="green")
+    if change.target:
+        text.append(f"\nmemory: {line(change.target)}", style="dim")
+    return text
+
+
+def lines_text(lines: tuple[int, ...]) -> str:
+    """``line 4``, ``lines 4-9`` (a run), ``lines 4, 7, 9`` (at most 12 named)."""
+    if len(lines) == 1:
+        return f"line {lines[0]}"
+    if list(lines) == list(range(lines[0], lines[0] + len(lines))):
+        return f"lines {lines[0]}-{lines[-1]}"
+    more = f" and {len(lines) - 12} more" if len(lines) > 12 else ""
+    return "lines " + ", ".join(str(n) for n in lines[:12]) + more
+
+
+def meter_view(plan: DistilPlan, outcome: DistilOutcome | None) -> Text:
+    """The meter before → after, green when the new index fits the headroom target (plain
+    for a file Claude Code does not load: no budget applies to it)."""
+    text = Text()
+    before = plan.before
+    if outcome is None:
+        past = f", {before.dropped} past the cut" if before.loaded else ""
+        text.append(f"now {before.lines:,} lines, {before.units:,} units{past}", style="bold")
+    else:
+        fits = outcome.after.fits if outcome.after.loaded else None  # no budget applies
+        style = {True: "bold green", False: "bold yellow", None: "bold"}[fits]
+        text.append(meter_text(before, outcome.after), style=style)
+    if before.loaded:
+        text.append(f"   target ≤ {round(plan.headroom * 100)} % of the binding limit",
+                    style="dim")
+    return text
+
+
+def nothing_to_change(plan: DistilPlan) -> str:
+    if plan.before.loaded:
+        return "Nothing to change: the index already has these bytes."
+    return "Nothing to change: the index is already distilled (its stamp aside)."
+
+
+def notes_view(plan: DistilPlan, outcome: DistilOutcome | None) -> RenderableType:
+    """Refusals (nothing may be applied), then the plan's and the outcome's notes."""
+    parts: list[RenderableType] = []
+    for refusal in plan.refusals:
+        parts.append(Text(f"refused: {line(refusal)}", style="bold red"))
+    notes = list(plan.notes) + ([] if outcome is None else outcome.notes)
+    for note in notes:
+        parts.append(Text(f"• {line(note)}", style="yellow"))
+    if outcome is not None and outcome.cut:
+        shown = "; ".join(line(item) for item in outcome.cut[:3])
+        more = f"; … ({len(outcome.cut) - 3} more)" if len(outcome.cut) > 3 else ""
+        parts.append(Text(f"Claude Code would still cut: {shown}{more}", style="bold yellow"))
+    if outcome is not None and not outcome.changed and not plan.refusals:
+        parts.append(Text(nothing_to_change(plan), style="dim"))
+    return Group(*parts)
+
+
+class DistilScreen(Screen[None]):
+    """Review a store's distilled MEMORY.md, toggle changes, apply."""
+
+    CSS_PATH = "distil.tcss"
+
+    COMMANDS: ClassVar[set[type[Provider] | Callable[[], type[Provider]]]] = {ScreenCommands}
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "back", "Back", id="distil.back",
+                tooltip="Back to the main screen (while planning or applying: cancel it)"),
+        Binding("a", "apply", "Apply", id="distil.apply",
+                tooltip="Apply the enabled changes (previewed first; journaled, u undoes)"),
+        Binding("g", "toggle_group", "Group", id="distil.group",
+                tooltip="Enable or disable every change of the highlighted change's group"),
+        Binding("A", "toggle_all", "All", show=False, id="distil.all",
+                tooltip="Enable every change, or disable every change when all are enabled"),
+        Binding("question_mark", "help", "Help", id=HELP_KEY_ID,
+                tooltip="Help: every key of this screen (? or esc closes it)"),
+    ]
+    HELP_EXTRA = (
+        HelpRow("space", "Enable or disable the highlighted change (the diff follows)"),
+        HelpRow("↑ ↓", "Move in the list of changes"),
+        HelpRow("tab", "Next widget: the changes, then the diff"),
+    )
+
+    def __init__(self, store: Store, context: Context, jobs: JobRunner,
+                 headroom: float = 0.7) -> None:
+        super().__init__()
+        self.store = store
+        self.context = context
+        self.jobs = jobs
+        self.headroom = headroom
+        self.plan: DistilPlan | None = None
+        self.shown: Shown | None = None
+        self.running: JobHandle | None = None
+        self.planning: JobHandle | None = None
+
+    def compose(self) -> ComposeResult:
+        head = Text()
+        head.append(f" distil: {line(self.store.title)} ", style="bold reverse")
+        head.append(f"  {line(self.context.show(self.store.path))}", style="dim")
+        yield Static(head, id="distil-head")
+        yield Static("", id="distil-meter")
+        yield Static("", id="distil-notes")
+        with Horizontal(id="distil-body"):
+            with Vertical(id="distil-left"):
+                yield SelectionList[str](id="distil-changes")
+                yield Static("", id="distil-detail")
+            with VerticalScroll(id="distil-diff-scroll"):
+                yield DiffView(id="distil-diff")
+        yield ProgressBar(id="distil-progress", show_eta=False)
+        yield KeyFooter()
+
+    def on_mount(self) -> None:
+        changes = self.query_one("#distil-changes", SelectionList)
+        changes.border_title = "changes (space toggles)"
+        self.query_one("#distil-diff-scroll").border_title = "proposed MEMORY.md and files"
+        changes.focus()
+        self.start_plan()
+
+    # planning ---------------------------------------------------------------------------
+
+    def start_plan(self) -> None:
+        from memtui.core.distil.plan import plan_distil
+
+        store, headroom = self.store, self.headroom
+        self.show_status(f"reading {line(self.context.show(store.path))} …")
+        bar = self.query_one("#distil-progress", ProgressBar)
+        bar.display = True
+
+        def run(control: JobControl) -> tuple[DistilPlan, Shown]:
+            def progress(step: str, done: int, total: int) -> None:
+                control.progress(f"distil: {step}", done, total)
+
+            plan = plan_distil(store, headroom=headroom, now=datetime.now(UTC),
+                               progress=progress, cancelled=lambda: control.is_cancelled)
+            control.check()
+            return plan, render_outcome(plan, frozenset())
+
+        job = Job(f"distil {store.title}", run, group="distil-plan", title="Distil",
+                  done=self.planned, failed=self.plan_failed)
+        self.planning = self.jobs.start(job, self)
+
+    def show_status(self, message: str) -> None:
+        self.query_one("#distil-notes", Static).update(Text(message, style="dim"))
+
+    def planned(self, result: tuple[DistilPlan, Shown]) -> None:
+        self.planning = None
+        self.plan, shown = result
+        self.query_one("#distil-progress", ProgressBar).display = False
+        changes = self.query_one("#distil-changes", SelectionList)
+        changes.clear_options()
+        changes.add_options([Selection(change_prompt(c), c.id, True) for c in self.plan.changes])
+        changes.border_title = f"{len(self.plan.changes)} changes (space toggles)"
+        if self.plan.changes:
+            changes.highlighted = 0
+        self.show_outcome(shown)
+        self.refresh_bindings()
+
+    def plan_failed(self, reason: str) -> None:
+        self.planning = None
+        self.query_one("#distil-progress", ProgressBar).display = False
+        self.query_one("#distil-notes", Static).update(Text(line(reason), style="bold red"))
+
+    def disabled_ids(self) -> frozenset[str]:
+        if self.plan is None:
+            return frozenset()
+        selected = set(self.query_one("#distil-changes", SelectionList).selected)
+        return frozenset(c.id for c in self.plan.changes if c.id not in selected)
+
+    def rerender(self) -> None:
+        """Render the outcome of the current toggles (a job; a newer toggle cancels it)."""
+        plan = self.plan
+        if plan is None:
+            return
+        disabled = self.disabled_ids()
+        if self.shown is not None and self.shown.outcome.disabled == disabled:
+            return
+        self.shown = None
+        self.refresh_bindings()
+        self.query_one("#distil-meter", Static).update(Text("rendering …", style="dim"))
+        job = Job("rendering the distilled index", lambda _c: render_outcome(plan, disabled),
+                  group="distil-outcome", title="Distil", in_header=False,
+                  done=self.show_outcome)
+        self.jobs.start(job, self)
+
+    def show_outcome(self, shown: Shown) -> None:
+        if self.plan is None or shown.outcome.disabled != self.disabled_ids():
+            return  # a toggle since: its own job shows the newer outcome
+        self.shown = shown
+        self.query_one("#distil-meter", Static).update(meter_view(self.plan, shown.outcome))
+        self.query_one("#distil-notes", Static).update(notes_view(self.plan, shown.outcome))
+        self.query_one("#distil-diff", DiffView).show(shown.diffs)
+        self.refresh_bindings()
+
+    @on(SelectionList.SelectedChanged, "#distil-changes")
+    def toggled(self) -> None:
+        self.rerender()
+
+    @on(SelectionList.SelectionHighlighted, "#distil-changes")
+    def highlighted(self, event: SelectionList.SelectionHighlighted[str]) -> None:
+        if self.plan is None:
+            return
+        change_id = event.selection.value
+        self.query_one("#distil-detail", Static).update(
+            change_detail(self.plan.change(change_id)))
+
+    # actions ----------------------------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """``a`` is disabled while there is nothing to apply (or a refusal, or planning)."""
+        if action == "apply":
+            return None if self.why_not() is not None else True
+        if action in ("toggle_group", "toggle_all"):
+            return None if self.plan is None or not self.plan.changes else True
+        return True
+
+    def why_not(self) -> str | None:
+        if self.running is not None and self.running.is_running:
+            return "The distil is being applied."
+        if self.plan is None:
+            return "Still planning; try again in a moment."
+        if self.plan.refusals:
+            return self.plan.refusals[0]
+        if self.shown is None:
+            return "Still rendering the outcome; try again in a moment."
+        if self.shown.outcome.proposal is None:
+            return nothing_to_change(self.plan)
+        return None
+
+    def action_toggle_group(self) -> None:
+        changes = self.query_one("#distil-changes", SelectionList)
+        if self.plan is None or changes.highlighted is None:
+            return
+        group = self.plan.changes[changes.highlighted].group
+        ids = [c.id for c in self.plan.changes if c.group == group]
+        on = any(i not in changes.selected for i in ids)
+        for change_id in ids:
+            if on:
+                changes.select(change_id)
+            else:
+                changes.deselect(change_id)
+
+    def action_toggle_all(self) -> None:
+        changes = self.query_one("#distil-changes", SelectionList)
+        if self.plan is None:
+            return
+        if len(changes.selected) == len(self.plan.changes):
+            changes.deselect_all()
+        else:
+            changes.select_all()
+
+    def action_help(self) -> None:
+        show_help(self, f"Keys of the distil review ({line(self.store.title)})",
+                  self.HELP_EXTRA)
+
+    def action_back(self) -> None:
+        if self.running is not None and self.running.is_running:
+            self.running.cancel()
+            self.notify("Cancelling: every file will be put back.", severity="warning")
+            return
+        if self.planning is not None and self.planning.is_running:
+            self.planning.cancel()
+        self.dismiss(None)
+
+    def action_apply(self) -> None:
+        why = self.why_not()
+        if why is not None:
+            self.notify(line(why), title="Cannot distil", severity="warning", markup=False)
+            return
+        assert self.shown is not None and self.shown.outcome.proposal is not None
+        proposal = self.shown.outcome.proposal
+        where = line(self.context.show(self.store.path))
+        assert self.plan is not None
+        # the counts per group, not every change's summary: the review above lists them
+        body = proposal_summary(proposal, self.shown.diffs, where,
+                                notes=short_notes(self.plan, self.shown.outcome))
+        screen = ConfirmScreen(f"Distil {self.store.title}?", body, diffs=self.shown.diffs)
+        self.app.push_screen(screen, lambda yes: self.confirmed(proposal, yes))
+
+    def confirmed(self, proposal: Proposal, yes: bool | None) -> None:
+        if not yes or self.shown is None or self.shown.outcome.proposal is not proposal:
+            return  # declined, or toggled meanwhile: the shown preview is no longer it
+        plan_proposal = proposal
+        journal = journal_for(self.context)
+        title = line(self.store.title)
+
+        def run(progress: Progress, cancelled: Cancelled) -> AppliedOp:
+            return apply(plan_proposal, journal, progress=progress, cancelled=cancelled)
+
+        bar = self.query_one("#distil-progress", ProgressBar)
+        bar.display = True
+        bar.update(total=max(1, len(plan_proposal.changes)), progress=0)
+        edit = EditJob(
+            label=f"distil {title}",
+            run=run,
+            message=lambda _op: f"distilled {title} · u to undo",
+            finished=self.finished,
+        )
+        self.running = start_edit(self.jobs, edit, self)
+        self.refresh_bindings()
+
+    def on_job_progress(self, message: JobProgress) -> None:
+        """The plan's or the apply's progress on the bar (it also reaches the header)."""
+        handles = [h for h in (self.planning, self.running) if h is not None]
+        if not any(h.job_id == message.job_id for h in handles) or message.total is None:
+            return
+        bar = self.query_one("#distil-progress", ProgressBar)
+        bar.update(total=message.total, progress=message.done or 0)
+        if self.planning is not None and message.job_id == self.planning.job_id:
+            self.show_status(f"{line(message.text)} ({message.done or 0} / {message.total})")
+
+    def finished(self, op: AppliedOp | None) -> None:
+        self.running = None
+        if not self.is_attached:
+            return
+        self.query_one("#distil-progress", ProgressBar).display = False
+        if op is not None:
+            if self.app.screen is self:
+                self.dismiss(None)
+            return
+        self.refresh_bindings()
+        self.start_plan()

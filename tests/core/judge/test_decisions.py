@@ -1,0 +1,288 @@
+"""The decisions that rewrite memories: "keep both as scoped" (an "applies when" note on each
+side) and "merge" (one memory replaces both, the other archived). Each is one journaled
+operation that an undo reverses byte for byte, and each is recorded in the ledger."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from core.judge.homes import TIMEOUT_NOTES, Note, store_dir, write_home, write_timeout_home
+from helpers import tree_state
+
+from memtui.core.demo.writers import write_memory
+from memtui.core.judge.archive import Archive
+from memtui.core.judge.candidates import find_candidates
+from memtui.core.judge.items import memory_items
+from memtui.core.judge.ledger import Ledger
+from memtui.core.judge.local import LocalJudge
+from memtui.core.judge.merge import finish_merge, kept_side, plan_merge, propose_merge
+from memtui.core.judge.run import JudgeRun, collect_items, judge_pairs, pair_up
+from memtui.core.judge.scoped import (
+    clean_note,
+    current_note,
+    finish_scoped,
+    plan_scoped,
+    propose_notes,
+    with_note,
+)
+from memtui.core.judge.verdicts import Candidate, JudgedPair
+from memtui.core.scan.scanner import scan
+from memtui.core.stores.locations import Context
+from memtui.core.write.apply import apply
+from memtui.core.write.dirfd import EditRefused
+from memtui.core.write.journal import Journal
+from memtui.core.write.recovery import undo_operation
+
+MONEY_RULE = "Money is always stored as integer cents, never floats."
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> tuple[Path, Context]:
+    return tmp_path / "home", write_timeout_home(tmp_path / "home")
+
+
+@pytest.fixture
+def money(tmp_path: Path) -> tuple[Context, Candidate]:
+    """A memory repeating a rule of the project's CLAUDE.md: the pair of the two."""
+    ctx = write_home(tmp_path / "home", [Note("auto", "money.md", "How money is stored",
+                                              MONEY_RULE)], f"# shop\n\n- {MONEY_RULE}\n")
+    items, _ = collect_items(ctx, scan(ctx), managed=tmp_path / "none")
+    [candidate] = find_candidates(items)
+    return ctx, candidate
+
+
+def judged(ctx: Context, ledger: Ledger) -> JudgeRun:
+    items = memory_items(scan(ctx))
+    run = JudgeRun(items, pair_up(items, ledger))
+    judge_pairs(run.pairs, LocalJudge(), ledger)
+    ledger.save()
+    return run
+
+
+def the_pair(run: JudgeRun) -> JudgedPair:
+    [pair] = [p for p in run.pairs
+              if {p.candidate.a.rel_path, p.candidate.b.rel_path} ==
+              {"api-timeout.md", "gateway-timeout.md"}]
+    return pair
+
+
+def state_of(run: JudgeRun) -> str:
+    return the_pair(run).state
+
+
+# --- the note ------------------------------------------------------------------------------
+
+
+def test_the_note_is_the_body_s_first_line_and_every_other_byte_stays() -> None:
+    data = b"---\nname: x\ndescription: y\n---\nThe rule.\n\nWhy: because.\n"
+    assert with_note(data, "running the integration suite") == (
+        b"---\nname: x\ndescription: y\n---\n_Applies when: running the integration suite_\n\n"
+        b"The rule.\n\nWhy: because.\n")
+    blank_first = b"---\nname: x\n---\n\nThe rule.\n"
+    assert with_note(blank_first, "on CI") == (
+        b"---\nname: x\n---\n\n_Applies when: on CI_\n\nThe rule.\n")
+    assert with_note(b"No frontmatter.\n", "always") == (
+        b"_Applies when: always_\n\nNo frontmatter.\n")
+    assert with_note(b"---\nname: x\n---\n", "on CI") == (
+        b"---\nname: x\n---\n_Applies when: on CI_\n")
+
+
+def test_a_second_note_replaces_the_first_and_crlf_files_keep_crlf() -> None:
+    data = b"---\r\nname: x\r\n---\r\nThe rule.\r\n"
+    once = with_note(data, "staging")
+    assert once == b"---\r\nname: x\r\n---\r\n_Applies when: staging_\r\n\r\nThe rule.\r\n"
+    twice = with_note(once, "production")
+    assert twice == b"---\r\nname: x\r\n---\r\n_Applies when: production_\r\n\r\nThe rule.\r\n"
+    assert current_note(twice.decode().split("---\r\n", 2)[2]) == "production"
+
+
+def test_a_note_is_one_line_of_plain_text() -> None:
+    assert clean_note("  in\nstaging\x1b[31m ") == "in staging [31m"
+    assert clean_note("_Applies when: on CI_") == "on CI"
+    assert len(clean_note("word " * 100)) <= 201
+    with pytest.raises(ValueError):
+        clean_note(" \n\t_ ")
+
+
+def test_the_proposed_notes_name_what_only_each_side_says(home: tuple[Path, Context],
+                                                          tmp_path: Path) -> None:
+    _root, ctx = home
+    pair = the_pair(judged(ctx, Ledger(tmp_path / "ledger.json")))
+    proposed = propose_notes(pair.candidate, pair.verdict)
+    side = {pair.candidate.a.rel_path: "a", pair.candidate.b.rel_path: "b"}
+    assert "30" in proposed[side["api-timeout.md"]]
+    assert "90" in proposed[side["gateway-timeout.md"]]
+
+
+# --- scoped --------------------------------------------------------------------------------
+
+
+def test_scoped_writes_both_notes_as_one_operation_and_undo_restores_every_byte(
+    home: tuple[Path, Context], tmp_path: Path
+) -> None:
+    root, ctx = home
+    ledger = Ledger(tmp_path / "state" / "ledger.json")
+    pair = the_pair(judged(ctx, ledger))
+    assert pair.state == "judged" and pair.verdict is not None
+    assert pair.verdict.relation.value == "conflicts_with"
+    before = tree_state(root)
+    journal = Journal(tmp_path / "journal", home=ctx.claude_home)
+
+    plan = plan_scoped(scan(ctx), pair.candidate, {"a": "the old gateway (before 2024)",
+                                                    "b": "the new gateway\nsince 2024"})
+    assert tree_state(root) == before  # planning writes nothing
+    done = apply(plan.proposal, journal)
+    finish_scoped(plan, ledger)
+    assert len(done.files) == 2
+    for side in (pair.candidate.a, pair.candidate.b):
+        text = Path(side.file).read_text()
+        assert "\n---\n_Applies when: the " in text
+    assert "_Applies when: the new gateway since 2024_" in Path(
+        pair.candidate.b.file).read_text()
+
+    again = Ledger.load(ledger.path)
+    assert state_of(judged(ctx, again)) == "decided"  # the decision holds for these contents
+
+    undo_operation(journal, journal.latest_undoable() or done.record)
+    assert tree_state(root) == before
+    assert state_of(judged(ctx, Ledger.load(ledger.path))) == "judged"  # and went with the undo
+
+
+def test_a_scoped_pair_is_raised_again_after_one_side_is_edited(
+    home: tuple[Path, Context], tmp_path: Path
+) -> None:
+    root, ctx = home
+    ledger = Ledger(tmp_path / "ledger.json")
+    pair = the_pair(judged(ctx, ledger))
+    plan = plan_scoped(scan(ctx), pair.candidate, {"a": "old gateway", "b": "new gateway"})
+    apply(plan.proposal, Journal(tmp_path / "journal"))
+    finish_scoped(plan, ledger)
+    run = judged(ctx, Ledger.load(ledger.path))
+    assert state_of(run) == "decided" and the_pair(run) not in run.open_pairs()
+
+    write_memory(store_dir(root, "auto"), "gateway-timeout.md",
+                 description=TIMEOUT_NOTES[1].description, type="project",
+                 body="The payments gateway timeout is 120 seconds.\nRetries back off twice.")
+    items = memory_items(scan(ctx))
+    assert state_of(JudgeRun(items, pair_up(items, Ledger.load(ledger.path)))) == "stale"
+    run = judged(ctx, Ledger.load(ledger.path))
+    assert state_of(run) == "judged"  # stale, then judged again by this run
+    assert the_pair(run) in run.open_pairs()
+
+
+def test_scoped_with_a_claude_md_rule_annotates_only_the_memory(
+    money: tuple[Context, Candidate], tmp_path: Path
+) -> None:
+    ctx, candidate = money
+    claude_md = (ctx.project / "CLAUDE.md").read_bytes()
+    plan = plan_scoped(scan(ctx), candidate, {"a": "in the shop", "b": "in the shop"})
+    assert [c.path.name for c in plan.proposal.changes] == ["money.md"]
+    assert any("CLAUDE.md rule" in n for n in plan.proposal.notes)
+    apply(plan.proposal, Journal(tmp_path / "journal"))
+    assert (ctx.project / "CLAUDE.md").read_bytes() == claude_md
+
+
+def test_scoped_refuses_an_empty_note_and_spans_stores_with_separate_roots(
+    tmp_path: Path,
+) -> None:
+    ctx = write_home(tmp_path / "home", [
+        Note("agent-user:reviewer", "test-db.md", "Test database",
+             "Integration tests run against a real Postgres 16; never SQLite.", 40),
+        Note("auto", "test-db.md", "Test database",
+             "Integration tests run against SQLite in memory so the suite stays fast.", 2),
+    ])
+    [candidate] = find_candidates(memory_items(scan(ctx)))
+    plan = plan_scoped(scan(ctx), candidate, {"a": "x", "b": "y"})
+    roots = {r.path for r in plan.proposal.roots()}
+    assert roots == {store_dir(tmp_path / "home", "agent-user:reviewer"),
+                     store_dir(tmp_path / "home", "auto")}  # one operation, two roots
+    with pytest.raises(EditRefused, match="note for B is empty"):
+        plan_scoped(scan(ctx), candidate, {"a": "x", "b": " "})
+
+
+# --- merge ---------------------------------------------------------------------------------
+
+
+def test_the_proposed_merge_keeps_the_newer_frontmatter_and_repeats_no_line() -> None:
+    kept = b"---\nname: gateway-timeout\ndescription: Payments gateway timeout\n---\n" \
+           b"The timeout is 90 seconds.\nRetries back off twice.\n"
+    other = b"---\nname: api-timeout\ndescription: Retry policy\n---\n" \
+            b"The timeout is 30 seconds.\n- retries back off twice\n\nAsk #payments first.\n"
+    assert propose_merge(kept, other).decode() == (
+        "---\nname: gateway-timeout\ndescription: Payments gateway timeout; Retry policy\n---\n"
+        "The timeout is 90 seconds.\nRetries back off twice.\n\n"
+        "The timeout is 30 seconds.\n\nAsk #payments first.\n")
+    assert propose_merge(kept, kept) == kept  # nothing new: the kept file as it is
+
+
+def test_merge_replaces_the_kept_side_archives_the_other_and_undo_restores_every_byte(
+    home: tuple[Path, Context], tmp_path: Path
+) -> None:
+    root, ctx = home
+    ledger = Ledger(tmp_path / "state" / "ledger.json")
+    pair = the_pair(judged(ctx, ledger))
+    keep = kept_side(pair.candidate)
+    kept = pair.candidate.a if keep == "a" else pair.candidate.b
+    assert kept.rel_path == "gateway-timeout.md"  # the newer one
+    before = tree_state(root)
+    journal = Journal(tmp_path / "journal", home=ctx.claude_home)
+    archive = Archive(tmp_path / "archive")
+
+    plan = plan_merge(scan(ctx), pair.candidate, keep, b"---\nname: gateway-timeout\n---\nBoth.\n")
+    assert plan.proposal.kind == "merge-memories"
+    done = apply(plan.proposal, journal)
+    entry = finish_merge(plan, done, archive, ledger)
+
+    auto = store_dir(root, "auto")
+    assert (auto / "gateway-timeout.md").read_bytes() == b"---\nname: gateway-timeout\n---\nBoth.\n"
+    assert not (auto / "api-timeout.md").exists()
+    index = (auto / "MEMORY.md").read_text()
+    assert "api-timeout.md" not in index and "gateway-timeout.md" in index
+    assert entry.rel_path == "api-timeout.md" and entry.reason.startswith("merged into auto")
+    assert archive.data(entry) == Path(tmp_path / "archive" / entry.id / "memory").read_bytes()
+    run = judged(ctx, Ledger.load(ledger.path))
+    assert not any("api-timeout.md" in (p.candidate.a.rel_path, p.candidate.b.rel_path)
+                   for p in run.pairs)
+
+    undo_operation(journal, done.record)
+    assert tree_state(root) == before
+    assert state_of(judged(ctx, Ledger.load(ledger.path))) == "judged"  # the decision went too
+
+
+def test_merge_across_auto_and_its_team_folder_is_one_operation(tmp_path: Path) -> None:
+    root = tmp_path / "home"
+    ctx = write_home(root, [
+        Note("auto", "deploy-freeze.md", "No deploys on Fridays", "No production deploys on "
+             "Fridays.", 5),
+        Note("team", "deploy-freeze.md", "No deploys on Fridays", "No production deploys on "
+             "Fridays.\nHotfixes need two reviewers.", 1),
+    ])
+    [candidate] = find_candidates(memory_items(scan(ctx)))
+    keep = kept_side(candidate)
+    assert (candidate.a if keep == "a" else candidate.b).kind == "team"
+    plan = plan_merge(scan(ctx), candidate, keep)
+    assert plan.proposal.root == store_dir(root, "auto")
+    before = tree_state(root)
+    journal = Journal(tmp_path / "journal")
+    done = apply(plan.proposal, journal)
+    assert not (store_dir(root, "auto") / "deploy-freeze.md").exists()
+    assert b"Hotfixes" in (store_dir(root, "team") / "deploy-freeze.md").read_bytes()
+    undo_operation(journal, done.record)
+    assert tree_state(root) == before
+
+
+def test_merge_refuses_a_claude_md_rule(money: tuple[Context, Candidate]) -> None:
+    ctx, candidate = money
+    with pytest.raises(EditRefused, match=r"does not edit CLAUDE\.md"):
+        plan_merge(scan(ctx), candidate, "a")
+
+
+def test_an_unchanged_candidate_keeps_its_id_after_scoping(home: tuple[Path, Context],
+                                                           tmp_path: Path) -> None:
+    _root, ctx = home
+    pair = the_pair(judged(ctx, Ledger(tmp_path / "ledger.json")))
+    plan = plan_scoped(scan(ctx), pair.candidate, {"a": "x", "b": "y"})
+    assert isinstance(plan.after, Candidate) and plan.after.id == pair.candidate.id
+    assert plan.after.a.digest != pair.candidate.a.digest
+
