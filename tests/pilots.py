@@ -20,6 +20,7 @@ from memtui.core.model import StoreKind
 from memtui.core.stores.locations import Context
 from memtui.tui.app import MemtuiApp, make_app
 from memtui.tui.dialogs.confirm import ConfirmScreen
+from memtui.tui.screens.conflicts import ConflictsScreen
 from memtui.tui.screens.main import MainScreen
 from memtui.tui.screens.snapshot_diff import SnapshotDiffScreen
 from memtui.tui.testing import settle
@@ -150,3 +151,23 @@ async def wait_until(pilot: Pilot[None], check: Callable[[], bool], timeout: flo
         assert elapsed < timeout, f"not seen within {timeout} s"
         await pilot.pause(0.05)
     return time.monotonic() - start
+
+
+def app_on(home: DemoHome, state: Path, **env: str) -> MemtuiApp:
+    """The app on the demo home (only read: judging writes no memory), the ledger in ``state``."""
+    ctx = Context.create(
+        project=home.project, claude_home=home.claude_home,
+        agent_memory_home=home.agent_memory_home,
+        env={"HOME": str(home.root), "MEMTUI_NO_CACHE": "1", "MEMTUI_STATE_DIR": str(state),
+             "XDG_CONFIG_HOME": str(state / "config"), **env},
+    )
+    return make_app(ctx, watch=False)
+
+
+async def open_conflicts(pilot: Pilot[None]) -> ConflictsScreen:
+    await settle(pilot)
+    await pilot.press("J")
+    await settle(pilot)
+    screen = pilot.app.screen
+    assert isinstance(screen, ConflictsScreen)
+    return screen

@@ -9,8 +9,7 @@ import pytest
 from core.judge.homes import Note, store_dir, write_home
 from core.judge.mock_api import MODEL, FakeMessagesAPI
 from helpers import tree_state
-from pilots import notifications, option_texts, plain
-from textual.pilot import Pilot
+from pilots import app_on, notifications, open_conflicts, option_texts, plain
 from textual.widgets import OptionList, Static
 
 from memtui.core.demo.build import DemoHome
@@ -19,31 +18,11 @@ from memtui.core.judge import anthropic_judge
 from memtui.core.judge.archive import Archive
 from memtui.core.judge.ledger import Ledger
 from memtui.core.stores.locations import Context
-from memtui.tui.app import MemtuiApp, make_app
+from memtui.tui.app import make_app
 from memtui.tui.dialogs.confirm import ConfirmScreen
 from memtui.tui.screens.conflicts import ConflictsScreen
 from memtui.tui.testing import settle
 from memtui.tui.widgets.store_tree import CONFLICT_GLYPH, StoreTree
-
-
-def app_on(home: DemoHome, state: Path, **env: str) -> MemtuiApp:
-    """The app on the demo home (only read: judging writes no memory), the ledger in ``state``."""
-    ctx = Context.create(
-        project=home.project, claude_home=home.claude_home,
-        agent_memory_home=home.agent_memory_home,
-        env={"HOME": str(home.root), "MEMTUI_NO_CACHE": "1", "MEMTUI_STATE_DIR": str(state),
-             "XDG_CONFIG_HOME": str(state / "config"), **env},
-    )
-    return make_app(ctx, watch=False)
-
-
-async def open_conflicts(pilot: Pilot[None]) -> ConflictsScreen:
-    await settle(pilot)
-    await pilot.press("J")
-    await settle(pilot)
-    screen = pilot.app.screen
-    assert isinstance(screen, ConflictsScreen)
-    return screen
 
 
 def pair_rows(screen: ConflictsScreen) -> list[str]:

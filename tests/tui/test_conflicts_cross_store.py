@@ -8,7 +8,7 @@ import os
 from pathlib import Path
 
 from helpers import copy_demo, tree_state
-from pilots import notifications, plain
+from pilots import app_on, notifications, open_conflicts, plain
 from textual.pilot import Pilot
 from textual.widgets import OptionList, Static
 
@@ -22,8 +22,6 @@ from memtui.tui.dialogs.decisions import MergeDialog, ScopedDialog
 from memtui.tui.screens.conflicts import ConflictsScreen
 from memtui.tui.screens.main import MainScreen
 from memtui.tui.testing import settle
-
-from .test_conflicts import app_on, open_conflicts
 
 
 def stores(demo: DemoHome) -> dict[str, object]:

@@ -13,6 +13,7 @@ from textual.widgets._footer import FooterKey
 
 from memtui.core.demo.build import DemoHome
 from memtui.tui.app import MemtuiApp
+from memtui.tui.screens.conflicts import ConflictsScreen
 from memtui.tui.screens.main import MainScreen
 from memtui.tui.testing import settle
 from memtui.tui.widgets.index_view import meter
@@ -119,3 +120,21 @@ async def test_the_focus_colour_is_the_same_on_every_screen(home: DemoHome) -> N
         assert review.query_one("#snap-files").has_focus
         assert review.query_one("#snap-files").styles.border_top == focused
         assert review.query_one("#snap-diff-scroll").styles.border_top == blurred
+
+
+@pytest.mark.parametrize("size", [(130, 40), (150, 40)])
+async def test_the_conflicts_footer_keeps_help_and_quit(home: DemoHome,
+                                                        size: tuple[int, int]) -> None:
+    """The conflicts screen has more keys than 130 or 150 columns hold laid out in full: the
+    footer goes compact there too (it did only under 100 columns, and q was off screen)."""
+    app = app_for(home)
+    async with app.run_test(size=size) as pilot:
+        await main_screen(pilot)
+        await pilot.press("J")
+        await settle(pilot)
+        assert isinstance(app.screen, ConflictsScreen)
+        keys = {k.key: k for k in app.screen.query_one(Footer).query(FooterKey)}
+        for key in ("question_mark", "q"):
+            assert key in keys
+            region = keys[key].region
+            assert region.width > 0 and region.right <= size[0], f"{key} is off screen"

@@ -305,8 +305,7 @@ class ConflictsScreen(Screen[None]):
     def apply_size(self) -> None:
         """A small terminal gets the compact footer (``?`` and ``q`` first, no ``^p``)."""
         footer = self.query_one(KeyFooter)
-        footer.compact = self.size.width < COMPACT_WIDTH
-        footer.show_command_palette = self.size.width >= COMPACT_WIDTH
+        footer.fit(self.size.width, COMPACT_WIDTH)  # ? (its help names ^p) and q always fit
 
     # the jobs ---------------------------------------------------------------------------
 

@@ -482,8 +482,7 @@ class MainScreen(Screen[None]):
         width, height = self.size
         self.set_class(width < NARROW_WIDTH, "narrow")
         footer = self.query_one(KeyFooter)
-        footer.compact = width < COMPACT_WIDTH
-        footer.show_command_palette = width >= COMPACT_WIDTH  # ? (its help names ^p) and q fit
+        footer.fit(width, COMPACT_WIDTH)  # ? (its help names ^p) and q always fit
         shown = height >= LEGEND_HEIGHT if self.legend_shown is None else self.legend_shown
         self.query_one("#legend", Static).display = shown
         self.sync_pane_visibility()

@@ -8,6 +8,8 @@ from textual.widgets import Footer
 from textual.widgets._footer import FooterKey
 
 FIRST_KEYS = ("question_mark", "q")
+PALETTE_CELLS = 12
+"""The command palette's key at the right end (``▏^p palette`` and its padding)."""
 
 
 class KeyFooter(Footer):
@@ -23,3 +25,22 @@ class KeyFooter(Footer):
         """Lay the keys out again in their order for the new width."""
         if self.is_mounted:
             self.refresh(recompose=True)
+
+    def natural_width(self) -> int:
+        """The columns the shown keys need laid out in full (`` key label `` each, one per
+        action), the palette's key included."""
+        actions: set[str] = set()
+        cells = PALETTE_CELLS
+        for _node, binding, _enabled, _tooltip in self.screen.active_bindings.values():
+            if binding.show and binding.action not in actions:
+                actions.add(binding.action)
+                cells += len(self.app.get_key_display(binding)) + len(binding.description) + 3
+        return cells
+
+    def fit(self, width: int, compact_below: int) -> None:
+        """Compact (``?`` and ``q`` first, no ``^p``) under ``compact_below`` columns, and
+        wherever the keys laid out in full would not fit: a key added to a screen never pushes
+        help and quit off its right end."""
+        compact = width < compact_below or width < self.natural_width()
+        self.compact = compact
+        self.show_command_palette = not compact
