@@ -37,6 +37,10 @@ def more_line(items: Sequence[object], limit: int | None, indent: str = "") -> l
     return [f"{indent}… and {len(items) - limit:,} more (--json lists all)"]
 
 
+def _missing(target: str | None) -> str:
+    return "no such folder" if (target or "").endswith("/") else "no such file"
+
+
 def index_summary(report: LoadReport, limit: int | None = None) -> list[str]:
     """The report as text lines; ``limit``: items shown of each list (None: all)."""
     lines = [
@@ -52,9 +56,13 @@ def index_summary(report: LoadReport, limit: int | None = None) -> list[str]:
         )
     health = report.health
     for entry in health.dangling[:limit]:
-        missing = "no such folder" if (entry.target or "").endswith("/") else "no such file"
-        lines.append(f"dangling: line {entry.line} → {shown(entry.target)} ({missing})")
+        lines.append(f"dangling: line {entry.line} → {shown(entry.target)} "
+                     f"({_missing(entry.target)})")
     lines += more_line(health.dangling, limit)
+    for item in health.topic_dangling[:limit]:
+        lines.append(f"dangling: {shown(item.file)} line {item.line} → {shown(item.target)} "
+                     f"({_missing(item.target)})")
+    lines += more_line(health.topic_dangling, limit)
     for orphan in health.orphans[:limit]:
         lines.append(f"orphan: {shown(orphan)} (no index entry points to it)")
     lines += more_line(health.orphans, limit)

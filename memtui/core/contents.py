@@ -96,6 +96,17 @@ class LongEntry:
 
 
 @dataclass
+class TopicDangling:
+    """An entry of a topic file distil wrote (one the index points to) whose target names no
+    file or folder of the store: ``file`` (posix, from the store root), its 1-based ``line``."""
+
+    file: str
+    line: int
+    title: str
+    target: str
+
+
+@dataclass
 class BrokenLink:
     """A ``[[link]]`` in ``source`` that names no memory."""
 
@@ -113,6 +124,8 @@ class IndexHealth:
     listed: dict[str, str] = field(default_factory=dict)
     """Memories no entry points to that a topic file distil wrote lists, one the index points
     to: memory → that file (posix paths from the store root). Not orphans; not a problem."""
+    topic_dangling: list[TopicDangling] = field(default_factory=list)
+    """The dangling entries of those topic files (by file, then line)."""
     long_entries: list[LongEntry] = field(default_factory=list)
     broken_wikilinks: list[BrokenLink] = field(default_factory=list)
     wikilinks_checked: str = "headers"
@@ -122,7 +135,8 @@ class IndexHealth:
 
     @property
     def ok(self) -> bool:
-        return not (self.dangling or self.orphans or self.long_entries or self.broken_wikilinks)
+        return not (self.dangling or self.topic_dangling or self.orphans or self.long_entries
+                    or self.broken_wikilinks)
 
     def listed_counts(self) -> list[tuple[str, int]]:
         """Each topic file of ``listed`` with how many memories it lists, by file name."""

@@ -15,6 +15,12 @@ from textual.widgets import Static
 
 from memtui.core.demo.build import DemoHome, build_demo_home
 from memtui.core.demo.writers import write_index, write_memory
+from memtui.core.distil.plan import plan_distil
+from memtui.core.model import StoreKind, StoreLocation
+from memtui.core.parse.index import parse_entries
+from memtui.core.scan.scanner import scan_store
+from memtui.core.write.apply import apply
+from memtui.core.write.journal import Journal
 from memtui.tui.screens.main import MainScreen
 from memtui.tui.testing import settle
 from memtui.tui.widgets.detail import DetailPane
@@ -75,3 +81,23 @@ async def test_a_live_refresh_checks_the_changed_file_whole(home: DemoHome) -> N
 
         await wait_until(pilot, shown, timeout=20)
         assert not any("late-ghost]]" in row for row in health_rows(detail))
+
+
+async def test_a_topic_files_dangling_entry_is_marked_with_its_file_and_line(
+    tmp_path: Path,
+) -> None:
+    home = build_demo_home(tmp_path)
+    root = home.auto_memory
+    location = StoreLocation(kind=StoreKind.AUTO, path=root, rule="test")
+    proposal = plan_distil(scan_store(location)).outcome().proposal
+    assert proposal is not None
+    apply(proposal, Journal(tmp_path / "journal"))
+    topic = root / "memory-section-area-notes.md"
+    line = next(e.line for e in parse_entries(topic.read_text()) if e.target == "cart-runbook.md")
+    (root / "cart-runbook.md").unlink()  # deleted outside memtui
+    async with demo_app(home).run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        detail, _tree, _key = await index_view(pilot, home)
+        rows = health_rows(detail)
+        assert (f"  ✕ memory-section-area-notes.md line {line}: cart-runbook.md does not exist"
+                in rows), rows

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from memtui.core.contents import IndexEntry
+from memtui.core.contents import IndexEntry, TopicDangling
 from memtui.core.distil.model import DistilChange
 from memtui.core.parse.index import ENTRY_SOFT_LIMIT, parse_entries
 
@@ -108,6 +108,15 @@ class TopicAppend:
 
 
 @dataclass
+class TopicDrops:
+    """Dangling entries dropped from a topic file distil wrote (one the index points to)."""
+
+    old_text: str
+    drops: dict[int, str] = field(default_factory=dict)
+    """0-based line of ``old_text`` → the drop-dangling change."""
+
+
+@dataclass
 class Layout:
     lines: list[str]
     eol: str
@@ -123,6 +132,8 @@ class Layout:
     section_moves: list[SectionMove] = field(default_factory=list)
     entry_moves: list[EntriesMove] = field(default_factory=list)
     appends: dict[str, TopicAppend] = field(default_factory=dict)
+    topic_drops: dict[str, TopicDrops] = field(default_factory=dict)
+    """Topic files distil wrote that lose dangling entries: path → their drops."""
     new_files: dict[str, str] = field(default_factory=dict)
     """Topic files distil creates: path → the text before its entries (frontmatter, title)."""
     taken: set[str] = field(default_factory=set)
@@ -327,6 +338,35 @@ def build_layout(
         group.joining.sort(key=lambda e: (-e.mtime, e.key))
     layout.block_at = _block_position(layout)
     return layout
+
+
+def drop_topic_dangling(
+    layout: Layout,
+    dangling: list[TopicDangling],
+    texts: dict[str, str],
+    changes: list[DistilChange],
+) -> None:
+    """A drop-dangling change (group ``dangling``) for each dangling entry of a topic file
+    distil wrote, as the index health finds them (``IndexHealth.topic_dangling``): ``texts``
+    holds the whole text of each such file as the plan read it. An entry in the file's
+    frontmatter, a code fence or a comment is left alone, as in the index."""
+    hidden: dict[str, set[int]] = {}
+    for item in dangling:
+        text = texts.get(item.file)
+        if text is None:
+            continue
+        if item.file not in hidden:
+            hidden[item.file] = opaque_lines(text.split("\n"))
+        i = item.line - 1
+        if i in hidden[item.file]:
+            continue
+        change_id = f"drop-dangling:{item.file}:{item.line}"
+        drops = layout.topic_drops.setdefault(item.file, TopicDrops(text))
+        drops.drops[i] = change_id
+        changes.append(DistilChange(
+            change_id, "drop-dangling",
+            f"{item.file} line {item.line}: drop [{item.title}]({item.target}): the file is "
+            "gone", (), None, "dangling", item.target))
 
 
 def _contains(facts: MemoryFacts, hook: str) -> bool:

@@ -11,7 +11,13 @@ from urllib.parse import unquote
 
 from memtui.core.contents import Store
 from memtui.core.distil.fit import fit
-from memtui.core.distil.layout import Layout, MemoryFacts, build_layout, collapse
+from memtui.core.distil.layout import (
+    Layout,
+    MemoryFacts,
+    build_layout,
+    collapse,
+    drop_topic_dangling,
+)
 from memtui.core.distil.model import DistilCancelled, DistilChange, DistilPlan
 from memtui.core.distil.outcome import Sources
 from memtui.core.distil.render import measure
@@ -19,13 +25,14 @@ from memtui.core.fileread import read_full, read_header
 from memtui.core.model import StoreKind
 from memtui.core.parse.frontmatter import parse_frontmatter
 from memtui.core.parse.index import (
-    entry_targets,
+    TopicEntry,
     index_health,
     is_external_target,
     is_topic_file,
     load_report,
     parse_entries,
     resolve_target,
+    topic_entries,
 )
 from memtui.core.stores.walk import store_skip, walk_store
 from memtui.core.write.lock import live_lock
@@ -54,6 +61,8 @@ class _Reader:
         self.index_dirs: set[str] = set()
         self.files: set[str] = set()
         """Every memory file listed (readable or not)."""
+        self.texts: dict[str, str] = {}
+        """The memories read whole (each read once), by path."""
 
     def check(self) -> None:
         if self.cancelled is not None and self.cancelled():
@@ -97,7 +106,10 @@ class _Reader:
             self.progress("reading memories", total, total)
 
     def whole(self, rel: str) -> str | None:
-        """A memory's whole text (UTF-8), recorded for the revision check; None if unreadable."""
+        """A memory's whole text (UTF-8), recorded for the revision check; None if unreadable.
+        Read once: the same text for the plan's every use of it."""
+        if rel in self.texts:
+            return self.texts[rel]
         path = self.store.path / rel
         result = read_full(path, self.store.path)
         if not result.readable or not result.complete:
@@ -107,12 +119,13 @@ class _Reader:
         except UnicodeDecodeError:
             return None
         self.sources.expected[rel] = sha256_hex(result.data)
+        self.texts[rel] = text
         return text
 
-    def topic_targets(self, rel: str) -> list[str] | None:
-        """The entry targets of a topic file distil wrote (read whole, revision-checked)."""
+    def topic_entries(self, rel: str) -> list[TopicEntry] | None:
+        """The entries of a topic file distil wrote (read whole, revision-checked)."""
         whole = self.whole(rel)
-        return None if whole is None else entry_targets(whole)
+        return None if whole is None else topic_entries(whole)
 
 
 def _targets(text: str, files: set[str]) -> dict[int, str]:
@@ -187,12 +200,14 @@ def plan_distil(
     # the scan's index health: a memory a topic file distil wrote lists is no orphan
     health = index_health(report, store_files=files, memory_names={}, link_sources={},
                           own_index_dirs=reader.index_dirs, topic_files=set(reader.distilled),
-                          topic_targets=reader.topic_targets)
+                          topic_entries=reader.topic_entries)
     orphans = [rel for rel in health.orphans if rel in reader.headers]
     changes: list[DistilChange] = []
     layout = build_layout(text, reader.headers, {e.line for e in health.dangling},
                           _targets(text, files), orphans, changes)
     layout.taken = set(files) | {INDEX_NAME}
+    # the topic files' own dangling entries, as the index health finds them, go too
+    drop_topic_dangling(layout, health.topic_dangling, reader.texts, changes)
     changes = _with_appends(reader, layout, changes)
     lock = _lock_refusal(store)
     plan = DistilPlan(

@@ -180,7 +180,7 @@ def _group_end(layout: Layout, heading: int) -> int:
 
 def render_files(layout: Layout, enabled: Enabled) -> dict[str, str]:
     """The topic files distil writes with these changes: moved sections, moved entries,
-    shortened hooks' full texts appended."""
+    shortened hooks' full texts appended, dangling entries dropped from its topic files."""
     visible = _Visible(layout, enabled)
     eol = layout.eol
     files: dict[str, str] = {}
@@ -202,14 +202,33 @@ def render_files(layout: Layout, enabled: Enabled) -> dict[str, str]:
             files[entries_move.file] = (
                 layout.new_files[entries_move.file] + "\n".join(body) + "\n"
             )
-    for key, append in layout.appends.items():
-        parts = [text for change_id, text in append.parts if enabled(change_id)]
-        if parts:
-            base = append.old_text
-            if base and not base.endswith("\n"):
-                base += "\n"
-            files[key] = base + "".join(f"\n{text}\n" for text in parts)
+    for key in layout.appends.keys() | layout.topic_drops.keys():
+        text = _changed_file(layout, key, enabled)
+        if text is not None:
+            files[key] = text
     return dict(sorted(files.items()))
+
+
+def _changed_file(layout: Layout, key: str, enabled: Enabled) -> str | None:
+    """An existing memory file with its enabled dangling entries dropped (a topic file distil
+    wrote) and the full texts of its enabled shortened hooks appended; None: unchanged."""
+    append = layout.appends.get(key)
+    drops = layout.topic_drops.get(key)
+    base = append.old_text if append is not None else drops.old_text if drops else ""
+    changed = False
+    if drops is not None:
+        gone = {i for i, change_id in drops.drops.items() if enabled(change_id)}
+        if gone:
+            base = "\n".join(line for i, line in enumerate(base.split("\n")) if i not in gone)
+            changed = True
+    parts = [] if append is None else [text for change_id, text in append.parts
+                                        if enabled(change_id)]
+    if parts:
+        if base and not base.endswith("\n"):
+            base += "\n"
+        base += "".join(f"\n{text}\n" for text in parts)
+        changed = True
+    return base if changed else None
 
 
 def render_outcome(plan: DistilPlan, disabled: frozenset[str]) -> DistilOutcome:

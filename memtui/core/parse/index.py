@@ -31,6 +31,7 @@ from memtui.core.contents import (
     IndexHealth,
     LoadReport,
     LongEntry,
+    TopicDangling,
 )
 from memtui.core.lazylist import LazyList
 from memtui.core.parse.jsstring import js_trim, js_trim_start, js_trim_start_at
@@ -571,9 +572,13 @@ DISTILLED_KEY = "distilled-from"
 memory one of them lists (when the index points to the file) is no orphan."""
 
 
-TopicTargets = Callable[[str], Sequence[str] | None]
-"""A topic file (posix, from the store root) → the link targets of its entries, as written
-(``entry_targets`` of its whole text); None when it cannot be read."""
+TopicEntry = tuple[int, str, str]
+"""An entry of a topic file: its 1-based line, title and link target (as written)."""
+
+
+TopicEntries = Callable[[str], Sequence[TopicEntry] | None]
+"""A topic file (posix, from the store root) → its entries with a target (``topic_entries``
+of its whole text); None when it cannot be read."""
 
 
 def is_topic_file(data: object) -> bool:
@@ -581,34 +586,49 @@ def is_topic_file(data: object) -> bool:
     return isinstance(data, dict) and DISTILLED_KEY in data
 
 
-def entry_targets(text: str) -> list[str]:
-    """The link targets of the entries of ``text``, as written (``parse_entries``)."""
-    return [entry.target for entry in parse_entries(text) if entry.target]
+def topic_entries(text: str) -> list[TopicEntry]:
+    """The entries of ``text`` that have a link target (``parse_entries``): (line, title,
+    target as written)."""
+    return [(entry.line, entry.title, entry.target)
+            for entry in parse_entries(text) if entry.target]
 
 
-def listed_in_topic_files(
+@dataclass
+class TopicFiles:
+    """What the topic files distil wrote that the index points to say (``follow_topic_files``)."""
+
+    listed: dict[str, str] = field(default_factory=dict)
+    """memory → the first such file (by name) listing it."""
+    dangling: list[TopicDangling] = field(default_factory=list)
+    """Their entries whose target names no file or folder of the store (by file, line)."""
+
+
+def follow_topic_files(
     pointed: Set[str],
     topic_files: Set[str],
-    targets_of: TopicTargets,
+    entries_of: TopicEntries,
     store_files: Set[str],
-) -> dict[str, str]:
-    """The memories listed by the topic files distil wrote that the index points to (one
-    level deep), each with the first such file (by name) listing it: memory → topic file.
-    Memories the index points to itself are not in it. Only ``targets_of`` the topic files
-    the index points to is asked for (the caller reads those files, and only those)."""
-    listed: dict[str, str] = {}
+    exists: Callable[[str], bool] | None = None,
+) -> TopicFiles:
+    """The topic files distil wrote that the index points to (one level deep): the memories
+    they list, each with the first such file (by name) listing it (memories the index points
+    to itself are not in it), and their dangling entries, judged as the index's own are
+    (``_link_of``, from the topic file's folder). Only ``entries_of`` the topic files the index
+    points to is asked for (the caller reads those files, and only those)."""
+    found = TopicFiles()
+    exists = exists or _ancestor_test(store_files)
     for topic in sorted(pointed & topic_files):
-        targets = targets_of(topic)
-        if targets is None:
+        entries = entries_of(topic)
+        if entries is None:
             continue
         folder = posixpath.dirname(topic)
-        for target in targets:
-            if is_external_target(target):
-                continue
-            found = _target_in_store(target, folder, store_files)
-            if found is not None and found != topic and found not in pointed:
-                listed.setdefault(found, topic)
-    return listed
+        for line, title, target in entries:
+            verdict = _link_of(target, folder, store_files, exists)
+            if verdict is None:
+                found.dangling.append(TopicDangling(topic, line, title, target))
+            elif verdict[0] == "file" and verdict[1] != topic and verdict[1] not in pointed:
+                found.listed.setdefault(verdict[1], topic)
+    return found
 
 
 def _is_under(path: str, folder: str) -> bool:
@@ -855,7 +875,7 @@ def index_health(
     index_dir: str = "",
     folder_exists: Callable[[str], bool] | None = None,
     topic_files: Set[str] = frozenset(),
-    topic_targets: TopicTargets | None = None,
+    topic_entries: TopicEntries | None = None,
 ) -> IndexHealth:
     """Problems of an index against its store.
 
@@ -871,9 +891,10 @@ def index_health(
     Daily logs (``logs/YYYY/MM/YYYY-MM-DD.md``) are never orphans. Entry lengths are counted in
     characters (code points), limits 150 ("keep under ~150") and 200.
     ``topic_files``: the files of ``store_files`` distil wrote (``is_topic_file``);
-    ``topic_targets``: their entries' targets, asked only for those an entry points to. A
-    memory such a file lists is no orphan (``IndexHealth.listed`` says which file lists it):
-    the one rule distil and the scan share (``listed_in_topic_files``).
+    ``topic_entries``: their entries, asked only for those an entry points to. A memory such a
+    file lists is no orphan (``IndexHealth.listed`` says which file lists it); an entry of one
+    that points nowhere is dangling (``IndexHealth.topic_dangling``): the one rule distil and
+    the scan share (``follow_topic_files``).
     """
     exists = folder_exists or _ancestor_test(store_files)
     entries = report.entries
@@ -882,16 +903,17 @@ def index_health(
         dangling, pointed, pointed_dirs = _links_at_once(entries, index_dir, store_files, exists)
     else:
         dangling, pointed, pointed_dirs = _links_one_by_one(entries, index_dir, store_files, exists)
-    listed = (
-        listed_in_topic_files(pointed, topic_files, topic_targets, store_files)
-        if topic_targets is not None and topic_files
-        else {}
+    topics = (
+        follow_topic_files(pointed, topic_files, topic_entries, store_files, exists)
+        if topic_entries is not None and topic_files
+        else TopicFiles()
     )
     return IndexHealth(
         dangling=dangling,
-        orphans=_orphans(store_files, pointed | listed.keys(), index_dir, own_index_dirs,
+        orphans=_orphans(store_files, pointed | topics.listed.keys(), index_dir, own_index_dirs,
                          pointed_dirs),
-        listed=listed,
+        listed=topics.listed,
+        topic_dangling=topics.dangling,
         long_entries=_long_entries(report.entries),
         broken_wikilinks=broken_wikilinks(
             store_files=store_files,

@@ -23,17 +23,19 @@ from memtui.core.contents import (
     ScanResult,
     SecretMark,
     Store,
+    TopicDangling,
 )
 from memtui.core.fileread import ReadResult, read_full, read_header
 from memtui.core.lazylist import LazyList
 from memtui.core.model import Frontmatter, StoreKind, StoreLocation
 from memtui.core.parse.frontmatter import parse_frontmatter
 from memtui.core.parse.index import (
+    TopicEntry,
     broken_wikilinks,
-    entry_targets,
     index_health,
     is_topic_file,
     load_report,
+    topic_entries,
     wikilinks,
 )
 from memtui.core.stores.walk import NOT_A_DIRECTORY, FileEntry, StoreWalk, store_skip, walk_store
@@ -47,7 +49,7 @@ if TYPE_CHECKING:  # locate(), the git branch and projects: only a whole scan ne
 
 INDEX_NAME = "MEMORY.md"
 SUMMARY_NAME = "summary.md"
-INDEX_PAYLOAD_VERSION = 3  # 3: health.listed
+INDEX_PAYLOAD_VERSION = 4  # 3: health.listed; 4: health.topic_dangling
 
 EMPTY_SLACK_BYTES = 64
 """A summary this much larger than its template may still trim down to it."""
@@ -115,7 +117,7 @@ def read_memory_keyed(
             cache.put(LINKS_KIND, entry.path, st, wikilinks(whole.text or ""))
         if whole.text is not None and not whole.binary and is_topic_file(memory.frontmatter.data):
             # what the index health reads a topic file distil wrote for: its entries
-            cache.put(TOPIC_KIND, entry.path, st, entry_targets(whole.text))
+            cache.put(TOPIC_KIND, entry.path, st, topic_entries(whole.text))
     return memory, st
 
 
@@ -241,7 +243,8 @@ def compute_store_index(
     measures any file of the store root as if it were the index). ``folders`` receives the
     folders whose existence was checked (entries linking to folders), and the answers. The
     topic files distil wrote that the index points to are read whole (their entries list
-    memories that are no orphans: ``topic_targets``), the other memories are not.
+    memories that are no orphans, and their dangling entries are reported:
+    ``topic_file_entries``), the other memories are not.
     ``lazy`` False: every entry, dropped and dangling entry is built before it returns (by the
     scan's worker thread: the TUI reads them all, and building 100,000 objects later would
     hold its UI thread); True: each is built when first looked at."""
@@ -268,7 +271,7 @@ def compute_store_index(
         own_index_dirs=own_index_dirs,
         folder_exists=folder_exists,
         topic_files={m.rel_path for m in others if is_topic_file(m.frontmatter.data)},
-        topic_targets=lambda rel: topic_targets(store.path, rel, cache),
+        topic_entries=lambda rel: topic_file_entries(store.path, rel, cache),
     )
     if store.kind == StoreKind.AGENTMEMORY:
         # agentmemory's MEMORY.md is a tag index over daily/ and topics/: no file needs an entry.
@@ -295,8 +298,9 @@ def _link_targets(store: Store, name: str) -> tuple[list[Memory], set[str], dict
 
 LINKS_KIND = "links"
 """The scan cache's kind for the ``[[wikilinks]]`` of whole memory files."""
-TOPIC_KIND = "topic-entries"
-"""The scan cache's kind for the entry targets of the topic files distil wrote."""
+TOPIC_KIND = "topic-entry-lines"
+"""The scan cache's kind for the entries (line, title, target) of the topic files distil
+wrote."""
 
 
 def whole_file_facts(
@@ -304,8 +308,8 @@ def whole_file_facts(
     store_root: Path,
     cache: ScanCache | None,
     kind: str,
-    extract: Callable[[str], list[str]],
-) -> list[str] | None:
+    extract: Callable[[str], list[Any]],
+) -> list[Any] | None:
     """``extract`` of a file's whole text (``read_full``: up to its cap), cached by stat under
     ``kind``; None when it cannot be read or is binary."""
     try:
@@ -337,11 +341,15 @@ def whole_file_links(memory: Memory, store_root: Path, cache: ScanCache | None =
     return memory.links if links is None else links
 
 
-def topic_targets(store_root: Path, rel: str, cache: ScanCache | None = None) -> list[str] | None:
-    """The entry targets of a topic file distil wrote (``rel``: from the store root), read
-    whole when the index points to it, then cached by stat (a scan that read the file whole
-    for its secrets cached them already)."""
-    return whole_file_facts(str(store_root / rel), store_root, cache, TOPIC_KIND, entry_targets)
+def topic_file_entries(
+    store_root: Path, rel: str, cache: ScanCache | None = None
+) -> list[TopicEntry] | None:
+    """The entries (line, title, target) of a topic file distil wrote (``rel``: from the store
+    root), read whole when the index points to it, then cached by stat (a scan that read the
+    file whole for its secrets cached them already)."""
+    entries = whole_file_facts(str(store_root / rel), store_root, cache, TOPIC_KIND,
+                               topic_entries)
+    return None if entries is None else [(line, title, target) for line, title, target in entries]
 
 
 def check_whole_files(
@@ -425,6 +433,7 @@ def report_payload(report: LoadReport) -> tuple[Any, ...]:
          for e in health.dangling],
         health.orphans,
         health.listed,
+        [(t.file, t.line, t.title, t.target) for t in health.topic_dangling],
         [(e.line, e.length, e.limit, e.title) for e in health.long_entries],
         [(b.source, b.link) for b in health.broken_wikilinks],
     )
@@ -435,7 +444,7 @@ def report_from_payload(payload: Any) -> LoadReport:
     same objects as the report's entries, as when computed)."""
     (path, lines, n_units, n_bytes, line_truncated, byte_truncated, binds, cut_line, dropped,
      warning, loaded, agent, entries, problems, cut_partial, dangling, orphans, listed,
-     long_entries, broken) = payload
+     topic_dangling, long_entries, broken) = payload
     index_entries = [IndexEntry(*entry) for entry in entries]
     return LoadReport(
         path=path,
@@ -456,6 +465,7 @@ def report_from_payload(payload: Any) -> LoadReport:
                       for d in dangling],
             orphans=list(orphans),
             listed=dict(listed),
+            topic_dangling=[TopicDangling(*t) for t in topic_dangling],
             long_entries=[LongEntry(*e) for e in long_entries],
             broken_wikilinks=[BrokenLink(*b) for b in broken],
         ),

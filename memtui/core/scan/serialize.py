@@ -19,6 +19,10 @@ def health_json(health: IndexHealth) -> dict[str, Any]:
         ],
         "orphans": list(health.orphans),
         "listed": dict(sorted(health.listed.items())),
+        "topic_dangling": [
+            {"file": t.file, "line": t.line, "title": t.title, "target": t.target}
+            for t in health.topic_dangling
+        ],
         "long_entries": [
             {"line": e.line, "length": e.length, "limit": e.limit, "title": e.title}
             for e in health.long_entries

@@ -205,6 +205,12 @@ def health_text(report: LoadReport) -> Text:
         out.append_text(Text.assemble(f"  ✕ line {entry.line}: ", target, " does not exist\n",
                                       style="red"))
     _more(out, len(health.dangling), n)
+    for item in health.topic_dangling[:n]:
+        out.append_text(Text.assemble("  ✕ ", plain(item.file, MAX_TITLE_CHARS),
+                                      f" line {item.line}: ",
+                                      plain(item.target, MAX_TITLE_CHARS), " does not exist\n",
+                                      style="red"))
+    _more(out, len(health.topic_dangling), n)
     for orphan in health.orphans[:n]:
         name = plain(orphan, MAX_TITLE_CHARS)
         out.append_text(Text.assemble("  ◌ ", name, ": no index entry points to it\n",

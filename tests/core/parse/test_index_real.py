@@ -115,6 +115,7 @@ def test_emphasised_entries_in_the_scan_json(
         "dangling": [{"line": 2, "title": title, "target": "deploy.md"}],
         "orphans": [],
         "listed": {},
+        "topic_dangling": [],
         "long_entries": [],
         "broken_wikilinks": [],
         "wikilinks_checked": "files",
