@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
+    from memtui.core.contents import Memory
     from memtui.core.stores.locations import Context
     from memtui.core.write.ops.snapshot import SnapshotAction
     from memtui.core.write.proposal import AppliedOp, FileDiff, Proposal
@@ -57,7 +58,9 @@ def add_edit_parsers(sub: Any, snap_sub: Any) -> None:
     )
     delete.add_argument("store", type=Path, metavar="STORE_PATH")
     delete.add_argument("rel_paths", nargs="+", metavar="REL_PATH",
-                        help="a memory's path in the store (several: one operation)")
+                        help="a memory's path in the store, or the path of a memory of another "
+                             "of the project's stores (several: one operation, across stores "
+                             "too)")
     add_apply_flags(delete)
     redact = sub.add_parser(
         "redact", help="replace each secret of a memory with [REDACTED:<rule-id>]"
@@ -202,9 +205,11 @@ def cmd_snapshot_action(args: argparse.Namespace) -> int:
 
 
 def cmd_delete(args: argparse.Namespace) -> int:
-    """Delete every REL_PATH of one store, with their MEMORY.md lines, as one operation (one
-    preview, one journal entry, one undo). A memory of the Team folder inside an Auto store may
-    be named by its path from the Auto store (``team/x.md``)."""
+    """Delete every REL_PATH, with their MEMORY.md lines, as one operation (one preview, one
+    journal entry, one undo). A memory of the Team folder inside an Auto store may be named by
+    its path from the Auto store (``team/x.md``); a memory of another of the project's stores
+    (an agent memory beside the auto memory) by its path: the operation then spans both
+    stores' roots, each locked on its own."""
     from memtui.core.scan.scanner import cache_for, scan, scan_store
     from memtui.core.write.dirfd import EditRefused
     from memtui.core.write.ops.memory import plan_delete_memories
@@ -216,16 +221,25 @@ def cmd_delete(args: argparse.Namespace) -> int:
     store = stores[0] if stores else scan_store(
         StoreLocation(kind=StoreKind.AUTO, path=args.store, rule="given on the command line"))
     inner = [s for s in scanned if s is not store and s.path.is_relative_to(store.path)]
-    by_path = {m.path: m for s in [store, *inner] for m in s.memories}
-    missing = [rel for rel in args.rel_paths if store.path / rel not in by_path]
+    given = {id(s) for s in [store, *inner]}
+    others = [s for s in scanned if id(s) not in given]
+    by_path: dict[Path, Memory] = {}
+    for each in [store, *inner, *others]:  # a path of the given store first
+        for memory in each.memories:
+            by_path.setdefault(memory.path, memory)
+            by_path.setdefault(Path(os.path.realpath(memory.path)), memory)
+    found = {rel: by_path.get(store.path / rel)
+             or by_path.get(Path(os.path.realpath(store.path / rel)))
+             for rel in args.rel_paths}
+    missing = [rel for rel, memory in found.items() if memory is None]
     if missing:
         names = ", ".join(shown(repr(rel)) for rel in missing)
         say(f"memtui delete: no memory {names} in {shown(args.store)}; nothing was written",
             err=True)
         return EXIT_USAGE
-    memories = [by_path[store.path / rel] for rel in args.rel_paths]
+    memories = [m for m in found.values() if m is not None]
     try:
-        proposal = plan_delete_memories([store, *inner], memories)
+        proposal = plan_delete_memories([store, *inner, *others], memories)
     except EditRefused as exc:
         say(f"memtui: refused: {shown(exc.reason)}", err=True)
         return EXIT_PROBLEMS

@@ -86,7 +86,7 @@ def warn_incomplete_operations(ctx: Context) -> None:
         say(f"memtui: operation {record.id} ({what}) in Claude Code "
             f"{home_words(journal, record)} was interrupted ({record.state}, "
             f"{record.progress} of {counted(len(record.files), 'file')} done, in "
-            f"{shown(record.root)}); it is left as it is. " + recovery_hint(journal, record),
+            f"{shown(record.where())}); it is left as it is. " + recovery_hint(journal, record),
             err=True)
 
 

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import REPO, home_args, tree_state
+from helpers import REPO, copy_demo, home_args, tree_state
 
 from memtui.cli import main
 from memtui.core.demo.build import DemoHome
@@ -274,3 +274,38 @@ def test_a_killed_cli_run_is_reported_and_rolled_back(
     assert tree_state(demo.root) == before
     _, _, err = run(capsys, *home_args(demo), "snapshot", "status")
     assert "interrupted" not in err
+
+
+def test_delete_across_stores_with_separate_roots_is_one_operation_with_one_undo(
+    pristine: DemoHome, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An auto memory and an agent memory (named by its path) in one call: one plan naming
+    both targets, one journal entry, one undo; a snapshot's memory is refused."""
+    demo = copy_demo(pristine, tmp_path / "demo", keep_auto=True)
+    auto, reviewer = demo.auto_memory, reviewer_dir(demo)
+    other = str(reviewer / "common-bugs.md")
+    before = tree_state(demo.root)
+    code, out, _ = run(capsys, *home_args(demo), "delete", str(auto), "user-role.md", other)
+    assert code == 1  # not a terminal: the one plan is shown, nothing written
+    assert out.count("delete 2 memories from") == 1
+    assert f"writes into {auto} and {reviewer}" in out
+    assert tree_state(demo.root) == before
+
+    code, _, err = run(capsys, *home_args(demo), "delete", str(auto), "user-role.md", other,
+                       "--yes")
+    assert code == 0, err
+    assert not (auto / "user-role.md").exists() and not (reviewer / "common-bugs.md").exists()
+    line = index_entry("Common bugs", "common-bugs.md", "bugs seen more than twice")
+    assert line not in (reviewer / "MEMORY.md").read_text()
+    assert "(user-role.md)" not in (auto / "MEMORY.md").read_text()
+    code, out, _ = run(capsys, *home_args(demo), "undo", "--list", "--json")
+    assert [op["kind"] for op in json.loads(out)] == ["delete-memories"]
+    code, _, _ = run(capsys, *home_args(demo), "undo", "--yes")
+    assert code == 0
+    assert tree_state(demo.root) == before
+
+    shipped = demo.project / ".claude" / "agent-memory-snapshots" / "docs-writer" / "style-guide.md"
+    code, _, err = run(capsys, *home_args(demo), "delete", str(auto), "user-role.md",
+                       str(shipped), "--yes")
+    assert code == 1 and "is a snapshot" in err
+    assert tree_state(demo.root) == before

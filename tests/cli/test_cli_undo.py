@@ -244,3 +244,19 @@ def test_demo_keeps_its_journal_to_itself_and_cleans_up(
     (record,) = Journal(root / "state" / "journal").list()
     assert record.home == str(root / "home" / "claude")
     assert record.kind == "snapshot-replace"
+
+
+def test_an_interrupted_operation_of_another_home_across_stores_names_every_root(
+    demo: DemoHome, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    reviewer = demo.claude_home / "agent-memory" / AGENT
+    planner = demo.claude_home / "agent-memory" / "planner"
+    code, _, err = run(capsys, *home_args(demo), "delete", str(reviewer), "common-bugs.md",
+                         str(planner / "roadmap.md"), "--yes")
+    assert code == 0, err
+    journal = Journal.default()
+    [record] = journal.list()
+    record.state, record.pid = "applying", 0
+    journal.save(record)
+    code, _, err = run(capsys, *home_b(demo, tmp_path), "snapshot", "status")
+    assert f"{record.progress} of 4 files done, in {reviewer} and {planner}); it is left" in err

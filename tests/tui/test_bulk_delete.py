@@ -104,3 +104,41 @@ async def test_mark_with_space_and_a_search_then_one_delete_and_one_undo(
         text = await confirm(pilot, "u")
         assert f"delete {count} memories" in text
     assert tree_state(demo.claude_home) == before
+
+
+async def test_marks_in_an_auto_memory_and_an_agent_memory_delete_as_one_operation(
+    tmp_path: Path,
+) -> None:
+    """Stores with separate roots: one preview naming both targets, one journal entry (each
+    store's MEMORY.md line removed), one undo that restores both."""
+    demo = build_demo_home(tmp_path / "demo")
+    planner = demo.claude_home / "agent-memory" / "planner"
+    before = tree_state(demo.claude_home)
+    app = demo_app(demo)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        main = main_of(pilot)
+        assert main.result is not None
+        auto = next(s for s in main.result.stores if s.kind == StoreKind.AUTO)
+        agent = next(s for s in main.result.stores if s.path == planner)
+        for store, rel in ((auto, "user-role.md"), (agent, "roadmap.md")):
+            main.select_path(store, rel)
+            await settle(pilot)
+            await pilot.press("space")
+            await pilot.pause()
+        assert "2 marked memories" in info(main)
+
+        text = await confirm(pilot, "d")
+        assert "delete 2 memories from" in text
+        assert f"writes into {demo.auto_memory} and {planner}" in text.replace("\n", "")
+        assert not (demo.auto_memory / "user-role.md").exists()
+        assert not (planner / "roadmap.md").exists()
+        assert "(user-role.md)" not in (demo.auto_memory / "MEMORY.md").read_text()
+        assert "(roadmap.md)" not in (planner / "MEMORY.md").read_text()
+        [op] = journal_for(main.context).list()
+        assert op.kind == "delete-memories"
+        assert [r.root for r in op.roots()] == [str(demo.auto_memory), str(planner)]
+
+        text = await confirm(pilot, "u")
+        assert "delete 2 memories" in text
+    assert tree_state(demo.claude_home) == before

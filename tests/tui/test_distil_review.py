@@ -4,6 +4,7 @@ outcome, apply through the confirm dialog and ``u`` that puts every byte back.""
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -17,8 +18,10 @@ from memtui.cli import main as cli_main
 from memtui.core.contents import Store
 from memtui.core.demo.build import DemoHome, build_demo_home
 from memtui.core.demo.writers import write_big_store, write_memory
+from memtui.core.distil.agentmemory_plan import AgentmemoryPlan
 from memtui.core.model import StoreKind
 from memtui.core.parse.index import load_report
+from memtui.tui import clock
 from memtui.tui.dialogs.confirm import ConfirmScreen
 from memtui.tui.screens.distil import DistilScreen
 from memtui.tui.screens.main import MainScreen
@@ -297,3 +300,18 @@ async def test_a_second_agentmemory_distil_has_nothing_to_apply(home: DemoHome) 
         await settle(pilot)
         assert app.screen is screen  # no confirm dialog: nothing to apply
         assert (am / "MEMORY.md").read_bytes() == distilled
+
+
+async def test_the_plan_takes_its_now_from_the_tui_clock(
+    home: DemoHome, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The stamp and the lifecycle's today come from ``memtui.tui.clock`` (frozen: a snapshot
+    of the review is the same every run)."""
+    moment = datetime(2026, 11, 26, 9, 30, tzinfo=UTC)
+    monkeypatch.setattr(clock, "now", moment.timestamp)
+    app = app_for(home)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_distil(pilot, StoreKind.AGENTMEMORY)
+        assert isinstance(screen.plan, AgentmemoryPlan) and screen.plan.now == moment
+        assert screen.shown is not None
+        assert "<!-- last distilled: 2026-11-26 09:30:00 -->" in screen.shown.outcome.index_text

@@ -408,3 +408,22 @@ def test_distil_review(snap_compare: SnapCompare, demo: DemoHome) -> None:
         assert isinstance(pilot.app.screen, DistilScreen)
 
     assert snap_compare(demo_app(demo), terminal_size=WIDE, run_before=run_before)
+
+
+def test_agentmemory_distil_review(snap_compare: SnapCompare, demo: DemoHome) -> None:
+    """``D`` on the agentmemory pane: the raw meter (not loaded by Claude Code), each generated
+    section a change, the scratchpad's open items, the new index's diff (its stamp from the
+    frozen clock)."""
+
+    async def run_before(pilot: Pilot[None]) -> None:
+        await settle(pilot)
+        screen = pilot.app.screen
+        assert isinstance(screen, MainScreen) and screen.result is not None
+        store = next(s for s in screen.result.stores if s.kind == StoreKind.AGENTMEMORY)
+        screen.select_path(store, None)
+        await settle(pilot)
+        await pilot.press("D")
+        await settle(pilot)
+        assert isinstance(pilot.app.screen, DistilScreen)
+
+    assert snap_compare(demo_app(demo), terminal_size=WIDE, run_before=run_before)

@@ -17,8 +17,11 @@ from textual.widgets import DataTable, Static
 from memtui.cli import main as cli_main
 from memtui.core.contents import Store
 from memtui.core.demo.build import DemoHome, build_demo_home
-from memtui.core.model import StoreKind
+from memtui.core.model import StoreKind, StoreLocation
+from memtui.core.scan.scanner import scan_store
+from memtui.core.write.apply import apply
 from memtui.core.write.journal import Journal
+from memtui.core.write.ops.memory import plan_delete_memories
 from memtui.tui.dialogs.confirm import ConfirmScreen
 from memtui.tui.dialogs.undo import InterruptedScreen, UndoHistoryScreen
 from memtui.tui.screens.main import MainScreen
@@ -227,3 +230,25 @@ async def test_an_interrupted_operation_of_another_home_is_named_not_offered(
         ), warnings
     assert tree_state(home.auto_memory) == halfway
     assert journal.get(stuck.id).state == stuck.state
+
+
+async def test_an_interrupted_operation_of_another_home_across_stores_names_every_root(
+    tmp_path: Path,
+) -> None:
+    home = build_demo_home(tmp_path / "demo")
+    planner = home.claude_home / "agent-memory" / "planner"
+    stores = [scan_store(StoreLocation(StoreKind.AUTO, home.auto_memory, "test")),
+              scan_store(StoreLocation(StoreKind.AGENT, planner, "test"))]
+    memories = [next(m for m in s.memories if m.rel_path == rel)
+                for s, rel in zip(stores, (VICTIM, "roadmap.md"), strict=True)]
+    other = tmp_path / "other-home"
+    journal = Journal(home.root / "state" / "memtui" / "journal", home=str(other))
+    record = journal.get(apply(plan_delete_memories(stores, memories), journal).op_id)
+    record.state, record.pid = "applying", 0  # killed halfway, its process gone
+    journal.save(record)
+    app = app_for(home)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot)
+        warnings = [m for m, severity in notifications(app) if severity == "warning"]
+        assert any(f"in {other} ({home.auto_memory} and {planner})" in m for m in warnings), (
+            warnings)

@@ -49,6 +49,8 @@ INDEX = "MEMORY.md"
 SCRATCHPAD = "SCRATCHPAD.md"
 DAILY_DIR = "daily"
 TOPICS_DIR = "topics"
+MARKDOWN = ".md"
+"""What a file in ``daily/`` or ``topics/`` must end with to be read."""
 
 TITLE = "# Memory Index"
 SECTION_TAGS = 15
@@ -88,6 +90,9 @@ class AgentmemoryCorpus:
     problems: list[FileProblem] = field(default_factory=list)
     sources: dict[str, str] = field(default_factory=dict)
     """Relative path → sha256 of the bytes read: what a plan revision-checks."""
+    listed: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """Each directory listed (``daily``, ``topics``) → the ``*.md`` names found (none: it is
+    absent): a plan re-lists it, so a file added since the preview refuses the apply."""
     index_text: str | None = None
     """The current MEMORY.md (None: there is none, or it could not be read)."""
     index_broken: bool = False
@@ -139,10 +144,14 @@ def _read_text(home: Path, rel: str, corpus: AgentmemoryCorpus) -> str | None:
 def _markdown_names(home: Path, sub: str, corpus: AgentmemoryCorpus) -> list[str]:
     entries, error = listing_or_error(str(home / sub))
     if entries is None:
-        if error is not None and error.errno not in (errno.ENOENT, errno.ENOTDIR):
+        if error is not None and error.errno == errno.ENOENT:
+            corpus.listed[sub] = ()
+        elif error is not None and error.errno != errno.ENOTDIR:
             corpus.problems.append(FileProblem(f"{sub}/", f"cannot list: {error.strerror}"))
         return []
-    return [e.name for e in entries if e.name.endswith(".md")]
+    names = [e.name for e in entries if e.name.endswith(MARKDOWN)]
+    corpus.listed[sub] = tuple(names)
+    return names
 
 
 def parse_home(

@@ -22,6 +22,7 @@ from memtui.core.contents import Store
 from memtui.core.distil.agentmemory import (
     HEADER_ID,
     INDEX,
+    MARKDOWN,
     SCRATCHPAD,
     TAG_PREFIX,
     TAGS_ID,
@@ -44,7 +45,7 @@ from memtui.core.distil.outcome import Sources, build_proposal
 from memtui.core.distil.render import measure
 from memtui.core.model import StoreKind
 from memtui.core.write.ops.memory import lock_dir_of
-from memtui.core.write.proposal import FileRead
+from memtui.core.write.proposal import DirListing, FileRead
 
 Progress = Callable[[str, int, int], None]
 
@@ -201,6 +202,8 @@ def plan_agentmemory(
         index_sha=corpus.sources.get(INDEX),
         reads=[FileRead(home / rel, digest) for rel, digest in sorted(corpus.sources.items())
                if rel != INDEX],
+        listings=[DirListing(home / sub, names, MARKDOWN)
+                  for sub, names in sorted(corpus.listed.items())],
     )
     return AgentmemoryPlan(
         store_kind=store.kind,

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from memtui.core.distil.model import DistilOutcome, DistilPlan
 from memtui.core.model import StoreKind
 from memtui.core.secrets.redact import masked_text
-from memtui.core.write.proposal import FileChange, FileRead, Proposal
+from memtui.core.write.proposal import DirListing, FileChange, FileRead, Proposal
 
 
 @dataclass
@@ -18,6 +18,8 @@ class Sources:
     index_sha: str | None
     """The sha256 of the MEMORY.md the plan read (None: there was none)."""
     reads: list[FileRead] = field(default_factory=list)
+    listings: list[DirListing] = field(default_factory=list)
+    """Directories the plan listed to find the files it read (agentmemory's)."""
     expected: dict[str, str] = field(default_factory=dict)
     """Existing topic files distil appends to: path in the store → sha256 read."""
 
@@ -95,5 +97,6 @@ def build_proposal(plan: DistilPlan, outcome: DistilOutcome, written: dict[str, 
         changes=changes,
         notes=notes,
         reads=list(sources.reads),
+        listings=list(sources.listings),
         shown=masked_text,
     )

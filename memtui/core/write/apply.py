@@ -65,6 +65,7 @@ from memtui.core.write.proposal import (
     NEW_DIR_MODE,
     NEW_FILE_MODE,
     AppliedOp,
+    DirListing,
     FileChange,
     FileRead,
     Proposal,
@@ -237,6 +238,20 @@ def _check_read(tree: DirTree, read: FileRead, root: Path) -> None:
         raise EditRefused(_changed_reason(path, read.expected, found), path)
 
 
+def _check_listing(tree: DirTree, listing: DirListing, root: Path) -> None:
+    """A directory the plan listed must still hold the names the plan saw (a file added there
+    would have been read)."""
+    path = confine(listing.path, root)
+    fd = tree.fd(path)
+    added, gone = listing.difference([] if fd is None else os.listdir(fd))
+    if added or gone:
+        what = "; ".join(
+            f"{verb} {', '.join(names)}" for verb, names in (("added", added), ("gone", gone))
+            if names)
+        raise EditRefused(
+            f"{path} changed on disk since the preview ({what}); nothing was written", path)
+
+
 def _changed_reason(path: Path, expected: str | None, found: str | None) -> str:
     if expected is None:
         what = "was created"
@@ -314,6 +329,8 @@ def _plan(tree: DirTree, proposal: Proposal) -> list[_Target]:
     ]
     for read in proposal.reads:
         _check_read(tree, read, root_of(roots, read.path).path)
+    for listing in proposal.listings:
+        _check_listing(tree, listing, root_of(roots, listing.path).path)
     seen: set[Path] = set()
     for target in targets:
         if target.path in seen:

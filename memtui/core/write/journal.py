@@ -153,6 +153,10 @@ class OpRecord:
         shares ``lock`` with the record, so a change to its pid is the record's."""
         return [RootRecord(self.root, self.lock_dir, self.lock), *self.more_roots]
 
+    def where(self) -> str:
+        """Every store root of the operation, joined by " and " (as its preview named them)."""
+        return " and ".join(r.root for r in self.roots())
+
     def locks(self) -> builtins.list[tuple[int, LockRecord]]:
         """``(n, lock)`` of every root that has a lock (``n``: its index in :meth:`roots`), in
         the order memtui takes them: sorted by the lock's path, so two operations never wait

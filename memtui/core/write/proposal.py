@@ -12,7 +12,7 @@ import difflib
 import hashlib
 import os
 import stat
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -78,6 +78,23 @@ class FileRead:
         return sha256_hex(part) == self.expected
 
 
+@dataclass(frozen=True)
+class DirListing:
+    """A directory a plan listed to know which files to read: :func:`memtui.core.write.apply.apply`
+    refuses the operation when the names in it ending in ``suffix`` are no longer ``names`` (a
+    file added or removed since the preview). An absent directory lists no name."""
+
+    path: Path
+    names: tuple[str, ...]
+    suffix: str = ""
+
+    def difference(self, found: Iterable[str]) -> tuple[list[str], list[str]]:
+        """(added, gone): the names of ``found`` (with ``suffix``) the plan did not list, and
+        the listed names no longer there."""
+        now = {name for name in found if name.endswith(self.suffix)}
+        return sorted(now - set(self.names)), sorted(set(self.names) - now)
+
+
 @dataclass
 class FileDiff:
     """One file of a proposal as a user previews it (texts are UTF-8 with replacement)."""
@@ -120,6 +137,8 @@ class Proposal:
     remove_dirs: list[Path] = field(default_factory=list)
     reads: list[FileRead] = field(default_factory=list)
     """Files the plan read and does not change, checked again before anything is written."""
+    listings: list[DirListing] = field(default_factory=list)
+    """Directories the plan listed, listed again before anything is written."""
     shown: Callable[[str], str] | None = None
     """What a preview shows of each old and new text (the plans of files that may hold a
     secret mask it); None: the texts as they are."""
@@ -180,7 +199,8 @@ def roots_base(roots: Sequence[Path]) -> Path:
 def combine(kind: str, title: str, parts: Sequence[Proposal]) -> Proposal:
     """ONE operation doing every change of ``parts`` (proposals of single stores, each with
     its root and lock): the first part's root comes first, a root two parts share is one
-    root. Notes, reads and directories to remove are joined; the first ``shown`` applies."""
+    root. Notes, reads, listings and directories to remove are joined; the first ``shown``
+    applies."""
     if not parts:
         raise EditRefused("nothing to change")
     roots: list[StoreRoot] = []
@@ -197,6 +217,7 @@ def combine(kind: str, title: str, parts: Sequence[Proposal]) -> Proposal:
         notes=[n for p in parts for n in p.notes],
         remove_dirs=[d for p in parts for d in p.remove_dirs],
         reads=[r for p in parts for r in p.reads],
+        listings=[d for p in parts for d in p.listings],
         shown=next((p.shown for p in parts if p.shown is not None), None),
         more_roots=roots[1:],
     )

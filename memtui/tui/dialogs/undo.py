@@ -247,7 +247,7 @@ def elsewhere_text(records: list[OpRecord]) -> str:
     for record in records:
         home = line(record.home) if record.home else "an unknown home"
         what = f"{line(record.kind)}: {line(record.title)}"
-        lines.append(f"• {what} in {home} ({line(record.root)})")
+        lines.append(f"• {what} in {home} ({line(record.where())})")
         option = f" --claude-home {line(record.home)}" if record.home else ""
         lines.append(f"  memtui{option} undo --rollback {line(record.id)}")
     return "\n".join(lines)

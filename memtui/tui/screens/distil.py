@@ -39,6 +39,7 @@ from memtui.core.model import StoreKind
 from memtui.core.stores.locations import Context
 from memtui.core.write.apply import apply
 from memtui.core.write.proposal import AppliedOp, FileDiff, Proposal
+from memtui.tui import clock
 from memtui.tui.dialogs.base import HELP_KEY_ID
 from memtui.tui.dialogs.confirm import ConfirmScreen, proposal_summary
 from memtui.tui.dialogs.help import HelpRow, show_help
@@ -247,7 +248,8 @@ class DistilScreen(Screen[None]):
             def progress(step: str, done: int, total: int) -> None:
                 control.progress(f"distil: {step}", done, total)
 
-            plan = plan_distil(store, headroom=headroom, now=datetime.now(UTC),
+            now = datetime.fromtimestamp(clock.now(), UTC)  # frozen for snapshots
+            plan = plan_distil(store, headroom=headroom, now=now,
                                progress=progress, cancelled=lambda: control.is_cancelled)
             control.check()
             return plan, render_outcome(plan, frozenset())

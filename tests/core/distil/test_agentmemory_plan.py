@@ -5,6 +5,7 @@ distil a no-op, the meter raw and said so."""
 from __future__ import annotations
 
 import os
+import shutil
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -192,6 +193,41 @@ def test_a_file_changed_since_the_preview_refuses(home: Path) -> None:
     with pytest.raises(EditRefused, match=r"2026-03-02\.md changed on disk since the preview"):
         apply(outcome.proposal, Journal.default())
     assert tree_state(home) == changed
+
+
+@pytest.mark.parametrize("where", ["daily/2026-03-03.md", "topics/payments.md"])
+def test_a_file_added_since_the_preview_refuses(home: Path, where: str) -> None:
+    """The directories are listed again: a daily log or a topic file added between the preview
+    and the apply would have been read, so the plan no longer holds."""
+    outcome = plan_of(home).outcome()
+    assert outcome.proposal is not None
+    write_file(home / where, "<!-- 2026-03-03 09:00:00 [ffff6666] -->\nLate #billing\n")
+    added = tree_state(home)
+    with pytest.raises(EditRefused, match=rf"changed on disk since the preview \(added "
+                                          rf"{where.split('/')[1]}\); nothing was written"):
+        apply(outcome.proposal, Journal.default())
+    assert tree_state(home) == added
+
+
+def test_a_directory_made_since_the_preview_refuses(tmp_path: Path) -> None:
+    home = small_home(tmp_path / "agent-memory")
+    os.unlink(home / "daily" / "2026-03-01.md")
+    shutil.rmtree(home / "topics")
+    proposal = plan_of(home).outcome().proposal
+    assert proposal is not None
+    assert [(d.path, d.names) for d in proposal.listings] == [
+        (home / "daily", ("2026-03-02.md",)), (home / "topics", ())]
+    write_file(home / "topics" / "new.md", "# New\n")  # a directory that was not there
+    with pytest.raises(EditRefused, match=r"topics changed on disk since the preview \(added "):
+        apply(proposal, Journal.default())
+
+
+def test_a_file_distil_does_not_read_added_since_the_preview_is_no_change(home: Path) -> None:
+    outcome = plan_of(home).outcome()
+    assert outcome.proposal is not None
+    write_file(home / "daily" / "notes.txt", "not a log\n")
+    apply(outcome.proposal, Journal.default())
+    assert (home / "MEMORY.md").read_text() == EXPECTED
 
 
 def test_an_index_changed_since_the_preview_refuses(home: Path) -> None:

@@ -23,6 +23,7 @@ from memtui.core.write.proposal import (
     StoreRoot,
     file_sha256,
     read_regular,
+    roots_base,
     sha256_hex,
 )
 
@@ -70,11 +71,13 @@ def plan_delete_memories(
     (one preview, one journal entry, one undo): each index is rewritten once, without the lines
     of every deleted memory it lists; every file keeps its own revision check.
 
-    ``stores`` holds the memories' stores. They must form one write root under one
-    ``.consolidate-lock``: one store, or a store and the stores inside it (Auto and its Team
-    folder). Anything else is refused (:class:`EditRefused`), as are a memory outside its store
-    and a memory of no given store. Deleting a store's ``MEMORY.md`` itself leaves that index's
-    lines alone (the file goes)."""
+    ``stores`` holds the memories' stores. Stores that share a write root under one
+    ``.consolidate-lock`` (a store and the stores inside it: Auto and its Team folder) are one
+    root; stores with separate roots (an auto memory and an agent memory) make one operation
+    across those roots (:func:`store_roots`), each confined and locked on its own. A snapshot's
+    memory is refused (:class:`EditRefused`), as are a memory outside its store and a memory of
+    no given store. Deleting a store's ``MEMORY.md`` itself leaves that index's lines alone
+    (the file goes)."""
     given = [stores] if isinstance(stores, Store) else list(stores)
     memories = list({m.path: m for m in memories}.values())  # each file once
     if not memories:
@@ -82,9 +85,14 @@ def plan_delete_memories(
     owner = (
         {id(m): given[0] for m in memories} if len(given) == 1 else _owners(given, memories)
     )
-    used = list({id(s): s for s in owner.values()}.values())
-    top = _root_store(used)
-    root = top.path
+    used = list({id(owner[id(m)]): owner[id(m)] for m in memories}.values())  # theirs only
+    for store in used:
+        if store.kind == StoreKind.SNAPSHOT:
+            raise EditRefused(
+                f"{store.path} is a snapshot: snapshots ship with the project; "
+                "memtui does not edit them", store.path)
+    roots = store_roots(used)
+    base = roots_base([r.path for r in roots])  # notes name files from here
     changes: list[FileChange] = []
     notes: list[str] = []
     by_store: dict[int, list[Memory]] = {}
@@ -97,7 +105,7 @@ def plan_delete_memories(
             changes.append(FileChange(path, "delete", None, _expected(path)))
         except OSError as exc:
             raise EditRefused(f"cannot read {path}: {exc.strerror or exc}", path) from exc
-        notes.append(f"deletes {_shown_rel(root, path)}")
+        notes.append(f"deletes {_shown_rel(base, path)}")
         by_store.setdefault(id(store), []).append(memory)
     for store in used:
         deleted = by_store.get(id(store), [])
@@ -108,18 +116,20 @@ def plan_delete_memories(
             index_change, removed = _index_change_many(store.path / listing, gone)
             if index_change is not None:
                 changes.append(index_change)
-                where = _shown_rel(root, index_change.path)
+                where = _shown_rel(base, index_change.path)
                 notes += [f"removes {where} line {e.line}: {e.raw}" for e in removed]
     count = len(memories)
     what = memories[0].rel_path if count == 1 else f"{count} memories"
+    tops = [next(s for s in used if s.path == r.path).title for r in roots]
     return Proposal(
         kind="delete-memories" if count > 1 else "delete-memory",
-        title=f"delete {what} from {top.title}",
-        root=root,
-        lock_dir=lock_dir_for(top),
+        title=f"delete {what} from {' and '.join(tops)}",
+        root=roots[0].path,
+        lock_dir=roots[0].lock_dir,
         changes=changes,
         notes=notes,
         shown=masked_text,  # a deleted memory's diff shows its secrets masked
+        more_roots=roots[1:],
     )
 
 
@@ -141,17 +151,6 @@ def _owners(stores: list[Store], memories: Sequence[Memory]) -> dict[int, Store]
         if id(memory) not in owner:
             raise EditRefused(f"{memory.path} is in none of the given stores", memory.path)
     return owner
-
-
-def _root_store(stores: list[Store]) -> Store:
-    root = root_store(stores)
-    if root is None:
-        names = ", ".join(s.title for s in stores)
-        raise EditRefused(
-            f"the memories are in {len(stores)} stores with separate roots ({names}); "
-            "delete those of one store at a time"
-        )
-    return root
 
 
 def root_store(stores: Sequence[Store]) -> Store | None:

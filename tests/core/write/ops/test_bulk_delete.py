@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import os
+import time
 from pathlib import Path
 
 import pytest
 from helpers import tree_state
 
-from memtui.core.contents import Store
+from memtui.core.contents import Memory, Store
 from memtui.core.demo.writers import index_entry, write_file, write_index
 from memtui.core.model import StoreKind, StoreLocation
 from memtui.core.scan.scanner import scan_store
@@ -15,6 +17,7 @@ from memtui.core.write import recovery
 from memtui.core.write.apply import apply
 from memtui.core.write.dirfd import EditRefused
 from memtui.core.write.journal import Journal
+from memtui.core.write.lock import LOCK_NAME
 from memtui.core.write.ops.memory import plan_delete_memories
 
 pytestmark = pytest.mark.usefixtures("state_home")
@@ -87,7 +90,7 @@ def test_a_file_changed_after_the_plan_refuses_the_whole_operation(stray_store: 
     assert tree_state(stray_store) == changed != before
 
 
-def test_auto_and_its_team_folder_are_one_operation_other_stores_are_refused(
+def test_auto_and_its_team_folder_are_one_operation_and_one_root(
     tmp_path: Path,
 ) -> None:
     auto_root = tmp_path / "auto"
@@ -111,8 +114,79 @@ def test_auto_and_its_team_folder_are_one_operation_other_stores_are_refused(
     recovery.undo(journal, journal.list()[0].id)
     assert tree_state(auto_root) == before
 
-    other_root = tmp_path / "agent"
-    write_file(other_root / "o.md", "o\n")
-    other = scan_store(StoreLocation(kind=StoreKind.AGENT, path=other_root, rule="test"))
-    with pytest.raises(EditRefused, match="separate roots"):
-        plan_delete_memories([auto, other], [a, other.memories[0]])
+
+def two_stores(base: Path) -> tuple[Store, Store]:
+    """A project's auto memory and a user agent memory, each with an index, two memories and a
+    stale lock of its own."""
+    auto_root = base / "projects" / "-work-shop" / "memory"
+    agent_root = base / "agent-memory" / "planner"
+    for root in (auto_root, agent_root):
+        write_index(root, ["# Memory", index_entry("Flags", "flags.md", "x"),
+                           index_entry("Keep", "keep.md", "y")])
+        write_file(root / "flags.md", f"flags of {root.name}\n", mode=0o640)
+        write_file(root / "keep.md", "keep\n")
+        stale_lock(root)
+    agent = scan_store(StoreLocation(kind=StoreKind.AGENT, path=agent_root, rule="test"))
+    return auto_store(auto_root), agent
+
+
+def stale_lock(directory: Path, pid: int = 999_999_999, days: float = 3) -> Path:
+    lock = write_file(directory / LOCK_NAME, str(pid))
+    stamp = time.time() - days * 86_400
+    os.utime(lock, (stamp, stamp))
+    return lock
+
+
+def flags(store: Store) -> Memory:
+    return next(m for m in store.memories if m.rel_path == "flags.md")
+
+
+def test_memories_of_stores_with_separate_roots_delete_as_one_operation(
+    tmp_path: Path,
+) -> None:
+    auto, agent = two_stores(tmp_path / "home")
+    plan = plan_delete_memories([auto, agent], [flags(auto), flags(agent)])
+    assert [(r.path, r.lock_dir) for r in plan.roots()] == [
+        (auto.path, auto.path), (agent.path, agent.path)]
+    assert plan.target_text() == f"writes into {auto.path} and {agent.path}"
+    assert sorted(d.rel for d in plan.diff()) == [
+        "agent-memory/planner/MEMORY.md", "agent-memory/planner/flags.md",
+        "projects/-work-shop/memory/MEMORY.md", "projects/-work-shop/memory/flags.md"]
+    assert "removes agent-memory/planner/MEMORY.md line 2: - [Flags](flags.md) — x" in plan.notes
+    assert plan.title == f"delete 2 memories from {auto.title} and {agent.title}"
+
+    before = tree_state(tmp_path / "home")
+    journal = Journal.default()
+    apply(plan, journal)
+    for store in (auto, agent):
+        assert not (store.path / "flags.md").exists() and (store.path / "keep.md").exists()
+        assert "flags.md" not in (store.path / "MEMORY.md").read_text()
+    after = tree_state(tmp_path / "home")
+    for store in (auto, agent):  # each store's lock is put back exactly
+        rel = (store.path / LOCK_NAME).relative_to(tmp_path / "home").as_posix()
+        assert after[rel] == before[rel]
+    [record] = journal.list()  # one journal entry
+    assert [r.root for r in record.roots()] == [str(auto.path), str(agent.path)]
+    recovery.undo(journal, record.id)  # one undo restores both stores
+    assert tree_state(tmp_path / "home") == before
+
+
+def test_a_live_lock_in_either_store_refuses_the_whole_delete(tmp_path: Path) -> None:
+    auto, agent = two_stores(tmp_path / "home")
+    stale_lock(agent.path, pid=os.getpid(), days=0)  # Claude Code consolidating there
+    plan = plan_delete_memories([auto, agent], [flags(auto), flags(agent)])
+    before = tree_state(tmp_path / "home")
+    journal = Journal.default()
+    with pytest.raises(EditRefused, match=f"consolidating memory in {agent.path}"):
+        apply(plan, journal)
+    assert tree_state(tmp_path / "home") == before and journal.list() == []
+
+
+def test_a_snapshot_memory_is_refused_alone_or_with_others(tmp_path: Path) -> None:
+    auto, _agent = two_stores(tmp_path / "home")
+    snap_root = tmp_path / "project" / ".claude" / "agent-memory-snapshots" / "planner"
+    write_file(snap_root / "flags.md", "shipped\n")
+    snap = scan_store(StoreLocation(kind=StoreKind.SNAPSHOT, path=snap_root, rule="test"))
+    for stores, memories in (([snap], [flags(snap)]), ([auto, snap], [flags(auto), flags(snap)])):
+        with pytest.raises(EditRefused, match="is a snapshot"):
+            plan_delete_memories(stores, memories)
