@@ -3,10 +3,12 @@ its distilled MEMORY.md (docs/claude-code-rules.md#distil)."""
 
 from __future__ import annotations
 
+import os
 import posixpath
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
+from pathlib import Path
 from urllib.parse import unquote
 
 from memtui.core.contents import Store
@@ -34,13 +36,14 @@ from memtui.core.parse.index import (
     resolve_target,
     topic_entries,
 )
-from memtui.core.stores.walk import store_skip, walk_store
+from memtui.core.stores.walk import StoreWalk, store_skip, walk_store
 from memtui.core.write.lock import live_lock
 from memtui.core.write.ops.memory import INDEX_NAME, lock_dir_of
-from memtui.core.write.proposal import FileRead, sha256_hex
+from memtui.core.write.proposal import DirListing, FileRead, sha256_hex
 
 Progress = Callable[[str, int, int], None]
 Cancelled = Callable[[], bool]
+MARKDOWN = ".md"
 KINDS = (StoreKind.AUTO, StoreKind.TEAM, StoreKind.AGENT)
 """The stores this planner distils (agentmemory has its own shape)."""
 DISTIL_KINDS = (*KINDS, StoreKind.AGENTMEMORY)
@@ -78,6 +81,7 @@ class _Reader:
             if posixpath.basename(e.rel_path) == INDEX_NAME and "/" in e.rel_path
         }
         self.files = {e.rel_path for e in files}
+        self.sources.listings = listings_of(walk)
         total = len(files)
         for done, entry in enumerate(files):
             self.check()
@@ -126,6 +130,28 @@ class _Reader:
         """The entries of a topic file distil wrote (read whole, revision-checked)."""
         whole = self.whole(rel)
         return None if whole is None else topic_entries(whole)
+
+
+def listings_of(walk: StoreWalk) -> list[DirListing]:
+    """Each directory the walk listed with the ``.md`` names it found there (its memory
+    files, and directories so named), so that apply refuses when a memory was added or removed
+    since the plan: a memory added then would be left out of the index it rewrites. A file added
+    between the walk and this listing is not among the names, so apply refuses then too."""
+    found: dict[str, set[str]] = {}
+    for directory in walk.dirs:
+        try:
+            with os.scandir(directory) as entries:
+                found[directory] = {
+                    e.name for e in entries
+                    if e.name.endswith(MARKDOWN) and e.is_dir(follow_symlinks=False)
+                }
+        except OSError:
+            continue  # not listed (its problem is the walk's): nothing to compare
+    for entry in walk.entries:
+        names = found.get(os.path.dirname(entry.path))
+        if names is not None:
+            names.add(os.path.basename(entry.path))
+    return [DirListing(Path(d), tuple(sorted(n)), MARKDOWN) for d, n in sorted(found.items())]
 
 
 def _targets(text: str, files: set[str]) -> dict[int, str]:

@@ -241,7 +241,7 @@ def _check_read(tree: DirTree, read: FileRead, root: Path) -> None:
 def _check_listing(tree: DirTree, listing: DirListing, root: Path) -> None:
     """A directory the plan listed must still hold the names the plan saw (a file added there
     would have been read)."""
-    path = confine(listing.path, root)
+    path = root if absolute(listing.path) == root else confine(listing.path, root)
     fd = tree.fd(path)
     added, gone = listing.difference([] if fd is None else os.listdir(fd))
     if added or gone:

@@ -215,6 +215,23 @@ def test_an_index_changed_since_the_preview_refuses(big: Path) -> None:
         apply(outcome.proposal, Journal.default())
 
 
+@pytest.mark.parametrize("where", ["late.md", "sub/late.md"])
+def test_a_memory_added_since_the_preview_refuses(big: Path, where: str) -> None:
+    """A memory written after the plan would be left out of the index distil rewrites: the
+    apply lists every directory again and refuses, writing nothing."""
+    (big / "sub").mkdir()
+    write_memory(big, "sub/nested.md", name="nested", description="a nested memory",
+                 type="project", body="Nested.\n")
+    outcome = plan_distil(store_at(big)).outcome()
+    assert outcome.proposal is not None
+    write_memory(big, where, name="late", description="written by Claude Code meanwhile",
+                 type="project", body="Late.\n")
+    changed = tree_state(big)
+    with pytest.raises(EditRefused, match=r"changed on disk since the preview \(added late\.md\)"):
+        apply(outcome.proposal, Journal.default())
+    assert tree_state(big) == changed
+
+
 def test_progress_per_file_and_cancel(big: Path) -> None:
     seen: list[tuple[str, int, int]] = []
     plan_distil(store_at(big), progress=lambda *step: seen.append(step))
