@@ -20,7 +20,7 @@ from memtui.core.judge.ledger import Ledger
 from memtui.core.stores.locations import Context
 from memtui.tui.app import make_app
 from memtui.tui.dialogs.confirm import ConfirmScreen
-from memtui.tui.screens.conflicts import ConflictsScreen
+from memtui.tui.screens.conflicts import ConflictsScreen, in_store, store_kinds
 from memtui.tui.testing import settle
 from memtui.tui.widgets.store_tree import CONFLICT_GLYPH, StoreTree
 
@@ -217,3 +217,31 @@ async def test_a_secret_in_a_pair_is_shown_masked(tmp_path: Path) -> None:
                         for part in ("verdict", "a", "b", "diff"))
         assert "deploy-token.md" in shown and "bot token" in shown
         assert secret not in shown and secret[4:16] not in shown
+
+
+async def test_k_shows_only_the_pairs_of_one_kind_of_store(
+    pristine: DemoHome, tmp_path: Path
+) -> None:
+    """The store filter: k cycles through the kinds of store the pairs' sides live in."""
+    app = app_on(pristine, tmp_path / "state")
+    async with app.run_test(size=(160, 45)) as pilot:
+        screen = await open_conflicts(pilot)
+        every = list(screen.shown)
+        kinds = store_kinds(every)
+        assert "agent" in kinds and "claude-md" in kinds
+        seen: list[str | None] = []
+        for _ in kinds:
+            await pilot.press("k")
+            await pilot.pause()
+            seen.append(screen.store_filter)
+            kind = screen.store_filter
+            assert screen.shown and all(kind in (p.candidate.a.kind, p.candidate.b.kind)
+                                        for p in screen.shown)
+            assert screen.shown == [p for p in every if in_store(p, kind)]
+            assert f"only {kind}" in plain(screen.query_one("#conf-head", Static))
+        assert seen == kinds
+        claude = [p for p in every if in_store(p, "claude-md")]
+        assert 0 < len(claude) < len(every)
+        await pilot.press("k")  # back to every store
+        await pilot.pause()
+        assert screen.store_filter is None and screen.shown == every

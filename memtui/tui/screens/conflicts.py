@@ -120,6 +120,17 @@ def wanted(pair: JudgedPair, name: str) -> bool:
     )
 
 
+def store_kinds(pairs: list[JudgedPair]) -> list[str]:
+    """The store kinds the sides of ``pairs`` live in (``agent``, ``auto``, ``claude-md``…),
+    sorted: what the store filter cycles through."""
+    return sorted({item.kind for p in pairs for item in (p.candidate.a, p.candidate.b)})
+
+
+def in_store(pair: JudgedPair, kind: str | None) -> bool:
+    """A side of ``pair`` lives in a store of ``kind`` (None: every store)."""
+    return kind is None or kind in (pair.candidate.a.kind, pair.candidate.b.kind)
+
+
 def side_text(item: JudgeItem, keep: bool) -> Text:
     """One side: where it lives, its age and frontmatter, then its body (plain text)."""
     out = Text()
@@ -229,6 +240,9 @@ class ConflictsScreen(Screen[None]):
                 tooltip="The pair below in the list"),
         Binding("f", "filter", "Filter", id="conflicts.filter",
                 tooltip="Show the next filter: needs a decision, stale, judged, every candidate"),
+        Binding("k", "store_filter", "Store", show=False, id="conflicts.store",
+                tooltip="Show only the pairs with a side in the next kind of store (agent, "
+                "auto, CLAUDE.md, team…), then every store again"),
         Binding("a", "keep('a')", "Keep A", id="conflicts.keep_a",
                 tooltip="Keep A: archive B (its file and MEMORY.md lines; previewed, undoable)"),
         Binding("b", "keep('b')", "Keep B", id="conflicts.keep_b",
@@ -271,6 +285,8 @@ class ConflictsScreen(Screen[None]):
         self.config = config
         self.found: Found | None = None
         self.filter = "open"
+        self.store_filter: str | None = None
+        """Only pairs with a side in this kind of store (None: every store)."""
         self.shown: list[JudgedPair] = []
 
     def compose(self) -> ComposeResult:
@@ -405,19 +421,23 @@ class ConflictsScreen(Screen[None]):
         if found is None:
             return
         run = found.run
-        self.shown = [p for p in run.pairs if wanted(p, self.filter)]
+        self.shown = [p for p in run.pairs
+                      if wanted(p, self.filter) and in_store(p, self.store_filter)]
         memories = sum(1 for i in run.items if i.kind != CLAUDE_MD)
         head = Text(" conflicts ", style="bold reverse")
         head.append(f"  {found.judge.name} judge · {memories} memories, "
                     f"{len(run.items) - memories} CLAUDE.md rules · {len(run.pairs)} candidates · "
                     f"{len(run.open_pairs())} need a decision", style="bold")
+        if self.store_filter is not None:
+            head.append(f" · only {line(self.store_filter)} (k: next store)", style="bold cyan")
         usage = getattr(found.judge, "usage", None)
         if usage is not None and usage.requests:
             head.append(f" · sent {usage.requests} requests, ${usage.cost_usd:.4f}", style="dim")
         self.query_one("#conf-head", Static).update(head)
         notes = [*run.notes, *getattr(found.judge, "notes", [])]
         if not self.shown:
-            self.say(f"no pair {FILTER_LABELS[self.filter]}" +
+            where = "" if self.store_filter is None else f" in {line(self.store_filter)}"
+            self.say(f"no pair {FILTER_LABELS[self.filter]}{where}" +
                      ("" if self.filter != "open" else ": f shows the other pairs"), "green")
         elif notes:
             self.say("; ".join(notes), "yellow")
@@ -640,6 +660,16 @@ class ConflictsScreen(Screen[None]):
     def action_filter(self) -> None:
         following = FILTERS[(FILTERS.index(self.filter) + 1) % len(FILTERS)]
         self.query_one("#conf-filters", Tabs).active = f"filter-{following}"
+
+    def action_store_filter(self) -> None:
+        """The next kind of store (of the pairs the filter shows), then every store again."""
+        if self.found is None:
+            return
+        filtered = [p for p in self.found.run.pairs if wanted(p, self.filter)]
+        cycle: list[str | None] = [None, *store_kinds(filtered)]
+        at = cycle.index(self.store_filter) if self.store_filter in cycle else 0
+        self.store_filter = cycle[(at + 1) % len(cycle)]
+        self.show_pairs()
 
     def action_rejudge(self) -> None:
         self.find(rejudge=True)
