@@ -15,19 +15,14 @@ from textual.screen import Screen
 
 from memtui.core.judge.archive import Archive, ArchiveEntry, plan_restore
 from memtui.core.stores.locations import Context
-from memtui.core.write.apply import apply
 from memtui.core.write.proposal import AppliedOp, FileDiff, Proposal
 from memtui.tui.dialogs.archive import ArchiveScreen
 from memtui.tui.dialogs.confirm import ConfirmScreen, proposal_summary
 from memtui.tui.jobs import (
-    Cancelled,
-    EditJob,
     Job,
     JobControl,
     JobRunner,
-    Progress,
-    journal_for,
-    start_edit,
+    start_apply,
 )
 from memtui.tui.plain import line
 
@@ -55,16 +50,8 @@ def confirm_proposal(
     def answered(confirmed: bool | None) -> None:
         if not confirmed:
             return
-        journal = journal_for(context)
-
-        def run(progress: Progress, cancelled: Cancelled) -> AppliedOp:
-            done = apply(proposal, journal, progress=progress, cancelled=cancelled)
-            if after is not None:
-                after(done)
-            return done
-
-        start_edit(jobs, EditJob(label=label, run=run, message=message, finished=finished),
-                   screen)
+        start_apply(jobs, context, proposal, label=label, message=message, node=screen,
+                    finished=finished, after=after)
 
     dialog = ConfirmScreen(title, summary, yes=yes, danger=danger, diffs=changed,
                            diffs_title="Files after:")

@@ -31,9 +31,10 @@ from textual.signal import Signal
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from memtui.core.stores.locations import Context
+from memtui.core.write.apply import apply
 from memtui.core.write.dirfd import EditRefused
 from memtui.core.write.journal import Journal
-from memtui.core.write.proposal import AppliedOp
+from memtui.core.write.proposal import AppliedOp, Proposal
 from memtui.tui.messages import JobProgress, OperationApplied, OperationFailed
 from memtui.tui.plain import line
 
@@ -314,6 +315,31 @@ class EditJob:
     run: Callable[[Progress, Cancelled], AppliedOp]
     message: Callable[[AppliedOp], str]
     finished: Callable[[AppliedOp | None], object] | None = None
+
+
+def start_apply(
+    runner: JobRunner,
+    context: Context,
+    proposal: Proposal,
+    *,
+    label: str,
+    message: Callable[[AppliedOp], str],
+    node: DOMNode | None = None,
+    finished: Callable[[AppliedOp | None], object] | None = None,
+    after: Callable[[AppliedOp], object] | None = None,
+) -> JobHandle:
+    """Apply a confirmed ``proposal`` through the write path (:func:`apply`, journaled in the
+    context's journal) as an :class:`EditJob`; ``after`` runs in the job once it is applied
+    (what a decision records), ``finished`` on the app thread."""
+    journal = journal_for(context)
+
+    def run(progress: Progress, cancelled: Cancelled) -> AppliedOp:
+        done = apply(proposal, journal, progress=progress, cancelled=cancelled)
+        if after is not None:
+            after(done)
+        return done
+
+    return start_edit(runner, EditJob(label, run, message, finished), node)
 
 
 def start_edit(runner: JobRunner, edit: EditJob, node: DOMNode | None = None) -> JobHandle:

@@ -19,7 +19,6 @@ from textual.screen import Screen
 from memtui.core.model import StoreKind
 from memtui.core.stores.locations import Context
 from memtui.core.write import recovery as recovery_ops
-from memtui.core.write.apply import apply
 from memtui.core.write.journal import Journal, OpRecord
 from memtui.core.write.ops.memory import INDEX_NAME, plan_delete_memories
 from memtui.core.write.ops.redact import plan_redact
@@ -41,6 +40,7 @@ from memtui.tui.jobs import (
     JobRunner,
     Progress,
     journal_for,
+    start_apply,
     start_edit,
 )
 from memtui.tui.nodes import NodeRef
@@ -137,20 +137,10 @@ def start_delete(
     proposal: Proposal,
     done: Callable[[AppliedOp | None], object] | None = None,
 ) -> None:
-    journal = journal_for(context)
-
-    def run(progress: Progress, cancelled: Cancelled) -> AppliedOp:
-        return apply(proposal, journal, progress=progress, cancelled=cancelled)
-
     deleted = [c.path for c in proposal.changes if c.action == "delete"]
     name = line(deleted[0].name) if len(deleted) == 1 else f"{len(deleted)} memories"
-    edit = EditJob(
-        label=f"delete {name}",
-        run=run,
-        message=lambda _op: f"deleted {name} · u to undo",
-        finished=done,
-    )
-    start_edit(jobs, edit, screen)
+    start_apply(jobs, context, proposal, label=f"delete {name}",
+                message=lambda _op: f"deleted {name} · u to undo", node=screen, finished=done)
 
 
 # --- X: redact the secrets of a memory --------------------------------------------------------
@@ -205,18 +195,10 @@ def redact_memory(
 def start_redact(
     screen: Screen[Any], jobs: JobRunner, context: Context, proposal: Proposal
 ) -> None:
-    journal = journal_for(context)
-
-    def run(progress: Progress, cancelled: Cancelled) -> AppliedOp:
-        return apply(proposal, journal, progress=progress, cancelled=cancelled)
-
     name = line(proposal.changes[0].path.name)
-    edit = EditJob(
-        label=f"redact {name}",
-        run=run,
-        message=lambda _op: f"redacted {name} · u to undo · rotate the secret anyway",
-    )
-    start_edit(jobs, edit, screen)
+    start_apply(jobs, context, proposal, label=f"redact {name}",
+                message=lambda _op: f"redacted {name} · u to undo · rotate the secret anyway",
+                node=screen)
 
 
 # --- u: undo the latest ------------------------------------------------------------------------

@@ -37,22 +37,17 @@ from memtui.core.distil.model import (
 )
 from memtui.core.model import StoreKind
 from memtui.core.stores.locations import Context
-from memtui.core.write.apply import apply
 from memtui.core.write.proposal import AppliedOp, FileDiff, Proposal
 from memtui.tui import clock
 from memtui.tui.dialogs.base import HELP_KEY_ID
 from memtui.tui.dialogs.confirm import ConfirmScreen, proposal_summary
 from memtui.tui.dialogs.help import HelpRow, show_help
 from memtui.tui.jobs import (
-    Cancelled,
-    EditJob,
     Job,
     JobControl,
     JobHandle,
     JobRunner,
-    Progress,
-    journal_for,
-    start_edit,
+    start_apply,
 )
 from memtui.tui.messages import JobProgress
 from memtui.tui.palette import ScreenCommands
@@ -398,23 +393,13 @@ class DistilScreen(Screen[None]):
     def confirmed(self, proposal: Proposal, yes: bool | None) -> None:
         if not yes or self.shown is None or self.shown.outcome.proposal is not proposal:
             return  # declined, or toggled meanwhile: the shown preview is no longer it
-        plan_proposal = proposal
-        journal = journal_for(self.context)
         title = line(self.store.title)
-
-        def run(progress: Progress, cancelled: Cancelled) -> AppliedOp:
-            return apply(plan_proposal, journal, progress=progress, cancelled=cancelled)
-
         bar = self.query_one("#distil-progress", ProgressBar)
         bar.display = True
-        bar.update(total=max(1, len(plan_proposal.changes)), progress=0)
-        edit = EditJob(
-            label=f"distil {title}",
-            run=run,
-            message=lambda _op: f"distilled {title} · u to undo",
-            finished=self.finished,
-        )
-        self.running = start_edit(self.jobs, edit, self)
+        bar.update(total=max(1, len(proposal.changes)), progress=0)
+        self.running = start_apply(self.jobs, self.context, proposal, label=f"distil {title}",
+                                   message=lambda _op: f"distilled {title} · u to undo",
+                                   node=self, finished=self.finished)
         self.refresh_bindings()
 
     def on_job_progress(self, message: JobProgress) -> None:

@@ -26,7 +26,6 @@ from textual.widgets import Footer, OptionList, ProgressBar, Select, Static, Tab
 from memtui.core.contents import ScanResult, Store
 from memtui.core.model import Scope, SnapshotInfo, StoreKind
 from memtui.core.stores.locations import Context
-from memtui.core.write.apply import apply
 from memtui.core.write.dirfd import EditRefused
 from memtui.core.write.ops.snapshot import (
     SNAPSHOT_ACTIONS,
@@ -39,14 +38,10 @@ from memtui.tui.dialogs.base import HELP_KEY_ID
 from memtui.tui.dialogs.confirm import ConfirmScreen, proposal_summary
 from memtui.tui.dialogs.help import HelpRow, show_help
 from memtui.tui.jobs import (
-    Cancelled,
-    EditJob,
     Job,
     JobHandle,
     JobRunner,
-    Progress,
-    journal_for,
-    start_edit,
+    start_apply,
 )
 from memtui.tui.messages import JobProgress
 from memtui.tui.nodes import NodeRef
@@ -375,23 +370,14 @@ class SnapshotDiffScreen(Screen[None]):
     def confirmed(self, action: SnapshotAction, proposal: Proposal, yes: bool | None) -> None:
         if not yes:
             return
-        journal = journal_for(self.context)
         agent = line(self.snapshot.agent)
         label = f"{ACTION_DONE[action]} {agent} ({self.scope.value})"
-
-        def run(progress: Progress, cancelled: Cancelled) -> AppliedOp:
-            return apply(proposal, journal, progress=progress, cancelled=cancelled)
-
         bar = self.query_one("#snap-progress", ProgressBar)
         bar.display = True
         bar.update(total=max(1, len(proposal.changes)), progress=0)
-        edit = EditJob(
-            label=f"{action} {agent}",
-            run=run,
-            message=lambda _op: f"{label} · u to undo",
-            finished=self.finished,
-        )
-        self.running = start_edit(self.jobs, edit, self)
+        self.running = start_apply(self.jobs, self.context, proposal, label=f"{action} {agent}",
+                                   message=lambda _op: f"{label} · u to undo", node=self,
+                                   finished=self.finished)
 
     def on_job_progress(self, message: JobProgress) -> None:
         """The running action's progress (it also reaches the header)."""
