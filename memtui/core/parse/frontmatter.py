@@ -253,12 +253,15 @@ _PLAIN_VALUE = (
     rf"[^ ?,\[\]{{}}&*!|>'\"%@`{_UNSAFE}-][^{_UNSAFE}]*"
     rf"(?:(?::(?! |$)|(?<! )#)[^{_UNSAFE}]*)*"
 )
+# A double-quoted scalar on one line without escapes (no backslash): its text is exactly what
+# stands between the quotes (":" and "#" included); empty ones are left to ruamel.
+_QUOTED_VALUE = r'"[^"\\\x00-\x1f\x7f-\x9f\u2028\u2029\ufeff\ud800-\udfff\ufffe\uffff]+"'
 # One line: groups (indent, key, value, rest). ``key: value`` or ``key:`` fills the first three
 # (value "" when absent) and leaves ``rest`` empty; a blank line leaves key and rest empty; any
 # other line lands in ``rest``. Keys stay far below ruamel's 1024-character simple-key limit.
 _FAST_LINE = lazy_re(
     rf"^( *)(?:(?!{_NON_STRING}:)([A-Za-z_][A-Za-z0-9_-]{{0,499}}):"
-    rf"(?: +(?!{_NON_STRING} *$)({_PLAIN_VALUE}))? *$|(.*))",
+    rf"(?: +(?!{_NON_STRING} *$)({_PLAIN_VALUE}|{_QUOTED_VALUE}))? *$|(.*))",
     re.MULTILINE,
 )
 
@@ -278,6 +281,8 @@ def _fast_load(raw: str) -> dict[str, Any] | None:
                 return None
             continue
         value = value.rstrip(" ")
+        if value.startswith('"'):
+            value = value[1:-1]  # _QUOTED_VALUE: the text between the quotes, as it stands
         if indent:
             if block is None or not value or key in block:
                 return None

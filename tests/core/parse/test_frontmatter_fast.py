@@ -117,6 +117,8 @@ VALUES = [
     "nbsp\u00a0", "a\u3000b", "a\tb", "a\u2028b", "a\x85b", "\ufeffbom", "a\x7fb", "a\x01b",
     "x \\", "\\n", "a\\tb", "~x", "~/notes/todo.md", "multiple   spaces", "a - b", "a -- b",
     "a ? b", "a | b", "a > b", "100%", "50% done",
+    '"a: b"', '"x # y"', '""', '"a\\"b"', '"a\\nb"', '"true"', '"12"', '" sp "', '"x" y',
+    '"x" # c', '"a\tb"', '"é: ü"', '"unclosed', '"a""b"', "\"'x'\"", '"x\u0085y"',
 ]
 # fmt: on
 
@@ -128,6 +130,9 @@ STRINGS_TAKEN_FAST = [
     "y", "tRue", "none", "C#", "a#b", "a:b", "http://x.y/z?q=1#frag", "it's", 'say "hi"',
     "a{b}c", "use `foo`", "x?", "a,b", "日本語テキスト", "emoji 😀", "\u00a0nbsp", "v1.2.3",
     "12abc", "inf", "nan", "a - b", "100%", "<b>bold</b>", "a=b", "~/notes/todo.md",
+    '"quoted"', '"Accounts backlog: known bugs and open decisions"', '"x # y"', '"true"',
+    '"12"', '" spaced "', '"it\'s"', '"[wip] {a: 1} *x &y !z |"', '"日本: 語"',
+    '"9f3c2a71-4d8e-4b6a-9c1f-2e7d5b8a6c40"',
 ]
 # fmt: on
 
@@ -228,6 +233,13 @@ def test_number_like_strings_go_to_ruamel_and_stay_strings(value: str) -> None:
         ["# a comment", "name: n"],
         ["name: n # trailing comment"],
         ["name: 'quoted'"],
+        ['name: ""'],
+        ['name: "a\\"b"'],
+        ['name: "a\\nb"'],
+        ['name: "x" # c'],
+        ['name: "x" y'],
+        ['name: "unclosed'],
+        ['name: "a\tb"'],
         ["tags: [a, b]"],
         ["tags:", "  - a"],
         ["description: >", "  folded"],
