@@ -92,6 +92,10 @@ async def test_a_disabled_change_keeps_its_line_and_the_meter_follows(home: Demo
         await settle(pilot)
         shown = screen.shown
         assert shown is not None and screen.plan.changes[moved].id in shown.outcome.disabled
+        change_id = screen.plan.changes[moved].id
+        assert str(changes.get_option(change_id).prompt).endswith("  off")  # not colour alone
+        others = [c.id for c in screen.plan.changes if c.id != change_id]
+        assert not any(str(changes.get_option(i).prompt).endswith("off") for i in others)
         assert not shown.outcome.after.fits
         assert "cannot fit" in plain(screen.query_one("#distil-notes", Static))
         old_lines = screen.plan.old_text.splitlines()
@@ -102,6 +106,7 @@ async def test_a_disabled_change_keeps_its_line_and_the_meter_follows(home: Demo
         await settle(pilot)
         assert screen.shown is not None and not screen.shown.outcome.disabled
         assert screen.shown.outcome.after.fits
+        assert not str(changes.get_option(change_id).prompt).endswith("off")
 
 
 async def test_apply_then_undo_restores_every_byte(home: DemoHome) -> None:

@@ -97,11 +97,15 @@ def render_outcome(plan: DistilPlan, disabled: frozenset[str]) -> Shown:
     return Shown(outcome, diffs)
 
 
-def change_prompt(change: DistilChange) -> Text:
-    """A change's row: its group, then its summary (text from disk: escaped)."""
+def change_prompt(change: DistilChange, enabled: bool = True) -> Text:
+    """A change's row: its group, then its summary (text from disk: escaped); a disabled
+    change reads ``off`` and is struck through, so its state shows without colour."""
     text = Text()
-    text.append(f"{GROUP_LABELS.get(change.group, change.group):<8} ", style="bold cyan")
-    text.append(line(change.summary))
+    label = GROUP_LABELS.get(change.group, change.group)
+    text.append(f"{label:<8} ", style="bold cyan" if enabled else "dim")
+    text.append(line(change.summary), style="" if enabled else "dim strike")
+    if not enabled:
+        text.append("  off", style="bold")
     return text
 
 
@@ -262,7 +266,8 @@ class DistilScreen(Screen[None]):
         self.query_one("#distil-progress", ProgressBar).display = False
         changes = self.query_one("#distil-changes", SelectionList)
         changes.clear_options()
-        changes.add_options([Selection(change_prompt(c), c.id, True) for c in self.plan.changes])
+        changes.add_options([Selection(change_prompt(c), c.id, True, id=c.id)
+                             for c in self.plan.changes])
         changes.border_title = f"{len(self.plan.changes)} changes (space toggles)"
         if self.plan.changes:
             changes.highlighted = 0
@@ -307,6 +312,12 @@ class DistilScreen(Screen[None]):
 
     @on(SelectionList.SelectedChanged, "#distil-changes")
     def toggled(self) -> None:
+        if self.plan is not None:
+            changes = self.query_one("#distil-changes", SelectionList)
+            selected = set(changes.selected)
+            for change in self.plan.changes:
+                changes.replace_option_prompt(change.id,
+                                              change_prompt(change, change.id in selected))
         self.rerender()
 
     @on(SelectionList.SelectionHighlighted, "#distil-changes")
