@@ -7,6 +7,8 @@ from textual.app import ComposeResult
 from textual.widgets import Footer
 from textual.widgets._footer import FooterKey
 
+from memtui.tui.keymap import key_display, own_bindings
+
 FIRST_KEYS = ("question_mark", "q")
 PALETTE_CELLS = 12
 """The command palette's key at the right end (``▏^p palette`` and its padding)."""
@@ -27,14 +29,17 @@ class KeyFooter(Footer):
             self.refresh(recompose=True)
 
     def natural_width(self) -> int:
-        """The columns the shown keys need laid out in full (`` key label `` each, one per
-        action), the palette's key included."""
+        """The columns the keys need laid out in full (`` key label `` each, one per action),
+        the palette's key included: from the bindings the app and the screen declare with
+        ``show``, not from the active ones (those depend on focus and timing, and the footer
+        must not come out compact or not by chance)."""
         actions: set[str] = set()
         cells = PALETTE_CELLS
-        for _node, binding, _enabled, _tooltip in self.screen.active_bindings.values():
-            if binding.show and binding.action not in actions:
-                actions.add(binding.action)
-                cells += len(self.app.get_key_display(binding)) + len(binding.description) + 3
+        for node in (self.app, self.screen):
+            for binding in own_bindings(node):
+                if binding.show and binding.action not in actions:
+                    actions.add(binding.action)
+                    cells += len(key_display(node, binding)) + len(binding.description) + 3
         return cells
 
     def fit(self, width: int, compact_below: int) -> None:

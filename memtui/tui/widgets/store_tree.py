@@ -202,6 +202,12 @@ class StoreTree(Tree[NodeRef]):
         label.stylize(style, end)  # the cursor's highlight spans the whole row
         return label
 
+    def watch_show_vertical_scrollbar(self, _shown: bool) -> None:
+        """The labels are fitted to the width beside the scrollbar: when it comes or goes
+        that width changes while the widget's does not, and Textual's line cache (keyed by the
+        widget's width) would keep rows fitted to the old one (cut instead of ending in …)."""
+        self._invalidate()
+
     def get_label_width(self, node: TreeNode[NodeRef]) -> int:
         """The label's own width (cheap: a tree of thousands asks it of every node)."""
         return node._label.cell_len + 2
