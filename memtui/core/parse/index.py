@@ -37,7 +37,7 @@ from memtui.core.lazylist import LazyList
 from memtui.core.parse.jsstring import js_trim, js_trim_start, js_trim_start_at
 from memtui.core.parse.lazyre import lazy_re
 from memtui.core.parse.marked import COMMENT_SPAN, CR, BlockLexer, Token, js_lazy_re
-from memtui.core.parse.utf16 import index_of_unit, prefix_by_units, units
+from memtui.core.parse.utf16 import encoded_length, index_of_unit, prefix_by_units, units
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -450,19 +450,25 @@ def _binds(line_truncated: bool, byte_truncated: bool) -> Binds:
 
 
 def _utf8_length(text: str) -> int:
-    return len(text.encode("utf-8", "surrogatepass"))
+    return len(text) if text.isascii() else encoded_length(text, "utf-8")
 
 
 def _hidden_entry_problems(
     entries: Sequence[IndexEntry], lines: list[int], line_map: Sequence[int]
 ) -> list[str]:
     """``lines``: each entry's line (only the hidden entries are looked at)."""
-    present = line_map if isinstance(line_map, range) else set(line_map)
+    if isinstance(line_map, range):  # consecutive lines; ``lines`` ascend: those around it
+        below, above = bisect_left(lines, line_map.start), bisect_left(lines, line_map.stop)
+        hidden: Set[int] = set(lines[:below] + lines[above:])
+    else:
+        hidden = set(lines).difference(line_map)  # C: most files hide no entry
+    if not hidden:
+        return []
     return [
         f"line {line}: entry [{entries[i].title}] is inside frontmatter or an HTML comment; "
         "Claude Code never sees it"
         for i, line in enumerate(lines)
-        if line not in present
+        if line in hidden
     ]
 
 

@@ -2,10 +2,26 @@
 
 from __future__ import annotations
 
+CHUNK = 1 << 15
+"""Characters encoded at a time to measure a long text: the encoded copy of a runaway index
+(7 MB) would be fresh memory, every page of it a fault; a chunk's copy reuses the last one's."""
+
+
+def encoded_length(text: str, encoding: str) -> int:
+    """``len(text.encode(encoding, "surrogatepass"))``, without encoding the whole text at once."""
+    if len(text) <= CHUNK:
+        return len(text.encode(encoding, "surrogatepass"))
+    return sum(
+        len(text[start : start + CHUNK].encode(encoding, "surrogatepass"))
+        for start in range(0, len(text), CHUNK)
+    )
+
 
 def units(text: str) -> int:
     """Length of ``text`` in UTF-16 code units (JavaScript's ``string.length``)."""
-    return len(text.encode("utf-16-le", "surrogatepass")) // 2
+    if text.isascii():
+        return len(text)
+    return encoded_length(text, "utf-16-le") // 2
 
 
 def prefix_by_units(text: str, limit: int) -> str:

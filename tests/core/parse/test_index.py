@@ -668,3 +668,35 @@ def test_broken_wikilinks(tmp_path: Path) -> None:
 def test_healthy_index(tmp_path: Path) -> None:
     health = health_of(tmp_path, {"a.md": "x"}, "- [A](a.md) — short\n")
     assert health.ok is True
+
+
+# --- entries Claude Code never sees -----------------------------------------------------------
+
+
+HIDDEN = "is inside frontmatter or an HTML comment; Claude Code never sees it"
+
+
+@pytest.mark.parametrize("fast", [True, False])
+def test_entries_in_frontmatter_are_reported_and_the_others_not(fast: bool) -> None:
+    raw = "---\nname: x\n- [In front](front.md)\n---\n- [After](after.md)\n" + index_of(3, 0, 5)
+    report = load_report("MEMORY.md", raw, agent=False, fast=fast)
+    assert [p for p in report.problems if HIDDEN in p] == [f"line 3: entry [In front] {HIDDEN}"]
+
+
+@pytest.mark.parametrize("fast", [True, False])
+def test_entries_in_html_comments_are_reported_in_line_order(fast: bool) -> None:
+    raw = (
+        "- [First](a.md)\n\n<!--\n- [Hidden one](h1.md)\n-->\n\n"
+        + index_of(2000, 0, 10)
+        + "\n\n<!-- - [Hidden two](h2.md) -->\n\n- [Last](z.md)\n"
+    )
+    report = load_report("MEMORY.md", raw, agent=False, fast=fast)
+    hidden = [p for p in report.problems if HIDDEN in p]
+    assert hidden == [f"line 4: entry [Hidden one] {HIDDEN}"]  # the inline one starts no line
+    assert len(report.entries) == 2000 + 3
+
+
+def test_agent_memory_hides_no_entry() -> None:
+    raw = "---\n- [In front](front.md)\n---\n<!--\n- [C](c.md)\n-->\n"
+    report = load_report("MEMORY.md", raw, agent=True)
+    assert not [p for p in report.problems if HIDDEN in p]
