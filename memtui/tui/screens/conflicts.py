@@ -6,7 +6,9 @@ paired and judged with the configured provider. A provider that sends text (anth
 shows its estimate (pairs, tokens, cost, secrets redacted) and sends only after ``y``. Decisions
 that change no file (related, compatible, not a conflict) are recorded in the ledger; the pair
 is then not raised again until one side changes. Keeping one side (``a``, ``b``) archives the
-other through the write path: previewed, journaled, ``u`` undoes it."""
+other through the write path: previewed, journaled, ``u`` undoes it. After a decision that
+changed files (and a restore from the archive), the files are read again in a job: every other
+pair of a changed memory shows its new text, is stale, and later decisions plan against it."""
 
 from __future__ import annotations
 
@@ -40,6 +42,7 @@ from memtui.core.judge.merge import (
     propose_merge,
 )
 from memtui.core.judge.providers import Estimate, Judge, ProviderError, load_judge
+from memtui.core.judge.refresh import Reread, changed_files, refresh_run, reread
 from memtui.core.judge.resolve import KeepPlan, finish_keep, plan_keep
 from memtui.core.judge.run import (
     MAX_SENT_PAIRS,
@@ -58,6 +61,7 @@ from memtui.core.judge.verdicts import (
     Relation,
     Verdict,
 )
+from memtui.core.scan.scanner import cache_for
 from memtui.core.secrets.redact import masked_text
 from memtui.core.stores.locations import Context
 from memtui.core.write.proposal import AppliedOp, FileDiff
@@ -289,6 +293,8 @@ class ConflictsScreen(Screen[None]):
         self.store_filter: str | None = None
         """Only pairs with a side in this kind of store (None: every store)."""
         self.shown: list[JudgedPair] = []
+        self.changed: set[str] = set()
+        """Files a decision changed that the pairs do not show yet (:meth:`reread`)."""
 
     def compose(self) -> ComposeResult:
         yield Static(Text(" conflicts ", style="bold reverse"), id="conf-head")
@@ -526,13 +532,39 @@ class ConflictsScreen(Screen[None]):
             default_ledger_path(self.context.env))
 
     def gone(self, key: str, op: AppliedOp | None) -> None:
-        """A side left its store (archived): its pairs leave the list."""
+        """A side left its store (archived): its pairs leave the list; the other files the
+        decision changed are read again."""
         found = self.found
         if op is None or found is None:
             return
         found.run.pairs = [p for p in found.run.pairs
                            if key not in (p.candidate.a.key, p.candidate.b.key)]
         self.show_pairs()
+        self.reread(op)
+
+    def reread(self, op: AppliedOp | None) -> None:
+        """After ``op`` changed files: rescan where they live (later plans read the new scan)
+        and read its memories again, in a job; every pair with one of them shows its new
+        content and, judged for the old one, is stale (:mod:`memtui.core.judge.refresh`)."""
+        if op is None:
+            return
+        self.changed |= changed_files(op.files)
+        paths, result, context = set(self.changed), self.result, self.context
+        items = list(self.found.run.items) if self.found is not None else []
+
+        def run(_control: JobControl) -> Reread:
+            return reread(context, result, items, paths, cache_for(context))
+
+        def done(fresh: Reread) -> None:
+            self.changed -= paths
+            self.result = fresh.result
+            if self.found is not None:
+                refresh_run(self.found.run, fresh.items, self.found.ledger)
+            self.show_pairs()
+
+        # one job at a time: a newer one cancels this one and reads its files too
+        self.jobs.start(Job("reading the changed memories", run, group="reread",
+                            title="Cannot read the changed memories", done=done), self)
 
     def action_scoped(self) -> None:
         """Keep both as scoped: the user edits each side's "applies when" note, then the
@@ -585,6 +617,7 @@ class ConflictsScreen(Screen[None]):
         pair.verdict = Verdict(Relation.SCOPED, 1.0, f"decided: scoped ({said})", USER)
         pair.state = "decided"
         self.show_pairs()
+        self.reread(op)
 
     def action_merge(self) -> None:
         """Merge: memtui proposes one memory holding both, the user edits it, then the
@@ -642,7 +675,7 @@ class ConflictsScreen(Screen[None]):
                             title="Cannot merge", done=planned), self)
 
     def action_archive(self) -> None:
-        open_archive(self, self.jobs, self.context)
+        open_archive(self, self.jobs, self.context, finished=self.reread)
 
     def action_back(self) -> None:
         self.jobs.cancel_group("judge")
