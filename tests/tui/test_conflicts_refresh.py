@@ -10,7 +10,7 @@ from pathlib import Path
 from helpers import copy_demo
 from pilots import app_on, notifications, open_conflicts, plain
 from textual.pilot import Pilot
-from textual.widgets import Input, OptionList, Static
+from textual.widgets import Input, OptionList, Static, Tabs
 
 from memtui.core.demo.build import DemoHome
 from memtui.core.judge.ledger import Ledger
@@ -102,3 +102,27 @@ async def test_a_scoped_note_reaches_the_other_pairs_of_both_memories(
             notifications(app)
         assert not auto_flags.exists() and checkout.exists()
         assert not any(AUTO_FLAGS in sides(p) for p in screen.shown)
+
+
+async def test_the_highlighted_pair_stays_highlighted_when_the_list_changes(
+    pristine: DemoHome, tmp_path: Path
+) -> None:
+    app = app_on(pristine, tmp_path / "state")
+    async with app.run_test(size=(160, 45)) as pilot:
+        screen = await open_conflicts(pilot)
+        pairs = screen.query_one("#conf-pairs", OptionList)
+        before = len(screen.shown)
+        pairs.highlighted = before - 1
+        await settle(pilot)
+        last = screen.shown[before - 1].candidate.id
+        await pilot.press("n")  # the highlighted pair is decided: another is highlighted
+        await settle(pilot)
+        assert len(screen.shown) == before - 1
+        highlighted = screen.current()
+        assert highlighted is not None and highlighted.candidate.id != last
+        kept = highlighted.candidate.id
+        screen.query_one("#conf-filters", Tabs).active = "filter-all"  # more pairs, in order
+        await settle(pilot)
+        assert len(screen.shown) > before - 1
+        current = screen.current()
+        assert current is not None and current.candidate.id == kept

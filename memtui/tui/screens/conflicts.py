@@ -428,6 +428,7 @@ class ConflictsScreen(Screen[None]):
         if found is None:
             return
         run = found.run
+        was = self.current()  # stays highlighted while shown, else the row where it was
         self.shown = [p for p in run.pairs
                       if wanted(p, self.filter) and in_store(p, self.store_filter)]
         memories = sum(1 for i in run.items if i.kind != CLAUDE_MD)
@@ -452,6 +453,9 @@ class ConflictsScreen(Screen[None]):
             self.say("")
         pairs = self.query_one("#conf-pairs", OptionList)
         keep = pairs.highlighted
+        ids = [p.candidate.id for p in self.shown]
+        if was is not None and was.candidate.id in ids:
+            keep = ids.index(was.candidate.id)
         pairs.clear_options()
         pairs.add_options([Option(pair_label(p), id=p.candidate.id) for p in self.shown])
         if self.shown:
