@@ -6,19 +6,17 @@ closes it with the highlighted entry; the flow that opened it
 from __future__ import annotations
 
 import time
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from rich.text import Text
 from textual import on
-from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical
-from textual.widgets import DataTable, Static
+from textual.widgets import DataTable
 
 from memtui.core.judge.archive import Archive, ArchiveEntry
 from memtui.core.plaintext import counted
-from memtui.tui.dialogs.base import Dialog
-from memtui.tui.jobs import Job, runner_of
+from memtui.tui.dialogs.listing import ListingDialog
+from memtui.tui.jobs import Job
 from memtui.tui.plain import line
 
 Listing = tuple[list[tuple[ArchiveEntry, bool]], list[str]]
@@ -34,7 +32,7 @@ def archived_when(entry: ArchiveEntry) -> str:
     return time.strftime("%Y-%m-%d %H:%M", time.gmtime(entry.time))
 
 
-class ArchiveScreen(Dialog[ArchiveEntry | None]):
+class ArchiveScreen(ListingDialog[ArchiveEntry]):
     """Every archived memory, newest first; ``enter`` / ``r`` restores the highlighted one."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -45,6 +43,10 @@ class ArchiveScreen(Dialog[ArchiveEntry | None]):
                 tooltip="Close the archive"),
     ]
     HELP_TITLE = "Keys of the archive"
+    NAME = "archive"
+    BOX_TITLE = "Archived memories"
+    BOX_KEYS = "⏎/r restore · esc close"
+    COLUMNS = ("archived (UTC)", "store", "memory", "why", "")
 
     def __init__(self, archive: Archive, where: str) -> None:
         super().__init__()
@@ -53,26 +55,17 @@ class ArchiveScreen(Dialog[ArchiveEntry | None]):
         """The archive's directory as the user reads it (``~/…``)."""
         self.entries: list[ArchiveEntry] = []
 
-    def compose(self) -> ComposeResult:
-        with Vertical(id="archive-box", classes="dialog-box") as box:
-            box.border_title = "Archived memories"
-            box.border_subtitle = "⏎/r restore · esc close"
-            where = Text(f"archive: {line(self.where)}", style="dim")
-            yield Static(where, id="archive-where", classes="dialog-note")
-            yield DataTable(id="archive-table", cursor_type="row", zebra_stripes=True)
+    def where_note(self) -> Text:
+        return Text(f"archive: {line(self.where)}", style="dim")
 
-    def on_mount(self) -> None:
-        table = self.query_one("#archive-table", DataTable)
-        table.add_columns("archived (UTC)", "store", "memory", "why", "")
-        table.focus()
+    def read_job(self) -> Job[Any]:
         archive = self.archive
-        job = Job("reading the archive", lambda _control: list_archive(archive),
-                  group="plan-archive", title="Archive", done=self.show_entries)
-        runner_of(self).start(job, self)
+        return Job("reading the archive", lambda _control: list_archive(archive),
+                   group="plan-archive", title="Archive", done=self.show_entries)
 
     def show_entries(self, listing: Listing) -> None:
         rows, problems = listing
-        table = self.query_one("#archive-table", DataTable)
+        table = self.table()
         self.entries = [entry for entry, _back in rows]
         for entry, back in rows:
             table.add_row(
@@ -89,10 +82,10 @@ class ArchiveScreen(Dialog[ArchiveEntry | None]):
             note = Text(f"Nothing archived yet in {line(self.where)}", style="dim")
         for problem in problems:
             note.append(f"\n{line(problem)}", style="yellow")
-        self.query_one("#archive-where", Static).update(note)
+        self.show_note(note)
 
     def highlighted(self) -> ArchiveEntry | None:
-        row = self.query_one("#archive-table", DataTable).cursor_row
+        row = self.table().cursor_row
         return self.entries[row] if 0 <= row < len(self.entries) else None
 
     @on(DataTable.RowSelected, "#archive-table")
@@ -103,6 +96,3 @@ class ArchiveScreen(Dialog[ArchiveEntry | None]):
         entry = self.highlighted()
         if entry is not None:
             self.dismiss(entry)
-
-    def action_close(self) -> None:
-        self.dismiss(None)

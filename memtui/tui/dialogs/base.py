@@ -9,6 +9,8 @@ from __future__ import annotations
 from typing import ClassVar, TypeVar
 
 from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.content import Content
 from textual.screen import ModalScreen
 
 HELP_KEY_ID = "app.keys"
@@ -18,8 +20,8 @@ ResultT = TypeVar("ResultT")
 
 
 class Dialog(ModalScreen[ResultT]):
-    """A modal dialog: its box has the class ``dialog-box`` (buttons ``dialog-buttons``,
-    one-line notes ``dialog-note``, lists ``dialog-list``)."""
+    """A modal dialog: its box (:func:`dialog_box`) has the class ``dialog-box`` (buttons
+    ``dialog-buttons``, one-line notes ``dialog-note``, lists ``dialog-list``)."""
 
     CSS_PATH = "dialogs.tcss"
 
@@ -33,3 +35,13 @@ class Dialog(ModalScreen[ResultT]):
         from memtui.tui.dialogs.help import show_help  # the help is itself a Dialog
 
         show_help(self, self.HELP_TITLE)
+
+
+def dialog_box(name: str, title: str | Content, keys: str | None = None) -> Vertical:
+    """A dialog's box, ``#<name>-box`` (``with`` it in ``compose``): its title on the top
+    border, its keys on the bottom one (none: no subtitle)."""
+    box = Vertical(id=f"{name}-box", classes="dialog-box")
+    box.border_title = title
+    if keys is not None:
+        box.border_subtitle = keys
+    return box

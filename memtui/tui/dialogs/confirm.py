@@ -13,11 +13,11 @@ from rich.console import RenderableType
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Button, Static
 
 from memtui.core.write.proposal import FileDiff, Proposal
-from memtui.tui.dialogs.base import Dialog
+from memtui.tui.dialogs.base import Dialog, dialog_box
 from memtui.tui.plain import content, line
 from memtui.tui.widgets.diff_view import DiffView
 
@@ -84,9 +84,7 @@ class ConfirmScreen(Dialog[bool]):
         self.diffs_title = diffs_title
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="confirm-box", classes="dialog-box") as box:
-            box.border_title = content(self.title_text)
-            box.border_subtitle = "y confirm · n/esc cancel"
+        with dialog_box("confirm", content(self.title_text), "y confirm · n/esc cancel"):
             with VerticalScroll(id="confirm-scroll"):
                 yield Static(self.body, id="confirm-body")
                 if self.diffs:

@@ -9,12 +9,12 @@ from typing import ClassVar, TypeVar
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal
 from textual.widgets import Button, Input, Static, TextArea
 
 from memtui.core.judge.scoped import NOTE_CHARS
 from memtui.core.judge.verdicts import JudgeItem
-from memtui.tui.dialogs.base import Dialog
+from memtui.tui.dialogs.base import Dialog, dialog_box
 from memtui.tui.plain import body, line
 
 ResultT = TypeVar("ResultT")
@@ -36,6 +36,15 @@ class DecisionDialog(Dialog[ResultT | None]):
     def action_cancel(self) -> None:
         self.dismiss(None)
 
+    @staticmethod
+    def buttons(name: str) -> Horizontal:
+        """The row of ``Preview`` (``#<name>-ok``) and ``Cancel`` (``#<name>-no``)."""
+        return Horizontal(
+            Button("Preview (^s)", variant="primary", id=f"{name}-ok"),
+            Button("Cancel (esc)", id=f"{name}-no"),
+            classes="dialog-buttons",
+        )
+
 
 class ScopedDialog(DecisionDialog[dict[str, str]]):
     """One input per memory side, prefilled with memtui's proposal: when that side applies.
@@ -55,9 +64,8 @@ class ScopedDialog(DecisionDialog[dict[str, str]]):
         self.proposed = proposed
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="scoped-box", classes="dialog-box") as box:
-            box.border_title = "Keep both: when does each apply?"
-            box.border_subtitle = "⏎ next / preview · ^s preview · esc cancel"
+        with dialog_box("scoped", "Keep both: when does each apply?",
+                        "⏎ next / preview · ^s preview · esc cancel"):
             yield Static(Text(
                 "Each memory gets a first line “Applies when: …” (one line, plain text), "
                 "written as one operation you can undo with u.", style="dim"),
@@ -71,9 +79,7 @@ class ScopedDialog(DecisionDialog[dict[str, str]]):
                 else:
                     yield Static(Text("a CLAUDE.md rule: memtui does not edit CLAUDE.md, so it "
                                       "gets no note", style="yellow"), classes="scoped-label")
-            with Horizontal(classes="dialog-buttons"):
-                yield Button("Preview (^s)", variant="primary", id="scoped-ok")
-                yield Button("Cancel (esc)", id="scoped-no")
+            yield self.buttons("scoped")
 
     def on_mount(self) -> None:
         inputs = list(self.query(Input))
@@ -113,9 +119,7 @@ class MergeDialog(DecisionDialog[str]):
         self.text = text
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="merge-box", classes="dialog-box") as box:
-            box.border_title = "Merge: one memory in place of both"
-            box.border_subtitle = "^s preview · esc cancel"
+        with dialog_box("merge", "Merge: one memory in place of both", "^s preview · esc cancel"):
             note = Text()
             note.append("writes ", style="dim")
             note.append(line(self.kept.label), style="bold")
@@ -124,9 +128,7 @@ class MergeDialog(DecisionDialog[str]):
             yield Static(note, id="merge-note")
             yield TextArea(body(self.text), id="merge-text", soft_wrap=True,
                            show_line_numbers=False)
-            with Horizontal(classes="dialog-buttons"):
-                yield Button("Preview (^s)", variant="primary", id="merge-ok")
-                yield Button("Cancel (esc)", id="merge-no")
+            yield self.buttons("merge")
 
     def on_mount(self) -> None:
         self.query_one("#merge-text", TextArea).focus()

@@ -18,12 +18,12 @@ from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical, VerticalScroll
+from textual.containers import VerticalScroll
 from textual.dom import DOMNode
 from textual.screen import Screen
 from textual.widgets import Static
 
-from memtui.tui.dialogs.base import HELP_KEY_ID, Dialog
+from memtui.tui.dialogs.base import HELP_KEY_ID, Dialog, dialog_box
 from memtui.tui.keymap import key_display, meaning, own_bindings
 from memtui.tui.plain import content
 
@@ -90,11 +90,9 @@ class HelpScreen(Dialog[None]):
         self.body = body
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="help-box", classes="dialog-box") as box:
-            box.border_title = content(self.title_text)
-            box.border_subtitle = "? or esc closes · ↑ ↓ scroll"
-            with VerticalScroll(id="help-scroll"):
-                yield Static(self.body, id="help-body")
+        box = dialog_box("help", content(self.title_text), "? or esc closes · ↑ ↓ scroll")
+        with box, VerticalScroll(id="help-scroll"):
+            yield Static(self.body, id="help-body")
 
     def on_mount(self) -> None:
         self.query_one("#help-scroll", VerticalScroll).focus()

@@ -13,13 +13,12 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from memtui.core.model import ProjectRef
 from memtui.core.plaintext import counted
-from memtui.tui.dialogs.base import Dialog
+from memtui.tui.dialogs.base import Dialog, dialog_box
 from memtui.tui.jobs import Job, JobControl, runner_of
 from memtui.tui.plain import line
 
@@ -121,9 +120,7 @@ class ProjectsScreen(Dialog[OpenProject | None]):
         self.rows = initial_rows(projects, current, current_dir)
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="projects-box", classes="dialog-box") as box:
-            box.border_title = "Projects"
-            box.border_subtitle = "⏎ open · esc close"
+        with dialog_box("projects", "Projects", "⏎ open · esc close"):
             yield Static(self.summary(), id="projects-summary", classes="dialog-note")
             yield OptionList(
                 *[Option(row_prompt(row)) for row in self.rows],

@@ -10,7 +10,6 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
@@ -24,7 +23,7 @@ from memtui.core.scan.search import (
     match_spans,
     query_terms,
 )
-from memtui.tui.dialogs.base import Dialog
+from memtui.tui.dialogs.base import Dialog, dialog_box
 from memtui.tui.jobs import Job, JobControl, JobHandle, runner_of
 from memtui.tui.messages import JobProgress
 from memtui.tui.plain import line, styled
@@ -112,9 +111,8 @@ class SearchScreen(Dialog[SearchHit | MarkHits | None]):
         self.indexing: JobHandle | None = None
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="search-box", classes="dialog-box") as box:
-            box.border_title = "Search memories"
-            box.border_subtitle = "⏎ open · ↑↓ move · ctrl+t mark every hit · esc close"
+        with dialog_box("search", "Search memories",
+                        "⏎ open · ↑↓ move · ctrl+t mark every hit · esc close"):
             yield Input(
                 self.cache.last_query,
                 placeholder="words to find (every word must match)",

@@ -6,20 +6,21 @@ named. The flows that use them are in :mod:`memtui.tui.operations`."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import ClassVar, Literal
+from typing import Any, ClassVar, Literal
 
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal
 from textual.widgets import Button, DataTable, Static
 
 from memtui.core.plaintext import counted
 from memtui.core.write.journal import Journal, OpRecord, undo_verb
 from memtui.core.write.proposal import record_target_text
-from memtui.tui.dialogs.base import Dialog
-from memtui.tui.jobs import Job, runner_of
+from memtui.tui.dialogs.base import Dialog, dialog_box
+from memtui.tui.dialogs.listing import ListingDialog
+from memtui.tui.jobs import Job
 from memtui.tui.plain import line
 
 Recovery = Literal["rollback", "complete", "later"]
@@ -69,13 +70,17 @@ def undo_body(record: OpRecord) -> Text:
 # --- U: the history ------------------------------------------------------------------------
 
 
-class UndoHistoryScreen(Dialog[OpRecord | None]):
+class UndoHistoryScreen(ListingDialog[OpRecord]):
     """Every journaled operation of this home, newest first; Enter picks the highlighted one
     to undo. Operations of other homes are only counted."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "close", "Close", id="undo.close"),
     ]
+    NAME = "undo"
+    BOX_TITLE = "Operations"
+    BOX_KEYS = "⏎ undo · esc close"
+    COLUMNS = ("time (UTC)", "kind", "title", "files", "state")
 
     def __init__(self, journal: Journal) -> None:
         super().__init__()
@@ -83,28 +88,19 @@ class UndoHistoryScreen(Dialog[OpRecord | None]):
         self.records: list[OpRecord] = []
         self.elsewhere = 0
 
-    def compose(self) -> ComposeResult:
-        with Vertical(id="undo-box", classes="dialog-box") as box:
-            box.border_title = "Operations"
-            box.border_subtitle = "⏎ undo · esc close"
-            where = Text(f"journal: {line(self.journal.directory)}", style="dim")
-            yield Static(where, id="undo-where", classes="dialog-note")
-            yield DataTable(id="undo-table", cursor_type="row", zebra_stripes=True)
+    def where_note(self) -> Text:
+        return Text(f"journal: {line(self.journal.directory)}", style="dim")
 
-    def on_mount(self) -> None:
-        table = self.query_one("#undo-table", DataTable)
-        table.add_columns("time (UTC)", "kind", "title", "files", "state")
-        table.focus()
+    def read_job(self) -> Job[Any]:
         journal = self.journal
-        job = Job("reading the history", lambda _control: history_of(journal),
-                  group="plan-history", title="Undo history", done=self.show_history)
-        runner_of(self).start(job, self)
+        return Job("reading the history", lambda _control: history_of(journal),
+                   group="plan-history", title="Undo history", done=self.show_history)
 
     def show_history(self, history: tuple[list[tuple[OpRecord, str]], int]) -> None:
         rows, self.elsewhere = history
         self.show_rows(rows)
         if self.elsewhere:
-            self.query_one("#undo-where", Static).update(self.where_text())
+            self.show_note(self.where_text())
 
     def where_text(self) -> Text:
         journal = self.journal
@@ -119,7 +115,7 @@ class UndoHistoryScreen(Dialog[OpRecord | None]):
     def title_width(self, rows: list[tuple[OpRecord, str]]) -> int | None:
         """The width the title column may take so the state column after it shows whole
         (None: the table has no width yet, titles are not cut)."""
-        table = self.query_one("#undo-table", DataTable)
+        table = self.table()
         available = table.scrollable_content_region.width
         if available <= 0 or not rows:
             return None
@@ -133,7 +129,7 @@ class UndoHistoryScreen(Dialog[OpRecord | None]):
         return max(12, available - sum(others) - padding)
 
     def show_rows(self, rows: list[tuple[OpRecord, str]]) -> None:
-        table = self.query_one("#undo-table", DataTable)
+        table = self.table()
         self.records = [record for record, _state in rows]
         width = self.title_width(rows)
         for record, state in rows:
@@ -150,7 +146,7 @@ class UndoHistoryScreen(Dialog[OpRecord | None]):
                 key=record.id,
             )
         if not rows and not self.elsewhere:
-            self.query_one("#undo-where", Static).update(
+            self.show_note(
                 Text(f"No operations yet in {line(self.journal.directory)}", style="dim")
             )
 
@@ -158,9 +154,6 @@ class UndoHistoryScreen(Dialog[OpRecord | None]):
     def row_selected(self, event: DataTable.RowSelected) -> None:
         if 0 <= event.cursor_row < len(self.records):
             self.dismiss(self.records[event.cursor_row])
-
-    def action_close(self) -> None:
-        self.dismiss(None)
 
 
 def history_of(journal: Journal) -> tuple[list[tuple[OpRecord, str]], int]:
@@ -216,8 +209,7 @@ class InterruptedScreen(Dialog[Recovery]):
         )
         if self.more:
             body.append(f"\n{self.more} more interrupted operation(s) follow.", style="yellow")
-        with Vertical(id="interrupted-box", classes="dialog-box") as box:
-            box.border_title = "An operation was interrupted"
+        with dialog_box("interrupted", "An operation was interrupted"):
             yield Static(body, id="interrupted-body")
             with Horizontal(id="interrupted-buttons", classes="dialog-buttons"):
                 yield Button("Roll back (b)", variant="warning", id="rollback")

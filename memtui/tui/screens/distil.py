@@ -11,7 +11,6 @@ closes."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import ClassVar
@@ -21,9 +20,7 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.command import Provider
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import Screen
 from textual.widgets import ProgressBar, SelectionList, Static
 from textual.widgets.selection_list import Selection
 
@@ -37,21 +34,15 @@ from memtui.core.distil.model import (
 )
 from memtui.core.model import StoreKind
 from memtui.core.stores.locations import Context
-from memtui.core.write.proposal import AppliedOp, FileDiff, Proposal
+from memtui.core.write.proposal import FileDiff, Proposal
 from memtui.tui import clock
 from memtui.tui.dialogs.base import HELP_KEY_ID
 from memtui.tui.dialogs.confirm import ConfirmScreen, proposal_summary
 from memtui.tui.dialogs.help import HelpRow, show_help
-from memtui.tui.jobs import (
-    Job,
-    JobControl,
-    JobHandle,
-    JobRunner,
-    start_apply,
-)
+from memtui.tui.jobs import Job, JobControl, JobHandle, JobRunner
 from memtui.tui.messages import JobProgress
-from memtui.tui.palette import ScreenCommands
 from memtui.tui.plain import line
+from memtui.tui.screens.review import ReviewScreen
 from memtui.tui.widgets.diff_view import DiffView
 from memtui.tui.widgets.footer import KeyFooter
 
@@ -173,12 +164,11 @@ def notes_view(plan: DistilPlan, outcome: DistilOutcome | None) -> RenderableTyp
     return Group(*parts)
 
 
-class DistilScreen(Screen[None]):
+class DistilScreen(ReviewScreen):
     """Review a store's distilled MEMORY.md, toggle changes, apply."""
 
     CSS_PATH = "distil.tcss"
-
-    COMMANDS: ClassVar[set[type[Provider] | Callable[[], type[Provider]]]] = {ScreenCommands}
+    PROGRESS_ID = "distil-progress"
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back", id="distil.back",
@@ -200,14 +190,11 @@ class DistilScreen(Screen[None]):
 
     def __init__(self, store: Store, context: Context, jobs: JobRunner,
                  headroom: float = 0.7) -> None:
-        super().__init__()
+        super().__init__(context, jobs)
         self.store = store
-        self.context = context
-        self.jobs = jobs
         self.headroom = headroom
         self.plan: DistilPlan | None = None
         self.shown: Shown | None = None
-        self.running: JobHandle | None = None
         self.planning: JobHandle | None = None
 
     def compose(self) -> ComposeResult:
@@ -240,8 +227,7 @@ class DistilScreen(Screen[None]):
 
         store, headroom = self.store, self.headroom
         self.show_status(f"reading {line(self.context.show(store.path))} …")
-        bar = self.query_one("#distil-progress", ProgressBar)
-        bar.display = True
+        self.progress_bar().display = True
 
         def run(control: JobControl) -> tuple[DistilPlan, Shown]:
             def progress(step: str, done: int, total: int) -> None:
@@ -257,13 +243,18 @@ class DistilScreen(Screen[None]):
                   done=self.planned, failed=self.plan_failed)
         self.planning = self.jobs.start(job, self)
 
+    def replan(self) -> None:
+        """Plan again (an apply changed nothing): ``a`` waits for the new plan."""
+        self.refresh_bindings()
+        self.start_plan()
+
     def show_status(self, message: str) -> None:
         self.query_one("#distil-notes", Static).update(Text(message, style="dim"))
 
     def planned(self, result: tuple[DistilPlan, Shown]) -> None:
         self.planning = None
         self.plan, shown = result
-        self.query_one("#distil-progress", ProgressBar).display = False
+        self.progress_bar().display = False
         changes = self.query_one("#distil-changes", SelectionList)
         changes.clear_options()
         changes.add_options([Selection(change_prompt(c), c.id, True, id=c.id)
@@ -276,7 +267,7 @@ class DistilScreen(Screen[None]):
 
     def plan_failed(self, reason: str) -> None:
         self.planning = None
-        self.query_one("#distil-progress", ProgressBar).display = False
+        self.progress_bar().display = False
         self.query_one("#distil-notes", Static).update(Text(line(reason), style="bold red"))
 
     def disabled_ids(self) -> frozenset[str]:
@@ -339,7 +330,7 @@ class DistilScreen(Screen[None]):
         return True
 
     def why_not(self) -> str | None:
-        if self.running is not None and self.running.is_running:
+        if self.applying:
             return "The distil is being applied."
         if self.plan is None:
             return "Still planning; try again in a moment."
@@ -377,15 +368,6 @@ class DistilScreen(Screen[None]):
         show_help(self, f"Keys of the distil review ({line(self.store.title)})",
                   self.HELP_EXTRA)
 
-    def action_back(self) -> None:
-        if self.running is not None and self.running.is_running:
-            self.running.cancel()
-            self.notify("Cancelling: every file will be put back.", severity="warning")
-            return
-        if self.planning is not None and self.planning.is_running:
-            self.planning.cancel()
-        self.dismiss(None)
-
     def action_apply(self) -> None:
         why = self.why_not()
         if why is not None:
@@ -405,32 +387,14 @@ class DistilScreen(Screen[None]):
         if not yes or self.shown is None or self.shown.outcome.proposal is not proposal:
             return  # declined, or toggled meanwhile: the shown preview is no longer it
         title = line(self.store.title)
-        bar = self.query_one("#distil-progress", ProgressBar)
-        bar.display = True
-        bar.update(total=max(1, len(proposal.changes)), progress=0)
-        self.running = start_apply(self.jobs, self.context, proposal, label=f"distil {title}",
-                                   message=lambda _op: f"distilled {title} · u to undo",
-                                   node=self, finished=self.finished)
+        self.start_applying(proposal, label=f"distil {title}",
+                            message=lambda _op: f"distilled {title} · u to undo")
         self.refresh_bindings()
 
-    def on_job_progress(self, message: JobProgress) -> None:
-        """The plan's or the apply's progress on the bar (it also reaches the header)."""
-        handles = [h for h in (self.planning, self.running) if h is not None]
-        if not any(h.job_id == message.job_id for h in handles) or message.total is None:
-            return
-        bar = self.query_one("#distil-progress", ProgressBar)
-        bar.update(total=message.total, progress=message.done or 0)
+    def bar_jobs(self) -> tuple[JobHandle | None, ...]:
+        """The plan's or the apply's progress fills the bar (the plan's also the notes)."""
+        return (self.planning, self.running)
+
+    def job_progressed(self, message: JobProgress) -> None:
         if self.planning is not None and message.job_id == self.planning.job_id:
             self.show_status(f"{line(message.text)} ({message.done or 0} / {message.total})")
-
-    def finished(self, op: AppliedOp | None) -> None:
-        self.running = None
-        if not self.is_attached:
-            return
-        self.query_one("#distil-progress", ProgressBar).display = False
-        if op is not None:
-            if self.app.screen is self:
-                self.dismiss(None)
-            return
-        self.refresh_bindings()
-        self.start_plan()

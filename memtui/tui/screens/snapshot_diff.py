@@ -7,7 +7,6 @@ as :class:`~memtui.tui.messages.OperationApplied` (it rescans), and the screen c
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import ClassVar
 
@@ -18,9 +17,7 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.command import Provider
 from textual.containers import Horizontal, VerticalScroll
-from textual.screen import Screen
 from textual.widgets import Footer, OptionList, ProgressBar, Select, Static, Tab, Tabs
 
 from memtui.core.contents import ScanResult, Store
@@ -33,20 +30,14 @@ from memtui.core.write.ops.snapshot import (
     nothing_to_do,
     plan_snapshot,
 )
-from memtui.core.write.proposal import AppliedOp, FileDiff, Proposal
+from memtui.core.write.proposal import FileDiff, Proposal
 from memtui.tui.dialogs.base import HELP_KEY_ID
 from memtui.tui.dialogs.confirm import ConfirmScreen, proposal_summary
 from memtui.tui.dialogs.help import HelpRow, show_help
-from memtui.tui.jobs import (
-    Job,
-    JobHandle,
-    JobRunner,
-    start_apply,
-)
-from memtui.tui.messages import JobProgress
+from memtui.tui.jobs import Job, JobRunner
 from memtui.tui.nodes import NodeRef
-from memtui.tui.palette import ScreenCommands
 from memtui.tui.plain import line
+from memtui.tui.screens.review import ReviewScreen
 from memtui.tui.widgets.diff_view import DiffView, status_line
 
 ACTION_LABELS: dict[SnapshotAction, str] = {
@@ -147,12 +138,11 @@ def deleted_note(action: SnapshotAction) -> str:
     return f"{action} deletes this local file; its full contents:"
 
 
-class SnapshotDiffScreen(Screen[None]):
+class SnapshotDiffScreen(ReviewScreen):
     """Review one agent's snapshot and initialize, replace or mark synced."""
 
     CSS_PATH = "snapshot_diff.tcss"
-
-    COMMANDS: ClassVar[set[type[Provider] | Callable[[], type[Provider]]]] = {ScreenCommands}
+    PROGRESS_ID = "snap-progress"
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back", id="snapshot.back",
@@ -174,14 +164,11 @@ class SnapshotDiffScreen(Screen[None]):
     )
 
     def __init__(self, snapshot: SnapshotInfo, context: Context, jobs: JobRunner) -> None:
-        super().__init__()
-        self.context = context
-        self.jobs = jobs
+        super().__init__(context, jobs)
         self.snapshot = snapshot
         self.scope = snapshot.acted_scope
         self.view: SnapshotAction = STATUS_VIEW.get(snapshot.primary.status, "mark-synced")
         self.plans: dict[SnapshotAction, Plan] | None = None
-        self.running: JobHandle | None = None
 
     @property
     def invalid(self) -> str | None:
@@ -233,7 +220,7 @@ class SnapshotDiffScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.apply_size()
-        self.query_one("#snap-progress", ProgressBar).display = False
+        self.progress_bar().display = False
         if self.invalid is not None:
             self.query_one("#snap-message", Static).update(invalid_text(self.invalid))
             self.query_one("#snap-controls").display = False
@@ -334,13 +321,6 @@ class SnapshotDiffScreen(Screen[None]):
         show_help(self, f"Keys of the snapshot review ({line(self.snapshot.agent)})",
                   self.HELP_EXTRA)
 
-    def action_back(self) -> None:
-        if self.running is not None and self.running.is_running:
-            self.running.cancel()
-            self.notify("Cancelling: every file will be put back.", severity="warning")
-            return
-        self.dismiss(None)
-
     def action_act(self, action: SnapshotAction) -> None:
         why = self.why_not(action)
         if why is not None:
@@ -360,7 +340,7 @@ class SnapshotDiffScreen(Screen[None]):
     def why_not(self, action: SnapshotAction) -> str | None:
         if self.invalid is not None:
             return f"This snapshot cannot be used: {self.invalid}"
-        if self.running is not None and self.running.is_running:
+        if self.applying:
             return "An operation is still running."
         if self.plans is None:
             return "Still planning; try again in a moment."
@@ -372,28 +352,5 @@ class SnapshotDiffScreen(Screen[None]):
             return
         agent = line(self.snapshot.agent)
         label = f"{ACTION_DONE[action]} {agent} ({self.scope.value})"
-        bar = self.query_one("#snap-progress", ProgressBar)
-        bar.display = True
-        bar.update(total=max(1, len(proposal.changes)), progress=0)
-        self.running = start_apply(self.jobs, self.context, proposal, label=f"{action} {agent}",
-                                   message=lambda _op: f"{label} · u to undo", node=self,
-                                   finished=self.finished)
-
-    def on_job_progress(self, message: JobProgress) -> None:
-        """The running action's progress (it also reaches the header)."""
-        running = self.running
-        if running is None or message.job_id != running.job_id or message.total is None:
-            return
-        bar = self.query_one("#snap-progress", ProgressBar)
-        bar.update(total=message.total, progress=message.done or 0)
-
-    def finished(self, op: AppliedOp | None) -> None:
-        self.running = None
-        if not self.is_attached:
-            return
-        self.query_one("#snap-progress", ProgressBar).display = False
-        if op is not None:
-            if self.app.screen is self:
-                self.dismiss(None)
-            return
-        self.replan()
+        self.start_applying(proposal, label=f"{action} {agent}",
+                            message=lambda _op: f"{label} · u to undo")
