@@ -5,13 +5,31 @@ from __future__ import annotations
 from typing import Any
 
 from textual.pilot import Pilot
+from textual.worker import WorkerCancelled, WorkerState
 
 
 async def settle(pilot: Pilot[Any]) -> None:
     """Wait until every worker (scan, detail load, search index) has finished, the messages
-    they posted are handled, and the screen has repainted."""
+    they posted are handled, and the screen has repainted. A worker cancelled meanwhile (a
+    newer one of its group replaced it: a detail load by the next selection, a scan by a
+    refresh) is over too, not a failure: the wait goes on for the others."""
     for _ in range(3):
-        await pilot.app.workers.wait_for_complete()
+        await _workers_done(pilot)
         await pilot.pause()
     await pilot.wait_for_scheduled_animations()
     await pilot.pause()
+
+
+async def _workers_done(pilot: Pilot[Any]) -> None:
+    """``workers.wait_for_complete()`` for the workers not cancelled (waiting for a cancelled
+    one raises, and a thread worker stays in the pool until its thread ends); asked again when
+    one is cancelled while it waits."""
+    for _ in range(100):
+        pending = [w for w in pilot.app.workers if w.state != WorkerState.CANCELLED]
+        if not pending:
+            return
+        try:
+            await pilot.app.workers.wait_for_complete(pending)
+            return
+        except WorkerCancelled:
+            continue
