@@ -118,12 +118,12 @@ def _utc(now: datetime) -> datetime:
 
 def _read_text(home: Path, rel: str, corpus: AgentmemoryCorpus) -> str | None:
     """The text of ``home/rel``, or None with its problem (missing: None, no problem)."""
-    path = home / rel
-    if not os.path.lexists(path):
-        return None
+    path = os.path.join(home, rel)  # a str: pathlib's joins cost more than the read
     result = read_full(path, home)
     problem: str | None = None
     if not result.readable:
+        if not os.path.lexists(path):
+            return None
         problem = "; ".join(result.problems) or "cannot read"
     elif not result.complete:
         problem = "too large: not read"
@@ -243,17 +243,19 @@ class _New:
     body: list[str]
 
 
-def generate(corpus: AgentmemoryCorpus, now: datetime) -> list[_New]:
+def generate(
+    corpus: AgentmemoryCorpus, now: datetime, ranked: list[tuple[str, list[Entry]]]
+) -> list[_New]:
     """The sections agentmemory's distil generates, in its order (``## Pinned`` is not one:
-    it is kept like any hand-written section)."""
+    it is kept like any hand-written section); ``ranked``: the ``tag_counts`` of the
+    corpus's entries newest first, so each tag's entries are too (one sort for every tag)."""
     sections = [_New(HEADER_ID, TITLE, [f"<!-- last distilled: {stamp_of(now)} -->"])]
     entries = corpus.entries
     topics = _topic_lines(entries)
     if topics:
         sections.append(_New(TOPICS_ID, "## Topics", topics))
-    ranked = tag_counts(entries)
     for tag, group in ranked[:SECTION_TAGS]:
-        body = [_entry_line(e) for e in recent_first(group)[:TAG_ENTRIES]]
+        body = [_entry_line(e) for e in group[:TAG_ENTRIES]]
         sections.append(_New(TAG_PREFIX + tag, f"## {tag}", body))
     untagged = [e for e in entries if not e.tags]
     if untagged:
@@ -494,7 +496,8 @@ def render_index(
     """The index agentmemory's distil would write, with every line of the current one that
     it did not generate kept (module docstring: where). ``disabled``: ids of generated
     sections that keep their current version."""
-    new = generate(corpus, now)
+    ranked = tag_counts(recent_first(corpus.entries))
+    new = generate(corpus, now, ranked)
     blocks = split_sections(current_index_text or "")
     versions = _versions(blocks)
     new_ids = [s.id for s in new]
@@ -550,7 +553,6 @@ def render_index(
             chunks.append(list(slot.current))
         chunks += after.get(slot.id, [])
     text = "\n\n".join("\n".join(closed(chunk)) for chunk in chunks) + "\n"
-    ranked = tag_counts(corpus.entries)[:SECTION_TAGS]
     return AgentmemoryIndex(
         text=text,
         generated=sections,
@@ -558,7 +560,7 @@ def render_index(
         excluded=list(corpus.excluded),
         open_items=list(corpus.open_items),
         problems=list(corpus.problems),
-        tag_counts={tag: len(group) for tag, group in ranked},
+        tag_counts={tag: len(group) for tag, group in ranked[:SECTION_TAGS]},
         entries=len(corpus.entries),
     )
 

@@ -18,15 +18,16 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from memtui.core.parse.jsstring import JS_WS_CLASS, js_trim
+from memtui.core.parse.jsstring import JS_WS_CLASS, js_trim, js_trim_end
 from memtui.core.parse.utf16 import prefix_by_units, units
 
 EntryKind = Literal["daily", "topic"]
 
 _WS = f"[{JS_WS_CLASS}]"
 
-MARKER_RE = re.compile(r"<!-- (\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}) \[([^\]]*)\] -->")
-"""An entry's marker, matched at the start of a line (agentmemory's ``metaMatch``)."""
+MARKER_RE = re.compile(r"^<!-- (\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}) \[([^\]\n]*)\] -->", re.M)
+"""An entry's marker at the start of a line (agentmemory's ``metaMatch``), its sid within the
+line: found in a whole file at once."""
 
 TAG_RE = re.compile(f"(?:^|{_WS})#([a-zA-Z][A-Za-z0-9_-]*)")
 """agentmemory's ``extractTags`` regex with JavaScript's ``\\s`` and ``\\w``."""
@@ -51,6 +52,12 @@ STATUS_RE = re.compile(
 VALID_UNTIL_RE = re.compile(
     f"{_META}Valid until:?{_WS}+(\\d{{4}}-\\d{{2}}-\\d{{2}}){_END}", re.I | re.M
 )
+LIFECYCLE_RE = re.compile(
+    f"{_META}(?:Trust:{_WS}*untrusted|Status:{_WS}*(?:expired|superseded|revoked|retired)"
+    f"|Valid until:?{_WS}+\\d{{4}}-\\d{{2}}-\\d{{2}}){_END}",
+    re.I | re.M,
+)
+"""Any of the three: what an entry must hold before its first paragraph is looked at."""
 PARAGRAPH_BREAK_RE = re.compile(f"\\n{_WS}*\\n")
 
 SECRET_PATTERNS = (
@@ -131,7 +138,7 @@ class ParsedFile:
 
 def extract_tags(text: str) -> tuple[str, ...]:
     """``#tag`` words, lowercased with their ``#``, unique, sorted."""
-    return tuple(sorted({"#" + m.group(1).lower() for m in TAG_RE.finditer(text)}))
+    return tuple(sorted({"#" + tag.lower() for tag in TAG_RE.findall(text)}))
 
 
 def extract_links(text: str) -> tuple[str, ...]:
@@ -143,6 +150,16 @@ def redact(text: str) -> str:
     for pattern in SECRET_PATTERNS:
         text = pattern.sub(REDACTED, text)
     return text
+
+
+def may_hold_secret(text: str) -> bool:
+    """False only when no pattern of ``SECRET_PATTERNS`` can match ``text`` (then ``redact``
+    returns it unchanged): each needs a piece of text that is tested here, the last one in any
+    ASCII case (``str.lower`` lowers every ASCII letter)."""
+    if "sk-" in text or "AKIA" in text or ("gh" in text and "_" in text):
+        return True
+    lowered = text.lower()
+    return "key" in lowered or "token" in lowered or "secret" in lowered
 
 
 def first_line(content: str) -> str:
@@ -164,6 +181,8 @@ def summary(content: str) -> str:
 
 def lifecycle_reason(block: str, today: str) -> str | None:
     """Why agentmemory treats an entry as inactive (its first paragraph only), or None."""
+    if not LIFECYCLE_RE.search(block):  # none in the block: none in its first paragraph
+        return None
     header = PARAGRAPH_BREAK_RE.split(block, maxsplit=1)[0]
     if UNTRUSTED_RE.search(header):
         return "Trust: untrusted"
@@ -179,33 +198,42 @@ def lifecycle_reason(block: str, today: str) -> str | None:
 @dataclass
 class _Block:
     start: int  # 0-based index of the first line
-    lines: list[str]
+    text: str
+    """The block's lines joined (the newline before the next marker left out)."""
     marker: re.Match[str] | None
+    """The marker (matched in the whole file)."""
+
+    @property
+    def lines(self) -> list[str]:
+        return self.text.split("\n")
+
+    @property
+    def body(self) -> str:
+        """The text after the marker, trimmed."""
+        if self.marker is None:
+            return js_trim(self.text)
+        return js_trim(self.text[self.marker.end() - self.marker.start() :])
+
+    def span(self) -> tuple[int, int]:
+        """First and last line (1-based), trailing blank lines left out."""
+        return self.start + 1, self.start + 1 + js_trim_end(self.text).count("\n")
 
 
-def _blocks(lines: list[str]) -> list[_Block]:
+def _blocks(text: str) -> list[_Block]:
     """The file cut before every marker line; the part before the first marker (if any) is a
-    block without a marker."""
+    block without a marker. One pass over the text: each block is a slice of it."""
     blocks: list[_Block] = []
-    current: _Block | None = None
-    for number, line in enumerate(lines):
-        found = MARKER_RE.match(line)
-        if found:
-            current = _Block(number, [line], found)
-            blocks.append(current)
-        elif current is None:
-            current = _Block(number, [line], None)
-            blocks.append(current)
-        else:
-            current.lines.append(line)
+    markers = list(MARKER_RE.finditer(text))
+    if not markers or markers[0].start() > 0:
+        blocks.append(_Block(0, text[: markers[0].start() - 1] if markers else text, None))
+    line = previous = 0
+    for index, marker in enumerate(markers):
+        cut = marker.start()
+        line += text.count("\n", previous, cut)
+        previous = cut
+        end = markers[index + 1].start() - 1 if index + 1 < len(markers) else len(text)
+        blocks.append(_Block(line, text[cut:end], marker))
     return blocks
-
-
-def _body(block: _Block) -> str:
-    text = "\n".join(block.lines)
-    if block.marker is not None:
-        text = text[block.marker.end() :]
-    return js_trim(text)
 
 
 def _is_header_only(text: str) -> bool:
@@ -217,45 +245,44 @@ def _is_header_only(text: str) -> bool:
     return True
 
 
-def _span(block: _Block) -> tuple[int, int]:
-    last = len(block.lines)
-    while last > 1 and not js_trim(block.lines[last - 1]):
-        last -= 1
-    return block.start + 1, block.start + last
-
-
 def split_lines(text: str) -> list[str]:
     """The lines of a file's text (a leading BOM dropped, as agentmemory does)."""
     return text.removeprefix("\ufeff").split("\n")
+
+
+def _links(text: str) -> tuple[str, ...]:
+    return extract_links(text) if "[[" in text else ()
+
+
+def _tags(text: str) -> tuple[str, ...]:
+    """``extract_tags(redact(text))``, redacting only when a secret may be there."""
+    if "#" not in text:  # redact adds none
+        return ()
+    return extract_tags(redact(text) if may_hold_secret(text) else text)
+
+
+def _reason(block: _Block, today: str) -> str | None:
+    return lifecycle_reason(js_trim(block.text), today)
 
 
 def parse_daily(rel: str, date: str, text: str, today: str) -> ParsedFile:
     """The entries of a daily log; an unmarked part before the first marker is an entry
     without a timestamp unless it holds only headings and comments."""
     parsed = ParsedFile([], [])
-    for block in _blocks(split_lines(text)):
-        body = _body(block)
+    for block in _blocks(text.removeprefix("\ufeff")):
+        body = block.body
         if not body or (block.marker is None and _is_header_only(body)):
             continue
-        start, end = _span(block)
-        entry = Entry(
-            file=rel,
-            kind="daily",
-            start=start,
-            end=end,
-            date=date,
-            timestamp=block.marker.group(1) if block.marker else "",
-            sid=block.marker.group(2) if block.marker else "",
-            content=body,
-            tags=extract_tags(redact(body)),
-            links=extract_links(body),
-        )
-        _sort_in(parsed, entry, block, today)
+        start, end = block.span()
+        timestamp, sid = block.marker.groups() if block.marker else ("", "")
+        # positional: keywords cost a third more, and a year of logs is 3,650 entries
+        entry = Entry(rel, "daily", start, end, date, timestamp, sid, body, _tags(body),
+                      _links(body))
+        _sort_in(parsed, entry, _reason(block, today))
     return parsed
 
 
-def _sort_in(parsed: ParsedFile, entry: Entry, block: _Block, today: str) -> None:
-    reason = lifecycle_reason(js_trim("\n".join(block.lines)), today)
+def _sort_in(parsed: ParsedFile, entry: Entry, reason: str | None) -> None:
     if reason is None:
         parsed.entries.append(entry)
     else:
@@ -285,25 +312,26 @@ def _title(blocks: list[_Block], excluded: set[int]) -> str | None:
 def parse_topic(rel: str, slug: str, text: str, today: str) -> ParsedFile:
     """The entries of a topic file (marked ones only) and its ``# Topic:`` title."""
     parsed = ParsedFile([], [])
-    blocks = _blocks(split_lines(text))
+    blocks = _blocks(text.removeprefix("\ufeff"))
     inactive: set[int] = set()
-    pending: list[tuple[int, _Block, str]] = []
+    pending: list[tuple[_Block, str, str | None]] = []
     for index, block in enumerate(blocks):
-        if lifecycle_reason(js_trim("\n".join(block.lines)), today) is not None:
+        reason = _reason(block, today)
+        if reason is not None:
             inactive.add(index)
-        body = _body(block)
+        body = block.body
         if block.marker is not None and body:
-            pending.append((index, block, body))
+            pending.append((block, body, reason))
     parsed.title = _title(blocks, inactive)
     title = parsed.title or slug
-    for _, block, body in pending:
+    for block, body, reason in pending:
         assert block.marker is not None
         dated = DATE_LINK_RE.search(body)
         cleaned = _strip_daily_lines(body)
         backlink = next(
             (m.group(1) for line in body.split("\n") if (m := DAILY_LINE_RE.match(line))), None
         )
-        start, end = _span(block)
+        start, end = block.span()
         entry = Entry(
             file=rel,
             kind="topic",
@@ -313,13 +341,13 @@ def parse_topic(rel: str, slug: str, text: str, today: str) -> ParsedFile:
             timestamp=block.marker.group(1),
             sid=block.marker.group(2),
             content=cleaned,
-            tags=extract_tags(redact(cleaned)),
-            links=extract_links(cleaned),
+            tags=_tags(cleaned),
+            links=_links(cleaned),
             daily_link=backlink,
             topic=title,
             slug=slug,
         )
-        _sort_in(parsed, entry, block, today)
+        _sort_in(parsed, entry, reason)
     return parsed
 
 

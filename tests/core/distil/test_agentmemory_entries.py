@@ -2,18 +2,30 @@
 
 from __future__ import annotations
 
-from hypothesis import given, settings
+import re
+
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from memtui.core.distil.agentmemory_entries import (
+    LIFECYCLE_RE,
+    PARAGRAPH_BREAK_RE,
+    STATUS_RE,
+    UNTRUSTED_RE,
+    VALID_UNTIL_RE,
+    _blocks,
+    _tags,
     extract_links,
     extract_tags,
     lifecycle_reason,
+    may_hold_secret,
     parse_daily,
     parse_scratchpad,
     parse_topic,
+    redact,
     summary,
 )
+from memtui.core.parse.jsstring import js_trim
 
 TODAY = "2026-03-03"
 
@@ -179,3 +191,95 @@ def test_the_entry_parsers_never_raise(text: str) -> None:
             assert entry.content == entry.content.strip(" \n\t")
             summary(entry.content)
     parse_scratchpad(text)
+
+
+# --- the fast paths against what they stand for ------------------------------------------------
+
+_TRICKY = st.sampled_from(
+    [
+        "<!-- 2026-03-01 09:00:00 [abcd1234] -->",
+        "<!-- 2026-03-01 09:00:00 [ab\ncd] -->",
+        "<!-- 2026-03-01 09:00:00 [a] --> trailing",
+        " <!-- 2026-03-01 09:00:00 [a] -->",
+        "] -->",
+        "Status: superseded",
+        "STATUS:\texpired.",
+        "\u017ftatus: retired",  # a long s: the same letter to re.I
+        "- Trust: untrusted ",
+        "* Valid until 2020-01-01",
+        "Valid until: 2026-01-01",
+        "#sk-abcdefghijklmnopqrstu",
+        "sk-abcdefghijklmnopqrstuv",
+        "ghp_" + "a" * 20,
+        "AKIA" + "B" * 16,
+        "API_KEY = 'abcdefghijklmnopqr'",
+        "Secret:abcdefghijklmnopqrstu",
+        "access-Token=abcdefghijklmnopqr",
+        " #tag",
+        "\u212a",  # the Kelvin sign lowers to k
+        "\n",
+        "\r\n",
+        "\n\n",
+        "\n \u00a0\n",
+        " ",
+        "\u2028",
+        "\ufeff",  # JavaScript's whitespace, not Python's
+        "\x1f",  # Python's whitespace, not JavaScript's
+        "😀",
+    ]
+)
+_TRICKY_TEXT = st.lists(st.one_of(_TRICKY, st.text(max_size=10)), max_size=30).map("".join)
+_LINE_MARKER_RE = re.compile(r"<!-- (\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}) \[([^\]]*)\] -->")
+
+
+def blocks_line_by_line(text: str) -> list[tuple[int, str, tuple[str, ...] | None, str, int]]:
+    """The cut as agentmemory makes it, one line at a time: (first line, 0-based), the lines
+    joined, the marker's groups, the body, and the last line that is not blank (1-based)."""
+    cut: list[tuple[int, list[str], re.Match[str] | None]] = []
+    for number, line in enumerate(text.split("\n")):
+        found = _LINE_MARKER_RE.match(line)
+        if found or not cut:
+            cut.append((number, [line], found))
+        else:
+            cut[-1][1].append(line)
+    out = []
+    for start, lines, found in cut:
+        joined = "\n".join(lines)
+        last = len(lines)
+        while last > 1 and not js_trim(lines[last - 1]):
+            last -= 1
+        body = js_trim(joined[found.end() :] if found else joined)
+        out.append((start, joined, found.groups() if found else None, body, start + last))
+    return out
+
+
+@settings(max_examples=500, deadline=2000)
+@given(_TRICKY_TEXT)
+@example("<!-- 2026-03-01 09:00:00 [a] -->\nbody\n\ufeff\n<!-- 2026-03-01 09:00:00 [b] -->\n\x1f")
+def test_blocks_cut_the_text_as_a_line_by_line_reading_does(text: str) -> None:
+    fast = [
+        (b.start, b.text, b.marker.groups() if b.marker else None, b.body, b.span()[1])
+        for b in _blocks(text)
+    ]
+    assert fast == blocks_line_by_line(text)
+
+
+@settings(max_examples=500, deadline=2000)
+@given(_TRICKY_TEXT)
+def test_a_block_lifecycle_re_misses_has_no_lifecycle_line(text: str) -> None:
+    header = PARAGRAPH_BREAK_RE.split(text, maxsplit=1)[0]
+    if any(p.search(header) for p in (UNTRUSTED_RE, STATUS_RE, VALID_UNTIL_RE)):
+        assert LIFECYCLE_RE.search(text)
+        assert LIFECYCLE_RE.search(js_trim(text))
+
+
+@settings(max_examples=500, deadline=2000)
+@given(_TRICKY_TEXT)
+@example("sk-abcdefghijklmnopqrstuv #a")
+@example("ghp_" + "a" * 20 + " #a")
+@example("AKIA" + "B" * 16 + " #a")
+@example("#aws-AKIA" + "B" * 16)
+@example("Access_Token: abcdefghijklmnopqr #a")
+def test_tags_are_those_of_the_redacted_text(text: str) -> None:
+    assert may_hold_secret(text) or redact(text) == text
+    assert _tags(text) == extract_tags(redact(text))
