@@ -69,9 +69,7 @@ def _context(home: Path):  # type: ignore[no-untyped-def]
 def child(home: Path, reselects: int) -> None:
     """Print seconds to the first tree paint and to settled, then each re-select's seconds."""
     sys.path.insert(0, str(ROOT))
-    from textual.pilot import Pilot
     from textual.strip import Strip
-    from textual.worker import WorkerCancelled
 
     from memtui.tui.app import make_app
     from memtui.tui.testing import settle
@@ -89,21 +87,12 @@ def child(home: Path, reselects: int) -> None:
     StoreTree.render_line = render_line  # type: ignore[method-assign]
     times: list[float] = []
 
-    async def quiet(pilot: Pilot[None]) -> None:
-        """settle(), again when a worker it waited for was cancelled by a newer one."""
-        while True:
-            try:
-                await settle(pilot)
-                return
-            except WorkerCancelled:
-                continue
-
     async def run() -> None:
         app = make_app(_context(home), watch=False)
         async with app.run_test(size=SIZE) as pilot:
             while not drawn:
                 await pilot.pause(0.005)
-            await quiet(pilot)
+            await settle(pilot)
             settled = time.perf_counter()
             tree = app.screen.query_one("#tree-auto", StoreTree)
             tree.focus()
@@ -113,14 +102,14 @@ def child(home: Path, reselects: int) -> None:
             detail = app.screen.query_one(DetailPane)
             for _ in range(reselects):
                 assert tree.select_key(f"{auto.path}::{other.rel_path}")
-                await quiet(pilot)
+                await settle(pilot)
                 start = time.perf_counter()
                 assert tree.select_key(index_key)
                 while detail.loaded is None or detail.loaded.ref.key != index_key:
                     await pilot.pause(0.002)
                 await pilot.pause()  # the repaint with the index view
                 times.append(time.perf_counter() - start)
-                await quiet(pilot)
+                await settle(pilot)
             print(f"{drawn[0] - START:.4f} {settled - START:.4f}")
             print(" ".join(f"{t:.4f}" for t in times))
 
