@@ -320,3 +320,45 @@ async def test_the_plan_takes_its_now_from_the_tui_clock(
         assert isinstance(screen.plan, AgentmemoryPlan) and screen.plan.now == moment
         assert screen.shown is not None
         assert "<!-- last distilled: 2026-11-26 09:30:00 -->" in screen.shown.outcome.index_text
+
+
+async def test_esc_while_applying_cancels_and_puts_every_file_back(
+    home: DemoHome, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The apply is held before its second file (the first already written) until ``esc``
+    was pressed: the operation stops, every file is as it was, and the review plans again."""
+    import threading
+
+    from memtui.core.write import apply as apply_module
+
+    before = tree_state(home.auto_memory)
+    reached, release = threading.Event(), threading.Event()
+    checked: list[object] = []
+    original = apply_module._recheck
+
+    def held_recheck(tree: object, target: object) -> None:
+        checked.append(target)
+        if len(checked) == 2:
+            reached.set()
+            release.wait(10)
+        original(tree, target)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(apply_module, "_recheck", held_recheck)
+    app = app_for(home)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_distil(pilot)
+        await pilot.press("a")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("y")
+        for _ in range(500):
+            if reached.is_set():
+                break
+            await pilot.pause(0.01)
+        assert reached.is_set() and screen.applying
+        await pilot.press("escape")
+        assert any("Cancelling" in m for m, _ in notifications(app))
+        release.set()
+        await settle(pilot)
+        assert app.screen is screen and not screen.applying  # planned again, still open
+        assert tree_state(home.auto_memory) == before
