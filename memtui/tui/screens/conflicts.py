@@ -61,6 +61,7 @@ from memtui.core.judge.verdicts import (
 from memtui.core.secrets.redact import masked_text
 from memtui.core.stores.locations import Context
 from memtui.core.write.proposal import AppliedOp, FileDiff
+from memtui.tui import clock
 from memtui.tui.decisions import confirm_proposal, open_archive
 from memtui.tui.dialogs.base import HELP_KEY_ID
 from memtui.tui.dialogs.confirm import ConfirmScreen
@@ -143,7 +144,7 @@ def side_text(item: JudgeItem, keep: bool) -> Text:
     out.append(line(item.rel_path + (f" line {item.line}" if item.line else "")), style="dim")
     out.append("\n")
     if item.mtime:
-        out.append(age_text(item.mtime), style="dim")
+        out.append(age_text(item.mtime, clock.now()), style="dim")
         out.append("\n")
     if item.modified:
         out.append(f"modified {line(item.modified)}\n", style="dim")
