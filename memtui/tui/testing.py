@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from textual.app import App
 from textual.pilot import Pilot
+from textual.widgets import Input, TextArea
 
 
 async def settle(pilot: Pilot[Any]) -> None:
@@ -15,3 +17,13 @@ async def settle(pilot: Pilot[Any]) -> None:
         await pilot.pause()
     await pilot.wait_for_scheduled_animations()
     await pilot.pause()
+
+
+def still_cursors(app: App[Any]) -> None:
+    """Stop every text cursor blinking, on every screen of the stack: a blinking cursor is
+    drawn or not by the wall clock (half a second each), so a picture taken later than that
+    after the focus moved (a loaded machine) would lose it. A focused field's cursor stays
+    drawn."""
+    for screen in app.screen_stack:
+        for field in (*screen.query(Input), *screen.query(TextArea)):
+            field.cursor_blink = False
