@@ -23,7 +23,10 @@ def still_cursors(app: App[Any]) -> None:
     """Stop every text cursor blinking, on every screen of the stack: a blinking cursor is
     drawn or not by the wall clock (half a second each), so a picture taken later than that
     after the focus moved (a loaded machine) would lose it. A focused field's cursor stays
-    drawn."""
+    drawn. The fields' cached lines go too: a TextArea keys them by the cursor only while it
+    blinks, so a line drawn in the off half of a blink would be reused without the cursor."""
     for screen in app.screen_stack:
         for field in (*screen.query(Input), *screen.query(TextArea)):
             field.cursor_blink = False
+            field.notify_style_update()
+            field.refresh()
