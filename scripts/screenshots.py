@@ -29,7 +29,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from textual.pilot import Pilot  # noqa: E402
-from textual.widgets import Input, Static  # noqa: E402
+from textual.widgets import Static  # noqa: E402
 
 from memtui.core.demo.build import DemoHome, build_demo_home  # noqa: E402
 from memtui.core.demo.writers import STORY_NOW  # noqa: E402
@@ -37,7 +37,7 @@ from memtui.core.stores.locations import Context  # noqa: E402
 from memtui.tui import clock  # noqa: E402
 from memtui.tui.app import MemtuiApp, make_app  # noqa: E402
 from memtui.tui.screens.main import MainScreen  # noqa: E402
-from memtui.tui.testing import settle  # noqa: E402
+from memtui.tui.testing import settle, still_cursors  # noqa: E402
 from memtui.tui.widgets.detail import DetailPane  # noqa: E402
 from memtui.tui.widgets.store_tree import StoreTree  # noqa: E402
 
@@ -150,8 +150,7 @@ async def scene_search(pilot: Pilot[None], home: DemoHome) -> None:
     await settle(pilot)
     await pilot.press("slash")
     await settle(pilot)
-    for field in pilot.app.screen.query(Input):
-        field.cursor_blink = False  # a blinking cursor would be on or off at random
+    still_cursors(pilot.app)
     await pilot.press(*SEARCH_QUERY)
     await settle(pilot)
     await pilot.pause(0.3)

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from textual.app import App
 from textual.pilot import Pilot
+from textual.widgets import Input, TextArea
 from textual.worker import WorkerCancelled, WorkerState
 
 
@@ -33,3 +35,16 @@ async def _workers_done(pilot: Pilot[Any]) -> None:
             return
         except WorkerCancelled:
             continue
+
+
+def still_cursors(app: App[Any]) -> None:
+    """Stop every text cursor blinking, on every screen of the stack: a blinking cursor is
+    drawn or not by the wall clock (half a second each), so a picture taken later than that
+    after the focus moved (a loaded machine) would lose it. A focused field's cursor stays
+    drawn. The fields' cached lines go too: a TextArea keys them by the cursor only while it
+    blinks, so a line drawn in the off half of a blink would be reused without the cursor."""
+    for screen in app.screen_stack:
+        for field in (*screen.query(Input), *screen.query(TextArea)):
+            field.cursor_blink = False
+            field.notify_style_update()
+            field.refresh()

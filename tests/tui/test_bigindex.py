@@ -1,6 +1,8 @@
 """A huge MEMORY.md: the app paints, the index view is capped, re-selecting it is quick.
 
-Timing bounds here are loose (a loaded 2-core CI box); bench/bench_bigindex.py has the figures.
+Time bounds are in CPU seconds of the test's process (the app and its worker threads), loose:
+a loaded 2-core CI box stretches the wall clock, not the work (a paint took 1.3 s of wall clock
+for 0.2 s of CPU). bench/bench_bigindex.py has the figures.
 """
 
 from __future__ import annotations
@@ -33,8 +35,9 @@ SIZE = (160, 45)
 HUGE_LINES = 50_000
 MAX_ROWS = 1_000
 """Rows the capped view may take: ~260 numbered lines, the lists of 50 and their headings."""
-SETTLES_WITHIN = 20.0  # seconds; it froze for longer than that
-RESELECTS_WITHIN = 2.0  # seconds; it took 6 s (27 s on this box)
+SETTLES_WITHIN = 20.0  # CPU seconds; it froze for longer than that
+RESELECTS_WITHIN = 2.0  # CPU seconds; it took 6 s (27 s on this box)
+HANGS_AFTER = 60.0  # seconds of wall clock
 
 
 @pytest.fixture
@@ -44,26 +47,26 @@ def home(tmp_path: Path) -> DemoHome:
 
 async def reselect_seconds(pilot: Pilot[None], detail: DetailPane, tree: StoreTree, key: str,
                            home: DemoHome) -> float:
-    """Seconds from selecting MEMORY.md again (after another memory) to its view painted."""
+    """CPU seconds from selecting MEMORY.md again (after another memory) to its view painted."""
     other = next(p.name for p in sorted(home.auto_memory.glob("*.md")) if p.name != "MEMORY.md")
     assert tree.select_key(f"{home.auto_memory}::{other}")
     await settle(pilot)
-    start = time.monotonic()
+    start, cpu = time.monotonic(), time.process_time()
     assert tree.select_key(key)
     while detail.loaded is None or detail.loaded.ref.key != key:
-        assert time.monotonic() - start < 60
+        assert time.monotonic() - start < HANGS_AFTER
         await pilot.pause(0.01)
     await pilot.pause()
-    return time.monotonic() - start
+    return time.process_time() - cpu
 
 
 async def test_a_50000_line_index_paints_capped_and_reselects_quickly(home: DemoHome) -> None:
     write_index(home.auto_memory, huge_index_lines(HUGE_LINES))
-    start = time.monotonic()
+    cpu = time.process_time()
     async with demo_app(home).run_test(size=SIZE) as pilot:
         await settle(pilot)
         detail, tree, key = await index_view(pilot, home)
-        assert time.monotonic() - start < SETTLES_WITHIN
+        assert time.process_time() - cpu < SETTLES_WITHIN
         head = detail.query_one("#detail-head", Static)
         assert 0 < head.size.height < MAX_ROWS
         rows = rendered(head.content, head.size.width)
@@ -81,10 +84,10 @@ async def test_a_50000_line_index_paints_capped_and_reselects_quickly(home: Demo
         assert sum("does not exist" in row for row in rows) == MAX_LIST_SHOWN
         assert await reselect_seconds(pilot, detail, tree, key, home) < RESELECTS_WITHIN
         # r: the raw file, also capped
-        start = time.monotonic()
+        cpu = time.process_time()
         await pilot.press("r")
         await settle(pilot)
-        assert detail.raw_mode and time.monotonic() - start < RESELECTS_WITHIN
+        assert detail.raw_mode and time.process_time() - cpu < RESELECTS_WITHIN
         raw = detail.query_one("#detail-raw", Static)
         assert 0 < raw.size.height <= MAX_RAW_LINES + 50  # every 100th line wraps once
         raw_rows = rendered(raw.content, raw.size.width)

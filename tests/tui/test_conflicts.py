@@ -18,6 +18,7 @@ from memtui.core.judge import anthropic_judge
 from memtui.core.judge.archive import Archive
 from memtui.core.judge.ledger import Ledger
 from memtui.core.stores.locations import Context
+from memtui.tui import clock
 from memtui.tui.app import make_app
 from memtui.tui.dialogs.confirm import ConfirmScreen
 from memtui.tui.screens.conflicts import ConflictsScreen, in_store, store_kinds
@@ -52,6 +53,24 @@ async def test_j_shows_the_pairs_that_need_a_decision_side_by_side(
         assert "test-db-postgres.md" in side_a and "never SQLite" in side_a
         assert "test-db-sqlite.md" in side_b and "proposed to keep" in side_b
         assert "SQLite" in plain(screen.query_one("#conf-diff", Static))
+
+
+async def test_the_ages_of_the_sides_count_from_the_tui_clock(
+    pristine: DemoHome, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Frozen for snapshots and screenshots: the sides counted from the real time, so the
+    conflicts screen's snapshot changed with the hour of the day ("46 days old" became 47)."""
+    postgres = pristine.auto_memory / "test-db-postgres.md"
+    monkeypatch.setattr(clock, "now", lambda: postgres.stat().st_mtime + 400 * 86_400 + 60)
+    app = app_on(pristine, tmp_path / "state")
+    async with app.run_test(size=(160, 45)) as pilot:
+        screen = await open_conflicts(pilot)
+        pairs = screen.query_one("#conf-pairs", OptionList)
+        pairs.highlighted = next(i for i, r in enumerate(pair_rows(screen))
+                                 if "test-db-postgres.md" in r)
+        await pilot.pause()
+        side_a = plain(screen.query_one("#conf-a", Static))
+        assert "test-db-postgres.md" in side_a and "400 days old" in side_a
 
 
 async def test_a_decision_is_recorded_and_the_pair_is_not_raised_again(

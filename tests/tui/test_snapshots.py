@@ -7,11 +7,12 @@ and look at them (``snapshot_report.html`` shows the differences of a failed run
 from __future__ import annotations
 
 import fcntl
+import inspect
 import json
 import shutil
 import subprocess
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from datetime import UTC, datetime, tzinfo
 from pathlib import Path
 from types import SimpleNamespace
@@ -45,7 +46,7 @@ from memtui.tui.screens.conflicts import ConflictsScreen
 from memtui.tui.screens.distil import DistilScreen
 from memtui.tui.screens.main import MainScreen
 from memtui.tui.screens.snapshot_diff import SnapshotDiffScreen
-from memtui.tui.testing import settle
+from memtui.tui.testing import settle, still_cursors
 from memtui.tui.widgets.detail import DetailPane
 from memtui.tui.widgets.store_tree import StoreTree
 
@@ -58,6 +59,7 @@ SMALL = (80, 24)
 CUT_MARK = "Claude stops reading here"
 
 SnapCompare = Callable[..., bool]
+RunBefore = Callable[[Pilot[None]], Awaitable[None] | None]
 
 pytestmark = pytest.mark.xdist_group("snapshots")  # one worker: they share SNAP_ROOT
 
@@ -72,6 +74,24 @@ def demo(monkeypatch: pytest.MonkeyPatch) -> Iterator[DemoHome]:
         SNAP_ROOT.mkdir(parents=True)
         yield build_demo_home(SNAP_ROOT, now=NOW)
         shutil.rmtree(SNAP_ROOT, ignore_errors=True)
+
+
+@pytest.fixture
+def snap_compare(snap_compare: SnapCompare) -> SnapCompare:
+    """The plugin's ``snap_compare``, every text cursor made still after ``run_before``: a
+    blinking one is drawn or not by the wall clock, and a loaded machine takes the picture
+    late (the merge dialog's lost its cursor)."""
+
+    def compare(app: MemtuiApp, *, run_before: RunBefore | None = None, **kwargs: object) -> bool:
+        async def before(pilot: Pilot[None]) -> None:
+            result = None if run_before is None else run_before(pilot)
+            if inspect.isawaitable(result):
+                await result
+            still_cursors(pilot.app)
+
+        return snap_compare(app, run_before=before, **kwargs)
+
+    return compare
 
 
 def demo_app(home: DemoHome) -> MemtuiApp:
@@ -221,9 +241,7 @@ def test_search_dialog(snap_compare: SnapCompare, demo: DemoHome,
         await pilot.press("slash")
         await settle(pilot)
         assert isinstance(pilot.app.screen, SearchScreen)
-        query = pilot.app.screen.query_one(Input)
-        query.cursor_blink = False  # a blinking cursor is drawn or not, by the clock
-        query.value = "deploy freeze"
+        pilot.app.screen.query_one(Input).value = "deploy freeze"
         await settle(pilot)
 
     assert snap_compare(demo_app(demo), terminal_size=WIDE, run_before=run_before)

@@ -87,6 +87,33 @@ def watch_points(roots: Iterable[Path]) -> set[WatchPoint]:
     return points
 
 
+class Burst:
+    """When a burst of events is due to be reported: ``debounce`` after its last event, and
+    never later than ``max_delay`` after its first. The caller passes the time (a monotonic
+    clock), so the rule is checked without one."""
+
+    def __init__(self, debounce: float, max_delay: float) -> None:
+        self.debounce = debounce
+        self.max_delay = max_delay
+        self.started: float | None = None
+        self.due: float | None = None
+
+    def event(self, now: float) -> float | None:
+        """An event at ``now``: the burst's new due time, or None when it stays (the burst
+        has reached its max delay)."""
+        if self.started is None:
+            self.started = now
+        due = min(now + self.debounce, self.started + self.max_delay)
+        if due == self.due:
+            return None
+        self.due = due
+        return due
+
+    def reported(self) -> None:
+        """The burst was reported (or dropped): the next event starts a new one."""
+        self.started = self.due = None
+
+
 class StoreWatcher:
     """Observe directories; after a quiet ``debounce`` period call ``on_change`` once with every
     path that changed in the burst (never later than ``max_delay`` after the burst began).
@@ -105,9 +132,7 @@ class StoreWatcher:
     ) -> None:
         self._roots = frozenset(Path(r) for r in roots)
         self._on_change = on_change
-        self._debounce = debounce
-        self._max_delay = max_delay
-        self._burst_started = 0.0
+        self._burst = Burst(debounce, max_delay)
         self._pending: set[Path] = set()
         self._lock = threading.Lock()
         self._watch_lock = threading.Lock()
@@ -152,6 +177,7 @@ class StoreWatcher:
                 self._timer.cancel()
                 self._timer = None
             self._pending.clear()
+            self._burst.reported()
         with self._watch_lock:
             observer, self._observer = self._observer, None
             self._scheduled.clear()
@@ -186,14 +212,13 @@ class StoreWatcher:
         with self._lock:
             self._pending.add(Path(path))
             now = time.monotonic()
-            if self._timer is None:
-                self._burst_started = now
-            elif now - self._burst_started + self._debounce > self._max_delay:
+            due = self._burst.event(now)
+            if due is None:
                 return
-            else:
+            if self._timer is not None:
                 self._timer.cancel()
             self._generation += 1
-            timer = threading.Timer(self._debounce, self._flush, args=(self._generation,))
+            timer = threading.Timer(max(0.0, due - now), self._flush, args=(self._generation,))
             timer.daemon = True
             self._timer = timer
             timer.start()
@@ -204,6 +229,7 @@ class StoreWatcher:
                 return
             changed, self._pending = self._pending, set()
             self._timer = None
+            self._burst.reported()
         if not changed or not self.running:
             return
         self._sync_watches()

@@ -103,9 +103,9 @@ def test_build_is_fast_and_resolves_the_root(tmp_path: Path) -> None:
     real = tmp_path / "real"
     real.mkdir()
     (tmp_path / "link").symlink_to(real)
-    started = time.perf_counter()
+    started = time.process_time()  # CPU time: a loaded machine stretches the wall clock only
     home = build_demo_home(tmp_path / "link")
-    assert time.perf_counter() - started < 2.0
+    assert time.process_time() - started < 2.0
     assert home.root == real.resolve()
     assert home.claude_home == home.root / "claude"
     assert home.project == home.root / "project"

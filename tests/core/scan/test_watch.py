@@ -9,7 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from memtui.core.scan.watch import StoreWatcher, WatchPoint, watch_points
+from memtui.core.scan.watch import Burst, StoreWatcher, WatchPoint, watch_points
+
+PATIENCE = 20.0
+"""Seconds a test waits for a report before it fails: only a failing run waits that long, so
+it is far beyond what a loaded machine may delay a report."""
+LONGER_THAN_PATIENCE = 60.0
+"""A debounce no test outlasts: a report while it runs can only come from the max delay."""
 
 
 class Calls:
@@ -24,7 +30,7 @@ class Calls:
             self.batches.append(paths)
             self._event.notify_all()
 
-    def wait_for(self, check: Callable[[set[Path]], bool], timeout: float = 2.0) -> bool:
+    def wait_for(self, check: Callable[[set[Path]], bool], timeout: float = PATIENCE) -> bool:
         deadline = time.monotonic() + timeout
         with self._event:
             while not check(set().union(*self.batches)):
@@ -74,32 +80,53 @@ def test_a_write_is_reported(
     assert calls.wait_for(lambda seen: target in seen)
 
 
+def test_a_burst_is_due_a_debounce_after_its_last_event_or_max_delay_after_its_first() -> None:
+    burst = Burst(debounce=0.2, max_delay=0.5)
+    assert burst.event(10.0) == pytest.approx(10.2)
+    assert burst.event(10.1) == pytest.approx(10.3)  # a quiet 0.2 s after the last event
+    assert burst.event(10.25) == pytest.approx(10.45)
+    assert burst.event(10.35) == pytest.approx(10.5)  # capped: 0.5 s after the first
+    assert burst.event(10.4) is None  # still due then: the timer is left alone
+    assert burst.event(10.49) is None
+    burst.reported()
+    assert burst.event(11.0) == pytest.approx(11.2)  # a new burst
+    long = Burst(debounce=LONGER_THAN_PATIENCE, max_delay=0.3)
+    assert long.event(5.0) == pytest.approx(5.3)  # the max delay wins from the first event
+
+
 def test_a_burst_is_one_callback(
     tmp_path: Path, calls: Calls, make_watcher: Callable[..., StoreWatcher]
 ) -> None:
-    make_watcher([tmp_path], debounce=0.2, max_delay=2.0)
+    """The debounce is generous (a stall that long between two writes would split the burst),
+    and no sleep waits for a second callback: a marker written after the first is reported
+    alone, so nothing of the burst was left over (inotify delivers in order)."""
+    make_watcher([tmp_path], debounce=1.0, max_delay=LONGER_THAN_PATIENCE)
     files = [tmp_path / f"n{i}.md" for i in range(50)]
     for path in files:
         path.write_text("x", encoding="utf-8")
     assert calls.wait_for(lambda seen: set(files) <= seen)
-    time.sleep(0.4)
-    assert len(calls.batches) == 1
+    marker = tmp_path / "marker.md"
+    marker.write_text("x", encoding="utf-8")
+    assert calls.wait_for(lambda seen: marker in seen)
+    first, *later = calls.batches
+    assert set(files) <= first
+    assert not set(files) & set().union(*later)
 
 
 def test_a_long_burst_still_reports_within_max_delay(
     tmp_path: Path, calls: Calls, make_watcher: Callable[..., StoreWatcher]
 ) -> None:
-    make_watcher([tmp_path], debounce=0.2, max_delay=0.5)
+    """Writes go on until a report comes (at most ``PATIENCE`` seconds). The debounce outlasts
+    that, so a report that waits for the burst to end fails; no wall-clock bound is needed (a
+    loaded machine only makes the report later; the due times are the test above's)."""
+    make_watcher([tmp_path], debounce=LONGER_THAN_PATIENCE, max_delay=0.3)
     first = tmp_path / "first.md"
-    started = time.monotonic()
     first.write_text("x", encoding="utf-8")
-    reported_at = None
-    while time.monotonic() - started < 1.5:  # keep writing faster than the debounce
+    deadline = time.monotonic() + PATIENCE
+    while not calls.batches and time.monotonic() < deadline:
         (tmp_path / "busy.md").write_text(str(time.monotonic()), encoding="utf-8")
-        if reported_at is None and calls.batches:
-            reported_at = time.monotonic() - started
-        time.sleep(0.05)
-    assert reported_at is not None and reported_at < 0.8
+        calls.wait_for(bool, timeout=0.05)  # the next write 50 ms on, or at the report
+    assert calls.batches, "no report while the burst went on"
     assert first in calls.batches[0]
 
 

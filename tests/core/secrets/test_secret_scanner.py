@@ -126,9 +126,9 @@ def test_no_rule_is_slow_on_a_hostile_megabyte(rule: str) -> None:
         header = sample.secret.split("\n", 1)[0] + "\n"
         inputs.append(header * (1_000_000 // len(header)))
     for text in inputs:
-        start = time.perf_counter()
+        start = time.process_time()  # CPU time: a loaded machine stretches the wall clock only
         find_secrets(text)
-        assert time.perf_counter() - start < 3.0, f"{rule} took too long"
+        assert time.process_time() - start < 3.0, f"{rule} took too long"
 
 
 def test_binary_and_broken_text_scan_without_error() -> None:
@@ -142,9 +142,9 @@ def test_binary_and_broken_text_scan_without_error() -> None:
 def test_a_ten_megabyte_memory_scans_in_bounded_time() -> None:
     token = j("gh", "p_", chars(ALNUM, 36))
     text = ("plain prose about the checkout flow, nothing secret here\n" * 180_000) + token
-    start = time.perf_counter()
+    start = time.process_time()  # CPU time: a loaded machine stretches the wall clock only
     found = find_secrets(text)
-    assert time.perf_counter() - start < 5.0
+    assert time.process_time() - start < 5.0
     assert [f.line for f in found] == [180_001]
 
 
