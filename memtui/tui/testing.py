@@ -25,8 +25,8 @@ async def settle(pilot: Pilot[Any]) -> None:
 async def _workers_done(pilot: Pilot[Any]) -> None:
     """``workers.wait_for_complete()`` for the workers not cancelled (waiting for a cancelled
     one raises, and a thread worker stays in the pool until its thread ends); asked again when
-    one is cancelled while it waits."""
-    for _ in range(100):
+    one is cancelled while it waits, up to 100 times (then the cancellation is raised)."""
+    for attempt in range(100):
         pending = [w for w in pilot.app.workers if w.state != WorkerState.CANCELLED]
         if not pending:
             return
@@ -34,7 +34,8 @@ async def _workers_done(pilot: Pilot[Any]) -> None:
             await pilot.app.workers.wait_for_complete(pending)
             return
         except WorkerCancelled:
-            continue
+            if attempt == 99:
+                raise
 
 
 def still_cursors(app: App[Any]) -> None:
