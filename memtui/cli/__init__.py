@@ -22,6 +22,7 @@ from memtui.cli.edit_commands import (
 )
 from memtui.cli.judge_commands import add_judge_parser, cmd_judge
 from memtui.cli.read_commands import cmd_index, cmd_scan, cmd_snapshot_status
+from memtui.cli.recall_commands import add_recall_parser, cmd_recall
 from memtui.cli.team_commands import add_team_parser, cmd_team_check
 from memtui.cli.undo_commands import cmd_undo, warn_incomplete_operations
 
@@ -129,6 +130,7 @@ def _build_parser() -> argparse.ArgumentParser:
     add_team_parser(sub)
     add_judge_parser(sub)
     add_distil_parser(sub)
+    add_recall_parser(sub)
 
     add_config_parser(sub)
 
@@ -248,6 +250,8 @@ def dispatch(args: argparse.Namespace) -> int:
         return cmd_team_check(args)
     if args.command == "judge":
         return cmd_judge(args)
+    if args.command == "recall":
+        return cmd_recall(args)
     if args.command not in ("undo", "demo"):
         warn_incomplete_operations(context_from(args))
     if args.command == "snapshot" and args.snapshot_command != "status":

@@ -1,0 +1,75 @@
+"""``memtui recall --manifest``: the exact manifest text, its JSON, and a store past 200."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from helpers import copy_demo, home_args
+
+from memtui.cli import main
+from memtui.core.demo.build import DemoHome
+from memtui.core.demo.writers import write_memory
+from memtui.core.recall.manifest import build_manifest
+
+
+@pytest.fixture
+def home(pristine: DemoHome, tmp_path: Path) -> DemoHome:
+    """A copy of the demo home with its auto memory."""
+    return copy_demo(pristine, tmp_path / "demo", keep_auto=True)
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_the_manifest_text_is_printed_exactly(
+    home: DemoHome, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = run(capsys, *home_args(home), "recall", "--manifest")
+    assert code == 0
+    auto = json.loads(run(capsys, *home_args(home), "recall", "--manifest", "--json")[1])
+    assert out == auto["manifest"] + "\n"
+    expected = build_manifest(Path(auto["store"])).text
+    assert auto["manifest"] == expected and expected.startswith("- [")
+
+
+def test_json_lists_files_and_the_invisible(
+    home: DemoHome, capsys: pytest.CaptureFixture[str]
+) -> None:
+    store = Path(json.loads(run(capsys, *home_args(home), "recall", "--manifest", "--json")[1])
+                 ["store"])
+    base = 1_764_000_000_000_000_000
+    for i in range(210):
+        path = write_memory(store, f"bulk/b{i:03d}.md", description=f"bulk {i}", type="project")
+        os.utime(path, ns=(base + i * 10**9, base + i * 10**9))
+    newest = write_memory(store, "newest.md", description="the newest")
+    code, out, err = run(capsys, *home_args(home), "recall", "--manifest", "--json")
+    data = json.loads(out)
+    assert code == 0 and set(data) == {"store", "manifest", "files", "invisible", "problems"}
+    assert len(data["files"]) == 200
+    assert data["files"][0] == {"path": "newest.md", "type": None, "description": "the newest",
+                                "mtime": data["files"][0]["mtime"]}
+    assert newest.exists() and "bulk/b000.md" in data["invisible"]
+    assert all(f["path"] not in data["invisible"] for f in data["files"])
+    code, out, err = run(capsys, *home_args(home), "recall", "--manifest")
+    assert out.count("\n") == 200
+    assert "recall is never offered them" in err
+
+
+def test_recall_without_manifest_says_what_to_do(
+    home: DemoHome, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = run(capsys, *home_args(home), "recall")
+    assert code == 2 and "--manifest" in err
+
+
+def test_an_unknown_store_is_a_usage_error(
+    home: DemoHome, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = run(capsys, *home_args(home), "recall", "--manifest", "--store", "agent:nope")
+    assert code == 2 and "no such agent memory" in err
