@@ -1,6 +1,8 @@
 """``memtui recall --manifest [--store STORE] [--json]``: exactly the manifest Claude Code
 offers its recall side query (the 200 newest memory files, one line each), and the memories
-past it that recall is never offered."""
+past it that recall is never offered. ``memtui recall "PROMPT"``: the memories recall would
+attach for a prompt (offline: memtui's ranking, an approximation), and exactly what it would
+attach of each."""
 
 from __future__ import annotations
 
@@ -14,19 +16,26 @@ if TYPE_CHECKING:
     from typing import Any
 
     from memtui.core.recall.manifest import Manifest
+    from memtui.core.recall.preview import RecallPreview
 
 
 def add_recall_parser(sub: Any) -> None:
     recall = sub.add_parser(
-        "recall", help="what Claude Code's recall is offered: the manifest of the 200 newest "
-        "memory files (--manifest)")
+        "recall", help="what Claude Code's recall would attach for PROMPT, or the manifest of "
+        "the 200 newest memory files it chooses from (--manifest)")
+    recall.add_argument("prompt", metavar="PROMPT", nargs="?",
+                        help="a prompt: the memories recall would attach for it")
     recall.add_argument("--manifest", action="store_true",
                         help="print the manifest exactly as Claude Code builds it")
+    recall.add_argument("--provider", choices=("local",), default="local",
+                        help="local (default): memtui's offline ranking of the manifest, an "
+                        "approximation of Claude Code's selector")
     recall.add_argument("--store", metavar="STORE", default="auto",
                         help="auto (default: auto memory, team/ included), team, "
                         "agent:NAME[:SCOPE], or the path of a memory directory")
     recall.add_argument("--json", action="store_true",
-                        help='{"manifest": str, "files": [...], "invisible": [paths]}')
+                        help='--manifest: {"manifest", "files", "invisible"}; a prompt: '
+                        '{"provider", "exact", "selected": [{"path", "attachment"}], "near"}')
 
 
 def manifest_json(manifest: Manifest) -> dict[str, Any]:
@@ -48,9 +57,9 @@ def cmd_recall(args: argparse.Namespace) -> int:
     from memtui.core.recall.manifest import build_manifest
     from memtui.core.secrets.redact import masked_text
 
-    if not args.manifest:
-        say("memtui recall: say --manifest (a recall preview for a prompt is not built yet)",
-            err=True)
+    if not args.manifest and args.prompt is None:
+        say("memtui recall: give a PROMPT (the memories recall would attach for it) or "
+            "--manifest (what recall chooses from)", err=True)
         return EXIT_USAGE
     ctx = context_from(args)
     try:
@@ -59,6 +68,8 @@ def cmd_recall(args: argparse.Namespace) -> int:
         say(f"memtui recall: {err}", err=True)
         return EXIT_USAGE
     manifest = build_manifest(store.location.path)
+    if not args.manifest:
+        return print_preview(manifest, args.prompt, args.json)
     if args.json:
         print_json(manifest_json(manifest))
         return EXIT_OK
@@ -75,3 +86,43 @@ def cmd_recall(args: argparse.Namespace) -> int:
 def shown_lines(text: str) -> str:
     """``text``'s lines each through :func:`shown` (controls escaped), newlines kept."""
     return "\n".join(shown(line) for line in text.split("\n"))
+
+
+def preview_json(preview: RecallPreview) -> dict[str, Any]:
+    from memtui.core.secrets.redact import masked_text
+
+    return {
+        "provider": preview.provider,
+        "exact": preview.exact,
+        "selected": [{"path": masked_text(c.file.rel_path),
+                      "attachment": None if c.attachment is None
+                      else masked_text(c.attachment.text)}
+                     for c in preview.chosen],
+        "near": [masked_text(path) for path in preview.near],
+        "notes": preview.notes,
+    }
+
+
+def print_preview(manifest: Manifest, prompt: str, as_json: bool) -> int:
+    import time
+
+    from memtui.core.recall.preview import preview_local
+    from memtui.core.secrets.redact import masked_text
+
+    preview = preview_local(manifest, prompt, time.time() * 1000)
+    if as_json:
+        print_json(preview_json(preview))
+        return EXIT_OK
+    for note in preview.notes:
+        say(f"note: {shown(note)}")
+    if not preview.chosen:
+        say("recall would attach nothing")
+    for chosen in preview.chosen:
+        say(f"\n== {shown(masked_text(chosen.file.rel_path))}")
+        if chosen.attachment is None:
+            say("  (cannot be read: Claude Code drops it)")
+        else:
+            sys.stdout.write(shown_lines(masked_text(chosen.attachment.text)) + "\n")
+    if preview.near:
+        say("\nclose, not chosen: " + ", ".join(shown(masked_text(p)) for p in preview.near))
+    return EXIT_OK

@@ -73,3 +73,41 @@ def test_an_unknown_store_is_a_usage_error(
 ) -> None:
     code, _, err = run(capsys, *home_args(home), "recall", "--manifest", "--store", "agent:nope")
     assert code == 2 and "no such agent memory" in err
+
+
+def test_a_prompt_previews_what_recall_attaches(
+    home: DemoHome, capsys: pytest.CaptureFixture[str]
+) -> None:
+    prompt = "how do we roll out the checkout feature flag"
+    code, out, _ = run(capsys, *home_args(home), "recall", prompt, "--json")
+    data = json.loads(out)
+    assert code == 0 and set(data) == {"provider", "exact", "selected", "near", "notes"}
+    assert data["provider"] == "local" and data["exact"] is False
+    assert 1 <= len(data["selected"]) <= 5
+    first = data["selected"][0]
+    assert first["path"] == "checkout-flags.md"
+    assert first["attachment"].startswith("<system-reminder>\n")
+    assert first["attachment"].endswith("\n</system-reminder>")
+    code, text, _ = run(capsys, *home_args(home), "recall", prompt)
+    assert code == 0 and "== checkout-flags.md" in text and "offline approximation" in text
+
+
+def test_a_one_word_prompt_attaches_nothing(
+    home: DemoHome, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = run(capsys, *home_args(home), "recall", "checkout")
+    assert code == 0 and "recall would attach nothing" in out and "one word" in out
+
+
+def test_a_secret_in_a_chosen_memory_is_masked(
+    home: DemoHome, capsys: pytest.CaptureFixture[str]
+) -> None:
+    token = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    store = Path(json.loads(run(capsys, *home_args(home), "recall", "--manifest", "--json")[1])
+                 ["store"])
+    write_memory(store, "zebra-token.md", description="zebra deploy token for the zebra bot",
+                 body=f"token {token}\n")
+    code, out, _ = run(capsys, *home_args(home), "recall", "zebra bot token", "--json")
+    assert code == 0 and "zebra-token.md" in out and token not in out
+    code, out, _ = run(capsys, *home_args(home), "recall", "zebra bot token")
+    assert code == 0 and token not in out

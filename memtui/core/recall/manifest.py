@@ -2,8 +2,9 @@
 prompt ([the rule](../../../docs/claude-code-rules.md#the-header-scan-and-the-recall-manifest)).
 
 Every ``*.md`` below the memory directory (team memory's ``team/`` included: it lies below
-auto memory's), except files named ``MEMORY.md``; the first 30 lines of each (BOM and ``\\r``
-removed) for its frontmatter; newest ``mtimeMs`` first (a stable sort); at most 200 files; one
+auto memory's), except files named ``MEMORY.md``; the first 30 lines of each (one BOM and each
+line's trailing ``\\r`` removed: :func:`memtui.core.recall.readrange.read_range`) for its
+frontmatter; newest ``mtimeMs`` first (a stable sort); at most 200 files; one
 line each, ``- [type] rel/path.md (2026-03-05T12:34:56.789Z): description``, the type part and
 ``: description`` left out when missing. A memory past the 200 newest is never offered to
 recall, however well it would match: :attr:`Manifest.invisible`.
@@ -23,9 +24,12 @@ from memtui.core.fileread import describe_os_error, inside, read_header
 from memtui.core.model import MEMORY_TYPES
 from memtui.core.parse.frontmatter import parse_frontmatter
 from memtui.core.recall.jsvalues import iso_from_ms, js_string, js_truthy, node_mtime_ms
+from memtui.core.recall.readrange import read_range
 
 MAX_FILES = 200
 """The files a manifest offers at most (CC's ``MAX_MEMORY_FILES``)."""
+HEADER_LINES = 30
+"""The lines of each file the header scan reads (CC's ``FRONTMATTER_MAX_LINES``)."""
 INDEX_NAME = "MEMORY.md"
 
 
@@ -128,7 +132,7 @@ def _header_of(found: _Found, root: Path) -> ManifestFile | str:
     header = read_header(found.path, root)
     if not header.readable:
         return f"{found.rel_path}: {'; '.join(header.problems) or 'cannot be read'}"
-    text = header.data.decode("utf-8", errors="replace").lstrip("\ufeff").replace("\r", "")
+    text = read_range(header.data.decode("utf-8", errors="replace"), HEADER_LINES).content
     data = parse_frontmatter(text).data
     description = data.get("description")
     return ManifestFile(
