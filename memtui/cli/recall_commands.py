@@ -9,7 +9,15 @@ from __future__ import annotations
 import argparse
 import sys
 
-from memtui.cli.common import EXIT_OK, EXIT_USAGE, context_from, print_json, say, shown
+from memtui.cli.common import (
+    EXIT_OK,
+    EXIT_PROBLEMS,
+    EXIT_USAGE,
+    context_from,
+    print_json,
+    say,
+    shown,
+)
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (slow) at run time
 if TYPE_CHECKING:
@@ -17,6 +25,7 @@ if TYPE_CHECKING:
 
     from memtui.core.recall.manifest import Manifest
     from memtui.core.recall.preview import RecallPreview
+    from memtui.core.stores.locations import Context
 
 
 def add_recall_parser(sub: Any) -> None:
@@ -27,9 +36,12 @@ def add_recall_parser(sub: Any) -> None:
                         help="a prompt: the memories recall would attach for it")
     recall.add_argument("--manifest", action="store_true",
                         help="print the manifest exactly as Claude Code builds it")
-    recall.add_argument("--provider", choices=("local",), default="local",
+    recall.add_argument("--provider", choices=("local", "anthropic"), default="local",
                         help="local (default): memtui's offline ranking of the manifest, an "
-                        "approximation of Claude Code's selector")
+                        "approximation; anthropic: Claude Code's own side query (the manifest "
+                        "and prompt redacted, its cost shown and asked first)")
+    recall.add_argument("--yes", action="store_true",
+                        help="with --provider anthropic: send without asking")
     recall.add_argument("--store", metavar="STORE", default="auto",
                         help="auto (default: auto memory, team/ included), team, "
                         "agent:NAME[:SCOPE], or the path of a memory directory")
@@ -69,7 +81,7 @@ def cmd_recall(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     manifest = build_manifest(store.location.path)
     if not args.manifest:
-        return print_preview(manifest, args.prompt, args.json)
+        return print_preview(manifest, args, ctx)
     if args.json:
         print_json(manifest_json(manifest))
         return EXIT_OK
@@ -103,13 +115,56 @@ def preview_json(preview: RecallPreview) -> dict[str, Any]:
     }
 
 
-def print_preview(manifest: Manifest, prompt: str, as_json: bool) -> int:
+def anthropic_preview(manifest: Manifest, args: argparse.Namespace, ctx: Context,
+                      now_ms: float) -> RecallPreview | int:
+    """The preview by Claude Code's selector: the estimate first (over the spend cap: nothing
+    sent), asked unless ``--yes``; no key: the offline preview, said so."""
+    from memtui.cli.edit_commands import ask_to_apply
+    from memtui.core.config import load_config
+    from memtui.core.judge.providers import ProviderError
+    from memtui.core.recall.anthropic_recall import AnthropicRecall, preview_anthropic
+    from memtui.core.recall.preview import preview_local, runs_recall
+
+    config = load_config(ctx.env, ctx.home)
+    try:
+        recall = AnthropicRecall.from_config(config.judge, env=ctx.env)
+    except ProviderError as err:
+        preview = preview_local(manifest, args.prompt, now_ms)
+        preview.notes.insert(0, f"anthropic cannot run: {err}; the offline ranking instead")
+        return preview
+    if not runs_recall(args.prompt):
+        return preview_local(manifest, args.prompt, now_ms)
+    estimate = recall.estimate(manifest, args.prompt)
+    say(f"memtui recall: would send {shown(estimate.describe())}", err=True)
+    cap = config.judge.spend_cap_usd
+    if cap is not None and estimate.cost_usd > cap:
+        say(f"memtui recall: that is over judge.spend_cap_usd (${cap:g}); nothing was sent",
+            err=True)
+        return EXIT_PROBLEMS
+    if not args.yes:
+        answer = ask_to_apply("Send?")
+        if not answer:
+            say("memtui recall: nothing was sent" + ("; re-run with --yes to send"
+                                                     if answer is None else ""), err=True)
+            return EXIT_PROBLEMS
+    return preview_anthropic(recall, manifest, args.prompt, now_ms)
+
+
+def print_preview(manifest: Manifest, args: argparse.Namespace, ctx: Context) -> int:
     import time
 
     from memtui.core.recall.preview import preview_local
     from memtui.core.secrets.redact import masked_text
 
-    preview = preview_local(manifest, prompt, time.time() * 1000)
+    now_ms = time.time() * 1000
+    if args.provider == "anthropic":
+        found = anthropic_preview(manifest, args, ctx, now_ms)
+        if isinstance(found, int):
+            return found
+        preview = found
+    else:
+        preview = preview_local(manifest, args.prompt, now_ms)
+    as_json = args.json
     if as_json:
         print_json(preview_json(preview))
         return EXIT_OK

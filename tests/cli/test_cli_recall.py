@@ -111,3 +111,25 @@ def test_a_secret_in_a_chosen_memory_is_masked(
     assert code == 0 and "zebra-token.md" in out and token not in out
     code, out, _ = run(capsys, *home_args(home), "recall", "zebra bot token")
     assert code == 0 and token not in out
+
+
+def test_anthropic_sends_only_when_confirmed_and_redacts(
+    home: DemoHome, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from core.recall.mock_selector import FakeSelector
+
+    from memtui.core.recall import anthropic_recall
+
+    api = FakeSelector(answer={"selected_memories": ["checkout-flags.md"]})
+    monkeypatch.setattr(anthropic_recall, "http_client_factory", api.client)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
+    prompt = "how do we roll out the checkout feature flag"
+    code, _, err = run(capsys, *home_args(home), "recall", prompt, "--provider", "anthropic")
+    assert code == 1 and "nothing was sent" in err and "would send anthropic" in err
+    assert all("max_tokens" not in body for body in api.bodies)  # counted, never sent
+    code, out, err = run(capsys, *home_args(home), "recall", prompt, "--provider", "anthropic",
+                         "--yes", "--json")
+    data = json.loads(out)
+    assert code == 0 and data["provider"] == "anthropic" and data["exact"] is True
+    assert [s["path"] for s in data["selected"]] == ["checkout-flags.md"]
+    assert any(body.get("max_tokens") == 256 for body in api.bodies)

@@ -32,7 +32,7 @@ ALLOWED: dict[str, set[str]] = {
     "judge": {KERNEL, "parse", "stores", "secrets", "scan", "write", "write.ops", "judge"},
     "distil": {KERNEL, "parse", "stores", "secrets", "team", "scan", "write", "write.ops",
                "distil"},
-    "recall": {KERNEL, "parse", "stores", "secrets", "scan", "recall"},
+    "recall": {KERNEL, "parse", "stores", "secrets", "scan", "judge", "recall"},
 }
 """Which layers each layer may import. A new package must be added here, deciding its rules."""
 
