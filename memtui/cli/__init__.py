@@ -13,6 +13,7 @@ from pathlib import Path
 
 from memtui.cli.common import EXIT_OK, EXIT_USAGE, context_from, project_problem, say
 from memtui.cli.config_commands import add_config_parser, cmd_config
+from memtui.cli.context_commands import add_context_parser, cmd_context
 from memtui.cli.distil_commands import add_distil_parser, cmd_distil
 from memtui.cli.edit_commands import (
     add_edit_parsers,
@@ -131,6 +132,7 @@ def _build_parser() -> argparse.ArgumentParser:
     add_judge_parser(sub)
     add_distil_parser(sub)
     add_recall_parser(sub)
+    add_context_parser(sub)
 
     add_config_parser(sub)
 
@@ -252,6 +254,8 @@ def dispatch(args: argparse.Namespace) -> int:
         return cmd_judge(args)
     if args.command == "recall":
         return cmd_recall(args)
+    if args.command == "context":
+        return cmd_context(args)
     if args.command not in ("undo", "demo"):
         warn_incomplete_operations(context_from(args))
     if args.command == "snapshot" and args.snapshot_command != "status":

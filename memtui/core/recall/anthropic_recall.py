@@ -173,3 +173,15 @@ def why(err: BaseException) -> str:
     if status is not None:
         return f"HTTP {status}"
     return f"{type(err).__name__}: {err}"
+
+
+def token_counter(recall: AnthropicRecall) -> Callable[[str], int]:
+    """Exact tokens of a text by the API's ``count_tokens`` (free), the text redacted first."""
+
+    def count(text: str) -> int:
+        safe = outbound(text)
+        counted = recall.client.messages.count_tokens(
+            model=recall.model, messages=[{"role": "user", "content": safe.text}])
+        return int(counted.input_tokens)
+
+    return count

@@ -39,6 +39,10 @@ class ClaudeMdFile:
     ``import from <file>``."""
     text: str = ""
     problem: str | None = None
+    parent: Path | None = None
+    """For an import: the file whose ``@path`` named it."""
+    depth: int = 0
+    """For an import: how many imports deep (1 to :data:`IMPORT_DEPTH`)."""
 
 
 @dataclass
@@ -92,9 +96,11 @@ def load_chain(ctx: Context, managed: Path = MANAGED_CLAUDE_MD) -> ClaudeMdChain
     :data:`IMPORT_DEPTH` deep; an unreadable file is kept with its problem."""
     chain = ClaudeMdChain()
     seen: set[str] = set()
-    queue: list[tuple[Path, str, int]] = [(p, o, 0) for p, o in candidate_paths(ctx, managed)]
+    queue: list[tuple[Path, str, int, Path | None]] = [
+        (p, o, 0, None) for p, o in candidate_paths(ctx, managed)
+    ]
     while queue:
-        path, origin, depth = queue.pop(0)
+        path, origin, depth, parent = queue.pop(0)
         key = os.path.abspath(path)
         if key in seen:
             continue
@@ -107,13 +113,16 @@ def load_chain(ctx: Context, managed: Path = MANAGED_CLAUDE_MD) -> ClaudeMdChain
             continue
         if not result.readable:
             problem = "; ".join(result.problems) or "cannot read"
-            chain.files.append(ClaudeMdFile(path, origin, problem=problem))
+            chain.files.append(ClaudeMdFile(path, origin, problem=problem, parent=parent,
+                                            depth=depth))
             continue
         text = result.data.decode("utf-8", errors="replace")
-        chain.files.append(ClaudeMdFile(path, origin, text, "; ".join(result.problems) or None))
+        chain.files.append(ClaudeMdFile(path, origin, text, "; ".join(result.problems) or None,
+                                        parent, depth))
         if depth < IMPORT_DEPTH:
-            imported = [
-                (_resolve_import(target, path, ctx.home), f"import from {path.name}", depth + 1)
+            imported: list[tuple[Path, str, int, Path | None]] = [
+                (_resolve_import(target, path, ctx.home), f"import from {path.name}", depth + 1,
+                 path)
                 for target in imports_of(text)
             ]
             queue[0:0] = imported  # an import is loaded where it is referenced
