@@ -20,9 +20,9 @@ def small_home(tmp_path: Path, **env: str) -> Context:
     claude = home / ".claude"
     write_file(claude / "CLAUDE.md", "# Me\nUse British spelling.\n")
     write_file(claude / "rules" / "tone.md", "Be terse.\n")
-    write_file(project / "CLAUDE.md", "# App\nSee @docs/style.md for style.\n")
-    write_file(project / "docs" / "style.md", "Line length 100. Also @deeper.md\n")
-    write_file(project / "docs" / "deeper.md", "Tabs, not spaces.\n")
+    write_file(project / "CLAUDE.md", "# App\nSee @./guide/style.md for style.\n")
+    write_file(project / "guide" / "style.md", "Line length 100. Also @deeper.md\n")
+    write_file(project / "guide" / "deeper.md", "Tabs, not spaces.\n")
     write_file(project / "CLAUDE.local.md", "My sandbox is sb-3.\n")
     ctx = Context.create(project=project, claude_home=claude,
                          env={"HOME": str(home), **env}, home=home)
