@@ -78,6 +78,15 @@ def translations_looked_up_once() -> Iterator[None]:
         argparse._ = original  # type: ignore[attr-defined]
 
 
+def version_arg(value: str) -> str:
+    """``--claude-code-version``: a version such as ``2.1.88``."""
+    import re
+
+    if re.fullmatch(r"v?\d{1,4}\.\d{1,4}\.\d{1,6}", value.strip()) is None:
+        raise argparse.ArgumentTypeError(f"{value!r} is no Claude Code version (e.g. 2.1.88)")
+    return value.strip()
+
+
 def build_parser() -> argparse.ArgumentParser:
     with translations_looked_up_once():
         return _build_parser()
@@ -97,6 +106,10 @@ def _build_parser() -> argparse.ArgumentParser:
                         "(<CC home>/projects/NAME, or that directory's path): for a project "
                         "whose source path is unknown or gone (memtui scan lists the names; "
                         "write --project-dir=-home-x or drop the leading -: home-x)")
+    parser.add_argument("--claude-code-version", metavar="VERSION", type=version_arg,
+                        help="follow this Claude Code version's rules (default: the version in "
+                        "the project's newest transcript, else `claude --version`, else the "
+                        "newest memtui knows)")
     parser.add_argument("--agent-memory-home", type=Path,
                         help="agentmemory home (default $AGENT_MEMORY_DIR or ~/.agent-memory)")
     parser.add_argument("--theme", metavar="NAME",

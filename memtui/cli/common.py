@@ -35,6 +35,7 @@ def context_from(args: argparse.Namespace) -> Context:
         claude_home=args.claude_home,
         agent_memory_home=args.agent_memory_home,
         env=env,
+        claude_code_version=getattr(args, "claude_code_version", None),
     )
     by_dir = getattr(args, "project_dir", None)
     if by_dir is not None:

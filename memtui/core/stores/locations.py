@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -15,6 +16,12 @@ from memtui.core.stores.cc_settings import (
     SettingsSet,
     env_defined_falsy,
     env_truthy,
+)
+from memtui.core.stores.cc_version import (
+    PROJECT_DIR_NAME,
+    SAFE_MODE,
+    ClaudeCodeVersion,
+    detect_version,
 )
 from memtui.core.stores.gitroot import GitRoot, canonical_git_root
 from memtui.core.stores.paths import tilde
@@ -43,6 +50,9 @@ class Context:
     tree (no git, no project settings, project agents or snapshots)."""
     project_source: str | None = None
     """With ``project_dir``: the source path a transcript recorded (gone), or None (unknown)."""
+    claude_code_version: str | None = None
+    """``--claude-code-version``: the Claude Code version whose rules apply (None: found from
+    the project's newest transcript or ``claude --version``)."""
 
     @classmethod
     def create(
@@ -55,6 +65,7 @@ class Context:
         home: Path | None = None,
         project_dir: Path | None = None,
         project_source: str | None = None,
+        claude_code_version: str | None = None,
     ) -> Context:
         """``project_dir``: open the project by its directory under the CC home (see the
         field); ``project`` is then ignored."""
@@ -88,6 +99,7 @@ class Context:
             policy_settings=policy,
             project_dir=project_dir,
             project_source=project_source if project_dir is not None else None,
+            claude_code_version=claude_code_version,
         )
 
     def opened_by_dir(self, project_dir: Path, source: str | None) -> Context:
@@ -143,6 +155,8 @@ class Locations:
     definitions: dict[str, AgentDefinition]
     settings: SettingsSet
     problems: list[str] = field(default_factory=list)
+    version: ClaudeCodeVersion = field(default_factory=lambda: ClaudeCodeVersion(None, "unknown"))
+    """The Claude Code version whose rules were applied."""
 
 
 def validate_override(value: str) -> str | None:
@@ -175,7 +189,32 @@ def base_word(ctx: Context) -> str:
     return "$CLAUDE_CODE_REMOTE_MEMORY_DIR" if ctx.remote_dir else ctx.show(ctx.claude_home)
 
 
-def auto_memory_root(ctx: Context, settings: SettingsSet, git: GitRoot | None) -> tuple[Path, str]:
+DIR_NAME_ENV = "CLAUDE_CODE_PROJECT_DIR_NAME"
+_DIR_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
+_RESERVED = re.compile(r"(con|prn|aux|nul|com[0-9]|lpt[0-9])", re.IGNORECASE)
+
+
+def project_dir_name(ctx: Context, version: ClaudeCodeVersion) -> tuple[str | None, str | None]:
+    """``$CLAUDE_CODE_PROJECT_DIR_NAME`` when it names the project's directory under
+    ``projects/`` (from 2.1.234, with ``$CLAUDE_CONFIG_DIR`` set, 1 to 64 letters, digits,
+    ``_`` or ``-``, no Windows device name), and a note when it is set but ignored."""
+    value = ctx.env.get(DIR_NAME_ENV)
+    if not value:
+        return None, None
+    if not version.at_least(PROJECT_DIR_NAME):
+        return None, (f"${DIR_NAME_ENV} ignored: Claude Code reads it from 2.1.234 "
+                      f"({version.describe()})")
+    if not ctx.env.get("CLAUDE_CONFIG_DIR"):
+        return None, (f"${DIR_NAME_ENV} ignored: Claude Code reads it only with "
+                      "$CLAUDE_CONFIG_DIR set")
+    if not _DIR_NAME.fullmatch(value) or _RESERVED.fullmatch(value):
+        return None, (f"${DIR_NAME_ENV} ignored: not 1 to 64 letters, digits, _ or -, or a "
+                      "Windows device name")
+    return value, None
+
+
+def auto_memory_root(ctx: Context, settings: SettingsSet, git: GitRoot | None,
+                     version: ClaudeCodeVersion | None = None) -> tuple[Path, str]:
     """The auto memory directory and the rule that chose it
     (docs/claude-code-rules.md#auto-memory-directory); a project opened by its directory
     under the CC home has its ``memory`` folder there."""
@@ -209,6 +248,12 @@ def auto_memory_root(ctx: Context, settings: SettingsSet, git: GitRoot | None) -
             "autoMemoryDirectory in the checked-in .claude/settings.json is ignored (CC never "
             "takes this key from project settings)"
         )
+    named, name_note = project_dir_name(ctx, version or ClaudeCodeVersion(None, "unknown"))
+    if named is not None:
+        return (ctx.base / "projects" / named / "memory",
+                "; ".join([f"${DIR_NAME_ENV}: {base_word(ctx)}/projects/{named}/memory", *notes]))
+    if name_note is not None:
+        notes.append(name_note)
     if git is not None:
         anchor, why = git.root, git.rule
     else:
@@ -218,7 +263,8 @@ def auto_memory_root(ctx: Context, settings: SettingsSet, git: GitRoot | None) -
     return project_dir / "memory", "; ".join([rule, *notes])
 
 
-def auto_memory_enabled(ctx: Context, settings: SettingsSet) -> tuple[bool, str]:
+def auto_memory_enabled(ctx: Context, settings: SettingsSet,
+                        version: ClaudeCodeVersion | None = None) -> tuple[bool, str]:
     """Whether CC uses auto memory here, and which rule decided."""
     env = ctx.env
     if env_truthy(env, "CLAUDE_CODE_DISABLE_AUTO_MEMORY"):
@@ -226,7 +272,10 @@ def auto_memory_enabled(ctx: Context, settings: SettingsSet) -> tuple[bool, str]
     if env_defined_falsy(env, "CLAUDE_CODE_DISABLE_AUTO_MEMORY"):
         return True, "enabled by $CLAUDE_CODE_DISABLE_AUTO_MEMORY set to a false value"
     if env_truthy(env, "CLAUDE_CODE_SIMPLE"):
-        return False, "disabled by $CLAUDE_CODE_SIMPLE"
+        return False, "disabled by $CLAUDE_CODE_SIMPLE (--bare)"
+    if env_truthy(env, "CLAUDE_CODE_SAFE_MODE") and (version is None
+                                                      or version.at_least(SAFE_MODE)):
+        return False, "disabled by $CLAUDE_CODE_SAFE_MODE (safe mode, from 2.1.169)"
     if env_truthy(env, "CLAUDE_CODE_REMOTE") and not ctx.remote_dir:
         return False, "disabled: $CLAUDE_CODE_REMOTE without $CLAUDE_CODE_REMOTE_MEMORY_DIR"
     found = settings.first("autoMemoryEnabled")
@@ -260,18 +309,39 @@ def _is_dir(entry: os.DirEntry[str]) -> bool:
         return False
 
 
-def sessions_dir(ctx: Context) -> tuple[Path, str]:
+def sessions_dir(ctx: Context, version: ClaudeCodeVersion | None = None) -> tuple[Path, str]:
     """The directory holding the project's sessions, and its name as found."""
     if ctx.project_dir is not None:
         return ctx.claude_home / "projects" / ctx.project_dir.name, ctx.project_dir.name
+    if version is not None:
+        named, _note = project_dir_name(ctx, version)
+        if named is not None:
+            return ctx.claude_home / "projects" / named, named
     return find_project_dir(ctx.claude_home / "projects", str(ctx.project))
 
 
-def session_locations(ctx: Context, *, confirm: bool = True) -> list[StoreLocation]:
+def claude_code_version(ctx: Context) -> ClaudeCodeVersion:
+    """The Claude Code version whose rules apply to ``ctx`` (a bad override: ValueError)."""
+    named = ctx.env.get(DIR_NAME_ENV)
+    roots = []
+    if named and _DIR_NAME.fullmatch(named):
+        roots.append(ctx.claude_home / "projects" / named)
+    roots.append(sessions_dir(ctx)[0])
+    found = ClaudeCodeVersion(None, "unknown")
+    for index, root in enumerate(roots):
+        found = detect_version(ctx.claude_code_version, root, ctx.env,
+                               ask_cli=index == len(roots) - 1)
+        if found.version is not None:
+            break
+    return found
+
+
+def session_locations(ctx: Context, *, confirm: bool = True,
+                      version: ClaudeCodeVersion | None = None) -> list[StoreLocation]:
     """One store per session directory of this cwd (keyed on the cwd, never the remote dir)
     that holds a ``session-memory`` directory; without ``confirm``, one per session directory
     (the caller checks: ``scan --json`` does it with the stat it takes of the store anyway)."""
-    sessions_root, dir_rule = sessions_dir(ctx)
+    sessions_root, dir_rule = sessions_dir(ctx, version)
     if ctx.project_dir is not None:
         rule = f"sessions of the project dir {ctx.show(sessions_root)}"
     else:
@@ -376,8 +446,9 @@ def locate(
     ``session_locations``; ``cache`` keeps what agent files said while they are unchanged)."""
     settings = SettingsSet.load(ctx.claude_home, ctx.project, ctx.policy_settings)
     git = canonical_git_root(ctx.project) if ctx.project_dir is None else None
-    memory_root, auto_rule = auto_memory_root(ctx, settings, git)
-    enabled, enabled_rule = auto_memory_enabled(ctx, settings)
+    version = claude_code_version(ctx)
+    memory_root, auto_rule = auto_memory_root(ctx, settings, git, version)
+    enabled, enabled_rule = auto_memory_enabled(ctx, settings, version)
     auto = StoreLocation(
         kind=StoreKind.AUTO,
         path=memory_root,
@@ -404,11 +475,12 @@ def locate(
         memory_root=memory_root,
         auto=auto,
         team=team,
-        sessions=session_locations(ctx, confirm=confirm_sessions),
+        sessions=session_locations(ctx, confirm=confirm_sessions, version=version),
         agents=agent_locations(ctx, git, definitions, enabled),
         snapshots=snapshot_locations(ctx),
         agentmemory=agentmemory,
         definitions=definitions,
         settings=settings,
         problems=settings.problems() + def_problems,
+        version=version,
     )
