@@ -50,6 +50,17 @@ def add_recall_parser(sub: Any) -> None:
                         '{"provider", "exact", "selected": [{"path", "attachment"}], "near"}')
 
 
+def masked_lines(texts: list[str]) -> list[str]:
+    """Each text with its secrets masked, in one pass over them all (a secret's mask keeps its
+    newlines, so the lines stay apart); one by one when a text holds a newline itself."""
+    from memtui.core.secrets.redact import masked_text
+
+    if any("\n" in text for text in texts):
+        return [masked_text(text) for text in texts]
+    masked = masked_text("\n".join(texts)).split("\n") if texts else []
+    return masked if len(masked) == len(texts) else [masked_text(text) for text in texts]
+
+
 def manifest_json(manifest: Manifest) -> dict[str, Any]:
     from memtui.core.secrets.redact import masked_text
 
@@ -59,7 +70,7 @@ def manifest_json(manifest: Manifest) -> dict[str, Any]:
         "files": [{"path": masked_text(f.rel_path), "mtime": f.mtime_iso, "type": f.type,
                    "description": None if f.description is None else masked_text(f.description)}
                   for f in manifest.files],
-        "invisible": [masked_text(path) for path in manifest.invisible],
+        "invisible": masked_lines(manifest.invisible),
         "problems": [masked_text(problem) for problem in manifest.problems],
     }
 

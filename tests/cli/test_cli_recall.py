@@ -133,3 +133,15 @@ def test_anthropic_sends_only_when_confirmed_and_redacts(
     assert code == 0 and data["provider"] == "anthropic" and data["exact"] is True
     assert [s["path"] for s in data["selected"]] == ["checkout-flags.md"]
     assert any(body.get("max_tokens") == 256 for body in api.bodies)
+
+
+def test_masked_lines_mask_each_path_and_keep_them_apart() -> None:
+    from memtui.cli.recall_commands import masked_lines
+
+    token = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    paths = ["a.md", f"{token}.md", "b\nc.md", "d.md"]
+    masked = masked_lines(paths)
+    assert len(masked) == 4 and masked[0] == "a.md" and masked[3] == "d.md"
+    assert token not in "".join(masked) and masked[2] == "b\nc.md"
+    assert masked_lines(["x.md", f"{token}.md"])[1] != f"{token}.md"
+    assert masked_lines([]) == []
