@@ -110,8 +110,7 @@ def _index_part(location: StoreLocation, kind: str, origin: str, agent: bool) ->
     report = load_report(str(path), raw, agent=agent)
     note = None
     if report.cut_line is not None:
-        note = (f"cut at line {report.cut_line}: {len(report.dropped)} entries never loaded "
-                f"({report.warning})")
+        note = f"cut at line {report.cut_line}: {len(report.dropped)} entries never loaded"
     return ContextPart(kind, path, origin, report.loaded, note=note)
 
 

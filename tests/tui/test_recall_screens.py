@@ -1,0 +1,57 @@
+"""The recall and context screens: a prompt's preview, the manifest, the session's parts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from helpers import copy_demo, demo_app
+
+from memtui.core.demo.build import DemoHome
+from memtui.tui.screens.recall import ContextScreen, RecallScreen
+from memtui.tui.testing import settle
+
+
+def static_text(screen: object, selector: str) -> str:
+    from textual.widgets import Static
+
+    return str(screen.query_one(selector, Static).render())  # type: ignore[attr-defined]
+
+
+async def test_a_prompt_shows_what_recall_attaches(pristine: DemoHome, tmp_path: Path) -> None:
+    home = copy_demo(pristine, tmp_path / "demo", keep_auto=True)
+    app = demo_app(home)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        screen = RecallScreen(app.context)
+        app.push_screen(screen)
+        await settle(pilot)
+        assert "memories offered to recall" in static_text(screen, "#recall-result")
+        await pilot.click("#recall-prompt")
+        for key in "checkout feature flag rollout":
+            await pilot.press("space" if key == " " else key)
+        await pilot.press("enter")
+        await settle(pilot)
+        shown = static_text(screen, "#recall-result")
+        assert "checkout-flags.md" in shown and "<system-reminder>" in shown
+        await pilot.press("ctrl+t")
+        assert "files offered to recall" in static_text(screen, "#recall-result")
+        await pilot.press("escape")
+        await settle(pilot)
+        assert app.screen is not screen
+
+
+async def test_the_context_screen_lists_every_part(pristine: DemoHome, tmp_path: Path) -> None:
+    from textual.widgets import DataTable
+
+    home = copy_demo(pristine, tmp_path / "demo", keep_auto=True)
+    app = demo_app(home)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await settle(pilot)
+        screen = ContextScreen(app.context)
+        app.push_screen(screen)
+        await settle(pilot)
+        table = screen.query_one("#context-table", DataTable)
+        rows = [str(table.get_row_at(i)[5]) for i in range(table.row_count)]
+        assert any("auto memory" in row for row in rows)
+        assert any(row.startswith("project") for row in rows)
+        assert "total" in static_text(screen, "#context-total")
