@@ -36,7 +36,7 @@ def context_json(found: SessionContext, ctx: Context) -> dict[str, Any]:
         "parts": [{"path": str(p.path), "kind": p.kind, "origin": p.origin, "lines": p.lines,
                    "units": p.units, "tokens": p.tokens, "exact": p.exact, "depth": p.depth,
                    "parent": None if p.parent is None else str(p.parent),
-                   "problem": p.problem, "note": p.note}
+                   "problem": p.problem, "note": p.note, "repeats": p.repeats}
                   for p in found.parts],
         "total": {"lines": found.lines, "units": found.units, "tokens": found.tokens,
                   "exact": found.exact},
@@ -58,7 +58,7 @@ def print_context(found: SessionContext, ctx: Context) -> None:
         tokens = f"{part.tokens:,}" + ("" if part.exact else "~")
         say(f"  {bar(part.tokens / largest)} {tokens:>8} tok {part.lines:>5} lines "
             f"{part.units:>7,} units  {indent}{shown(ctx.show(part.path))}  ({shown(part.origin)})")
-        for extra in (part.problem, part.note):
+        for extra in (part.problem, part.note, *part.repeats):
             if extra:
                 say(f"  {'':>{BAR_WIDTH}}  ! {shown(extra)}")
     estimated = "" if found.exact else " (~ estimated: about 3.5 characters a token; " \
@@ -86,8 +86,11 @@ def cmd_context(args: argparse.Namespace) -> int:
         except ProviderError as err:
             say(f"memtui context: --count-tokens: {shown(err)}", err=True)
             return EXIT_USAGE
+    from memtui.core.judge.ledger import Ledger, default_ledger_path
+
     try:
-        found = session_context(ctx, agent=args.agent, counter=counter)
+        found = session_context(ctx, agent=args.agent, counter=counter,
+                                ledger=Ledger.load(default_ledger_path(ctx.env)))
     except ContextError as err:
         say(f"memtui context: {shown(err)}", err=True)
         return EXIT_USAGE

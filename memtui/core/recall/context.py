@@ -8,7 +8,9 @@ the agent's own ``MEMORY.md`` for an agent
 Each part has its size in lines, UTF-16 units and tokens: an offline estimate (about 3.5
 characters a token, labelled as such) unless a counter is given (the anthropic SDK's
 ``count_tokens``, on redacted text, when the user asks for it). The memory instructions Claude
-Code adds around the indexes are not counted: memtui does not reproduce their text."""
+Code adds around the indexes are not counted: memtui does not reproduce their text. With the
+judge's ledger, a part that repeats or contradicts another file by the judge's latest verdict
+says so."""
 
 from __future__ import annotations
 
@@ -18,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from memtui.core.fileread import read_full
+from memtui.core.judge.ledger import Ledger
 from memtui.core.model import StoreLocation
 from memtui.core.parse.index import load_report
 from memtui.core.parse.utf16 import units
@@ -56,6 +59,8 @@ class ContextPart:
     exact: bool = False
     note: str | None = None
     """A MEMORY.md past its limit: what was cut."""
+    repeats: list[str] = field(default_factory=list)
+    """What the judge found this part repeats or contradicts (``duplicate of ~/x.md``)."""
 
     @property
     def lines(self) -> int:
@@ -129,12 +134,41 @@ def _agent_location(locations: Locations, agent: str) -> StoreLocation:
                        "definition that names one")
 
 
+WORDS = {"duplicate": "duplicate of", "conflicts_with": "conflicts with",
+         "supersedes": "supersedes or is superseded by"}
+
+
+def owns(part: ContextPart, key: str) -> bool:
+    """Whether the judge item ``key`` is (part of) ``part``: a CLAUDE.md paragraph's key is its
+    file's path, ``#`` and a digest; an index stands for every memory of its store."""
+    if part.kind in ("memory_index", "agent_memory_index"):
+        return key.startswith(str(part.path.parent) + os.sep)
+    own = str(part.path)
+    return key == own or key.startswith(own + "#")
+
+
+def mark_repeats(result: SessionContext, ledger: Ledger, ctx: Context) -> None:
+    """Each part's pairs whose latest verdict in the judge's ``ledger`` is a duplicate, a
+    conflict or a supersession not yet decided, naming the other side."""
+    latest = [history[-1] for history in ledger.entries.values() if history]
+    for part in result.parts:
+        found: set[str] = set()
+        for entry in latest:
+            if entry.relation not in WORDS or entry.decided:
+                continue
+            for this, other in ((entry.a, entry.b), (entry.b, entry.a)):
+                if owns(part, this) and not owns(part, other):
+                    found.add(f"{WORDS[entry.relation]} {ctx.show(other.split('#', 1)[0])}")
+        part.repeats = sorted(found)
+
+
 def session_context(
     ctx: Context,
     *,
     agent: str | None = None,
     counter: TokenCounter | None = None,
     managed: Path = MANAGED_CLAUDE_MD,
+    ledger: Ledger | None = None,
 ) -> SessionContext:
     """The context Claude Code builds at session start for the main session (``agent``
     None) or for the agent ``agent``."""
@@ -174,4 +208,6 @@ def session_context(
                     result.notes.append(f"token count failed ({type(err).__name__}): "
                                         "estimated instead")
         part.tokens = estimate_tokens(part.text)
+    if ledger is not None:
+        mark_repeats(result, ledger, ctx)
     return result

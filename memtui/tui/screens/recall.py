@@ -183,7 +183,10 @@ class ContextScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="context-read", exit_on_error=False)
     def read(self) -> SessionContext:
-        return session_context(self.context, agent=self.agent)
+        from memtui.core.judge.ledger import Ledger, default_ledger_path
+
+        ledger = Ledger.load(default_ledger_path(self.context.env))
+        return session_context(self.context, agent=self.agent, ledger=ledger)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         worker = event.worker
@@ -200,8 +203,8 @@ class ContextScreen(Screen[None]):
         for part in found.parts:
             tokens = f"{part.tokens:,}" + ("" if part.exact else "~")
             name = "  " * part.depth + self.context.show(part.path)
-            why = part.origin + (f" · {part.problem}" if part.problem else "") + (
-                f" · {part.note}" if part.note else "")
+            why = " · ".join([part.origin, *(x for x in (part.problem, part.note) if x),
+                              *part.repeats])
             table.add_row(bar(part.tokens / largest), tokens, f"{part.lines:,}",
                           f"{part.units:,}", Text(line(name)), Text(line(why)))
         summary = Text(f"total {found.tokens:,} tokens · {found.lines:,} lines · "

@@ -90,3 +90,26 @@ def test_an_agent_gets_its_own_index_not_auto_memory(pristine: DemoHome) -> None
 def test_an_unknown_agent_is_refused(pristine: DemoHome) -> None:
     with pytest.raises(ContextError, match="no agent memory named nobody"):
         session_context(demo_context(pristine), agent="nobody", managed=pristine.root / "x")
+
+
+def test_parts_the_judge_found_repeating_say_so(tmp_path: Path) -> None:
+    from memtui.core.judge.ledger import USER, Ledger, LedgerEntry
+
+    ctx = small_home(tmp_path)
+    project_md = str(ctx.project / "CLAUDE.md")
+    memory = str(locate(ctx).auto.path / "style.md")
+
+    def entry(pair: str, a: str, b: str, relation: str, judge: str = "local") -> LedgerEntry:
+        return LedgerEntry(pair, a, "da", b, "db", relation, 0.9, "same rule", judge)
+
+    ledger = Ledger(tmp_path / "ledger.json", entries={
+        "p1": [entry("p1", f"{project_md}#abc123", memory, "duplicate")],
+        "p2": [entry("p2", f"{project_md}#def456", memory, "related")],
+        "p3": [entry("p3", memory, f"{project_md}#0a0a0a", "conflicts_with", judge=USER)],
+    })
+    found = session_context(ctx, managed=tmp_path / "none.md", ledger=ledger)
+    project = next(p for p in found.parts if str(p.path) == project_md)
+    assert project.repeats == [f"duplicate of {ctx.show(memory)}"]
+    index = next(p for p in found.parts if p.kind == "memory_index")
+    assert index.repeats == [f"duplicate of {ctx.show(project_md)}"]
+    assert all(not p.repeats for p in found.parts if p.kind == "import")
