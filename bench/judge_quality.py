@@ -95,10 +95,11 @@ def _pct(value: float | None) -> str:
 
 def show(name: str, figures: dict[str, Figures], total: int, halves: Sequence[str]) -> None:
     print(f"== {name}: {total} candidate pairs in the home")
-    print("half  pairs  cand.recall  listed(need)  false-alarms  agreement  direction")
+    print("half  pairs  cand.recall  (needing)  listed(need)  false-alarms  agreement  direction")
     for half in halves:
         f = figures[half]
         print(f"{half:5} {f.labelled:5}  {_pct(f.candidate_recall)}        "
+              f"{_pct(f.need_recall)}  "
               f"{_pct(f.listed_share)} ({f.need_listed}/{f.need})  "
               f"{_pct(f.false_alarms)} ({f.listed_wrong}/{f.listed})  "
               f"{_pct(f.agreement)}      {_pct(f.direction)}")

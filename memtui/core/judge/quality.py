@@ -62,6 +62,8 @@ class Figures:
     """Labelled pairs found as candidates."""
     need: int = 0
     """Labelled pairs that need a decision."""
+    need_candidates: int = 0
+    """Of those, found as candidates."""
     need_listed: int = 0
     listed: int = 0
     """Pairs (labelled or not) whose verdict needs a decision."""
@@ -78,6 +80,11 @@ class Figures:
     @property
     def candidate_recall(self) -> float | None:
         return _ratio(self.candidates, self.labelled)
+
+    @property
+    def need_recall(self) -> float | None:
+        """Candidate recall of the pairs that need a decision."""
+        return _ratio(self.need_candidates, self.need)
 
     @property
     def listed_share(self) -> float | None:
@@ -99,6 +106,7 @@ class Figures:
         return {
             "labelled": self.labelled,
             "candidate_recall": self.candidate_recall,
+            "candidate_recall_needing_decision": self.need_recall,
             "listed_of_needing_decision": self.listed_share,
             "listed": self.listed,
             "false_alarm_share": self.false_alarms,
@@ -158,6 +166,7 @@ def measure(
             f.labelled += 1
             f.candidates += candidate is not None
             f.need += needs
+            f.need_candidates += needs and candidate is not None
             f.need_listed += needs and listed
             f.agree += said == truth.relation
             if direction is not None:

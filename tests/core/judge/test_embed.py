@@ -66,6 +66,15 @@ def test_the_model_loads_and_embeds_with_every_socket_refused(
     assert vectors.shape == (3, 256)
     assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
     assert float(vectors[0] @ vectors[1]) > float(vectors[0] @ vectors[2])
+    # and the judge's semantic candidates, then the local verdicts, with the sockets still off
+    from memtui.core.judge.local import judge_pair
+
+    items = [item(f"/s{n}/m{n}.md", text, name=f"m{n}")
+             for n, text in enumerate([*PARAPHRASES[2], *UNRELATED])]
+    found = semantic_candidates(items, k=1, floor=0.3, embedder=embedder)
+    assert frozenset(("/s0/m0.md", "/s1/m1.md")) in {frozenset((c.a.key, c.b.key))
+                                                      for c in found}
+    assert all(judge_pair(c).relation for c in found)
 
 
 def test_paraphrases_are_nearer_than_unrelated_memories(embedder: Embedder) -> None:

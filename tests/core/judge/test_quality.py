@@ -56,13 +56,14 @@ def test_the_metrics_count_what_they_say_and_can_fail() -> None:
     assert (held.labelled, held.candidates, held.need, held.need_listed) == (2, 2, 1, 0)
     assert (held.listed, held.listed_wrong, held.agree) == (2, 2, 0)
     assert held.false_alarms == 1.0 and held.listed_share == 0.0 and held.agreement == 0.0
-    assert both.candidate_recall == 1.0 and both.agreement == 0.5
+    assert both.candidate_recall == 1.0 and both.agreement == 0.5 and both.need_recall == 1.0
     assert both.confusion["conflicts_with"] == {"related": 1}
     # a labelled pair that is no candidate is missed, and counts against recall and agreement
     fewer = measure(candidates[1:], verdicts, truths, lambda x, y: "held")
     assert fewer["tune"].candidate_recall == 0.5
     assert fewer["tune"].confusion["duplicate"] == {"missed": 1}
     assert fewer["tune"].listed_share == 0.5
+    assert fewer["tune"].need_recall == 0.5
 
 
 @pytest.fixture(scope="module")
