@@ -121,9 +121,25 @@ def default_cache_path(env: Mapping[str, str], home: Path) -> Path | None:
     return cache_dir(env, home) / f"embeddings-{model_id()}.npz"
 
 
+def unavailable() -> str | None:
+    """Why the model cannot be loaded here (wordllama missing, its bundled files gone), or
+    None when it can: what a caller falls back to lexical candidates on."""
+    try:
+        shared_model()
+    except (ImportError, OSError, ValueError) as err:
+        return f"the semantic signal is unavailable: {type(err).__name__}: {err}"
+    return None
+
+
 class Embedder:
     """Embeds texts in batches, each text once: from the cache when its digest is there, else
     with the model (loaded on first need). :meth:`save` writes the cache back."""
+
+    @classmethod
+    def for_env(cls, env: Mapping[str, str], home: Path) -> Embedder:
+        """An embedder with the cache file of :func:`default_cache_path` (none when caching
+        is off)."""
+        return cls(default_cache_path(env, home))
 
     def __init__(self, cache_path: Path | None = None, model: Any = None) -> None:
         self.cache_path = cache_path

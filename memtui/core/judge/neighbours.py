@@ -89,8 +89,10 @@ def semantic_candidates(
 ) -> list[Candidate]:
     """The lexical candidates of ``items`` fused with their semantic neighbours, best first
     (each pair once, ``a`` sorting first, as :func:`find_candidates` gives them).
-    ``timings``, when given, gets the seconds of each step (``lexical``, ``embed``,
-    ``nearest``, ``fuse``: what the benchmark reports)."""
+    ``embedder``: :meth:`Embedder.for_env` for the cache in memtui's cache dir (the default
+    caches nothing); the model missing raises (:func:`memtui.core.judge.embed.unavailable`
+    says so beforehand). ``timings``, when given, gets the seconds of each step
+    (``lexical``, ``embed``, ``nearest``, ``fuse``: what the benchmark reports)."""
     from time import perf_counter
 
     clock = [perf_counter()]

@@ -12,7 +12,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from memtui.core.judge.embed import Embedder, default_cache_path, load_model, text_of
+from memtui.core.judge.embed import (
+    Embedder,
+    default_cache_path,
+    load_model,
+    text_of,
+    unavailable,
+)
 from memtui.core.judge.items import digest
 from memtui.core.judge.neighbours import nearest, semantic_candidates
 from memtui.core.judge.verdicts import JudgeItem
@@ -106,11 +112,17 @@ def test_vectors_are_cached_by_digest_and_read_back_without_the_model(
     assert fresh.computed == 2
 
 
-def test_the_cache_lives_in_memtuis_cache_dir(tmp_path: Path) -> None:
-    path = default_cache_path({"XDG_CACHE_HOME": str(tmp_path / "c")}, tmp_path)
+def test_the_cache_lives_in_memtuis_cache_dir(embedder: Embedder, tmp_path: Path) -> None:
+    env = {"XDG_CACHE_HOME": str(tmp_path / "c")}
+    path = default_cache_path(env, tmp_path)
     assert path is not None and path.parent == tmp_path / "c" / "memtui"
     assert path.name.startswith("embeddings-wordllama-")
     assert default_cache_path({"MEMTUI_NO_CACHE": "1"}, tmp_path) is None
+    items = [item(f"/s{n}/m{n}.md", text, name=f"m{n}") for n, text in enumerate(UNRELATED)]
+    used = Embedder.for_env(env, tmp_path)
+    semantic_candidates(items, embedder=used)
+    assert used.computed == len(items) and path.is_file()
+    assert unavailable() is None
 
 
 def test_text_of_reads_the_name_as_words() -> None:
