@@ -3,8 +3,9 @@
     python bench/judge_quality.py [--half tune|held|both] [--candidates lexical|semantic|both]
                                   [--k K] [--floor F] [--json]
 
-Builds ``memtui/core/demo/judge_home.py``'s home in a temporary directory (152 labelled pairs
-over the seven relations, 102 distractors, five stores and CLAUDE.md), runs the judge the way
+Builds ``memtui/core/demo/judge_home.py``'s home in a temporary directory (166 labelled pairs
+over the seven relations, 14 of them inside one store, 102 distractors, five stores and
+CLAUDE.md), runs the judge the way
 ``memtui judge --all --json`` does (the scan, ``collect_items``, the candidates, the local
 judge's verdict on each) and prints, per half, what ``memtui.core.judge.quality.measure``
 counts: candidate recall, the share of duplicate / conflicts_with / supersedes pairs listed,
@@ -20,18 +21,28 @@ local judge. ``both`` prints the two.
 
     python bench/judge_quality.py --candidates lexical
 
-Measured 2026-12-02 on the home as first committed (95 candidate pairs in all):
+Measured 2026-12-02 (115 candidate pairs in all):
 
-| half | candidate recall | listed (of needing one) | false alarms | relation | direction |
-|---|---|---|---|---|---|
-| tune (76 pairs) | 0.25 | 0.05 (2/39) | 0.80 (8/10) | 0.03 | 0.00 |
-| held (76 pairs) | 0.29 | 0.08 (3/39) | 0.62 (5/8) | 0.04 | 0.00 |
-| both (152) | 0.27 | 0.06 (5/78) | 0.72 (13/18) | 0.03 | 0.00 |
+| half | recall | recall (needing) | listed (needing) | false alarms | relation | direction |
+|---|---|---|---|---|---|---|
+| tune (83 pairs) | 0.25 | 0.29 | 0.05 (2/42) | 0.83 (10/12) | 0.02 | 0.00 |
+| held (83 pairs) | 0.33 | 0.36 | 0.07 (3/42) | 0.62 (5/8) | 0.04 | 0.00 |
 
-Per relation (both halves; labelled / candidates / relation right): duplicate 28/9/0,
-conflicts_with 26/7/4, supersedes 24/7/0, scoped 22/11/0, related 20/1/1, compatible 16/1/0,
-not_conflict 16/5/0. The local judge never says scoped, compatible, not_conflict or
-supersedes, so those can only be right once it does (issue 22, item 4).
+(Before the 14 pairs inside one store were added, on 152 pairs: tune 0.25 / 0.05 / 0.80 /
+0.03, held 0.29 / 0.08 / 0.62 / 0.04.) The local judge never says scoped, compatible,
+not_conflict or supersedes, so those are never right until it does (issue 22, item 4).
+
+## The semantic candidates (k = 8, floor 0.25, chosen on the tune half), today's local verdicts
+
+    python bench/judge_quality.py --candidates semantic
+
+| half | recall | recall (needing) | listed (needing) | false alarms | relation | direction |
+|---|---|---|---|---|---|---|
+| tune (83 pairs) | 0.83 | 0.95 | 0.14 (6/42) | 0.91 (60/66) | 0.10 | 0.08 |
+| held (83 pairs) | 0.80 | 0.88 | 0.17 (7/42) | 0.87 (45/52) | 0.14 | 0.08 |
+
+2,105 candidate pairs among 406 items (115 lexical): the local judge, unchanged, lists more
+false alarms from them; the verdict engine (item 4) and groups (item 3) are what fix that.
 """
 
 from __future__ import annotations

@@ -957,6 +957,90 @@ PAIRS: list[LabelledPair] = [
 ]
 
 
+SAME_STORE_PAIRS: list[LabelledPair] = [
+    LabelledPair(D,
+        _s("auto", "feedback_testing-postgres.md", "Tests use the real database",
+           "Run the integration tests against the dockerised Postgres; no fakes for the DB."),
+        _s("auto", "feedback_testing-postgres-2.md", "Real Postgres in the test suite",
+           "Integration suite: real Postgres from compose, never an in-memory fake.")),
+    LabelledPair(D,
+        _s("team", "deploy-checklist.md", "Before a production deploy",
+           "Check the error budget and announce in #deploys before shipping to prod.",
+           "project"),
+        _s("team", "prod-release-steps.md", "Steps before releasing",
+           "Announce the release in #deploys and look at the remaining error budget first.",
+           "project")),
+    LabelledPair(C,
+        _s("reviewer", "max-function-length.md", "Function length",
+           "Functions longer than 60 lines get a comment asking to split them."),
+        _s("reviewer", "long-functions.md", "Long functions",
+           "I only flag functions over 120 lines; 60-line functions are fine.")),
+    LabelledPair(C,
+        _s("oncall", "alert-threshold-cpu.md", "CPU alert",
+           "The API's CPU alert fires at 70 % for 10 minutes.", "project"),
+        _s("oncall", "cpu-paging.md", "When CPU pages",
+           "CPU only pages above 90 % sustained for 5 minutes.", "project")),
+    LabelledPair(S,
+        _s("auto", "project_search-engine.md", "Search backend",
+           "Full-text search runs on Elasticsearch.", "project"),
+        _s("auto", "project_search-postgres.md", "Where search runs now",
+           "Search moved into Postgres full-text; the Elasticsearch cluster was shut down.",
+           "project"), newer="b"),
+    LabelledPair(S,
+        _s("planner", "planning-tool.md", "Planning board",
+           "Sprint boards are kept in Trello.", "reference"),
+        _s("planner", "planning-board-now.md", "Where sprints are planned",
+           "Sprints are planned in Linear cycles now; the Trello board is read-only.",
+           "reference"), newer="b"),
+    LabelledPair(SC,
+        _s("team", "review-sla-normal.md", "Review turnaround",
+           "Reviews are answered within one working day.", "project"),
+        _s("team", "review-sla-hotfix.md", "Reviewing hotfixes",
+           "A hotfix PR is reviewed within the hour.", "project")),
+    LabelledPair(SC,
+        _s("auto", "feedback_go-tests-parallel.md", "Parallel tests in Go",
+           "Unit tests call t.Parallel()."),
+        _s("auto", "feedback_go-integration-serial.md", "Integration tests in Go",
+           "Integration tests that share the database run serially; no t.Parallel there.")),
+    LabelledPair(R,
+        _s("oncall", "db-failover.md", "Database failover",
+           "RDS fails over to the standby in about a minute; the API reconnects by itself.",
+           "reference"),
+        _s("oncall", "db-maintenance.md", "Database maintenance window",
+           "AWS maintenance for RDS is scheduled Sundays 03:00–04:00 UTC.", "reference")),
+    LabelledPair(R,
+        _s("planner", "ticket-estimates-review.md", "Checking estimates",
+           "Re-estimate a ticket when it has been in progress twice as long as planned.",
+           "project"),
+        _s("planner", "velocity.md", "Velocity",
+           "Team velocity is about 30 points per sprint.", "project")),
+    LabelledPair(CO,
+        _s("reviewer", "go-errors-sentinel.md", "Sentinel errors",
+           "Exported sentinel errors are named ErrSomething."),
+        _s("reviewer", "go-errors-types.md", "Error types",
+           "Custom error types end in Error and implement Unwrap when they wrap.")),
+    LabelledPair(CO,
+        _s("team", "docs-adr-template.md", "ADR template",
+           "ADRs have Context, Decision and Consequences sections.", "reference"),
+        _s("team", "docs-adr-numbering.md", "ADR numbers",
+           "ADR files are numbered 0001-title.md in order of acceptance.", "reference")),
+    LabelledPair(N,
+        _s("auto", "project_timeout-jobs.md", "Job timeout",
+           "A nightly job is killed after 2 hours.", "project"),
+        _s("auto", "project_timeout-requests.md", "Request timeout",
+           "HTTP requests to the API time out after 15 seconds.", "project")),
+    LabelledPair(N,
+        _s("oncall", "restart-jobs.md", "Restarting the jobs pod",
+           "Restarting the jobs pod is safe; messages are redelivered."),
+        _s("oncall", "restart-api.md", "Restarting API pods",
+           "Restart API pods one at a time; the HPA keeps three running.")),
+]
+"""Pairs inside one store (near-copies under a common prefix, a store that contradicts
+itself), added after the first measurement (the semantic candidates' k and floor were chosen
+before and not chosen again); their halves are dealt among themselves, so the first pairs
+keep theirs."""
+
+
 DISTRACTORS: list[Side] = [
     _s("auto", "repo-map.md", "Repo map",
        "api/cmd/server is the API's entry point; api/internal holds the domain packages.",
@@ -1271,7 +1355,8 @@ def build_judge_home(root: Path) -> JudgeHome:
         return Where(str(path))
 
     labels: list[Label] = []
-    for pair, half in zip(PAIRS, _halves(PAIRS), strict=True):
+    dealt = _halves(PAIRS) + _halves(SAME_STORE_PAIRS)
+    for pair, half in zip(PAIRS + SAME_STORE_PAIRS, dealt, strict=True):
         roles = ("old", "new") if pair.newer == "b" else ("new", "old") if pair.newer else ("", "")
         a, b = place(pair.a, roles[0]), place(pair.b, roles[1])
         newer = None if pair.newer is None else (a if pair.newer == "a" else b)

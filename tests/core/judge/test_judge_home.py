@@ -9,6 +9,7 @@ from memtui.core.demo.judge_home import (
     DISTRACTORS,
     PAIRS,
     RELATIONS,
+    SAME_STORE_PAIRS,
     build_judge_home,
 )
 from memtui.core.judge.run import collect_items
@@ -24,8 +25,13 @@ def test_the_home_has_150_pairs_over_every_relation_among_100_distractors() -> N
     assert all(p.newer for p in PAIRS if p.relation == "supersedes")
 
 
+def test_some_pairs_lie_inside_one_store_for_every_relation() -> None:
+    assert {p.relation for p in SAME_STORE_PAIRS} == set(RELATIONS)
+    assert all(p.a.store == p.b.store for p in SAME_STORE_PAIRS)
+
+
 def test_the_two_sides_never_share_a_file_name_or_a_body() -> None:
-    for pair in PAIRS:
+    for pair in PAIRS + SAME_STORE_PAIRS:
         if pair.a.store != "md" and pair.b.store != "md":
             assert pair.a.file != pair.b.file, pair
         assert pair.a.body != pair.b.body, pair
