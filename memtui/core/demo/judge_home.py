@@ -15,8 +15,9 @@ Supersessions carry their dates: the newer side has a later mtime and, when it i
 CC's ``metadata:`` layout, a ``modified`` value. Ages are fixed per memory (a stable hash), so
 two builds are the same home.
 
-:func:`build_judge_home` writes it and returns the labels; :func:`half_of` splits the pairs in
-two halves (``tune``, ``held``) by a stable hash of the pair. This module was written, with its
+:func:`build_judge_home` writes it and returns the labels, each in one of two halves
+(``tune``, ``held``: :data:`HALVES_OF_PAIRS`, dealt per relation by a stable hash and frozen);
+:func:`half_of` gives a pair no label names its half. This module was written, with its
 labels, before any of the judge v2 work was tuned on it.
 """
 
@@ -464,9 +465,9 @@ PAIRS: list[LabelledPair] = [
         newer="b"),
     LabelledPair(S,
         _s("auto", "api-docs.md", "API documentation",
-           "API docs are written by hand in docs/api.md.", "reference"),
+           "API docs are written by hand in docs/api/index.md.", "reference"),
         _s("team", "openapi.md", "API reference",
-           "The API reference is generated from openapi.yaml now; docs/api.md was removed.",
+           "The API reference is generated from openapi.yaml now; docs/api/index.md was removed.",
            "reference"), newer="b"),
     LabelledPair(S,
         _s("oncall", "status-page.md", "Status page",
@@ -1274,10 +1275,11 @@ def half_of(a: Where, b: Where) -> str:
     return HALVES[_stable(f"{low}\0{high}") % 2]
 
 
-def _halves(pairs: list[LabelledPair]) -> list[str]:
-    """The half of each labelled pair: within each relation, the pairs ordered by a stable
-    hash of their two texts and dealt alternately, so both halves hold every relation in
-    equal measure (± 1)."""
+def deal_halves(pairs: list[LabelledPair]) -> list[str]:
+    """How the halves were dealt: within each relation, the pairs ordered by a stable hash
+    of their two texts (as first written) and dealt alternately, so both halves hold every
+    relation in equal measure (± 1). The result is frozen in :data:`HALVES_OF_PAIRS` (and
+    :data:`HALVES_OF_SAME_STORE_PAIRS`): editing a text later moves no pair."""
     halves = [""] * len(pairs)
     for relation in RELATIONS:
         members = [i for i, p in enumerate(pairs) if p.relation == relation]
@@ -1285,6 +1287,19 @@ def _halves(pairs: list[LabelledPair]) -> list[str]:
         for rank, i in enumerate(members):
             halves[i] = HALVES[rank % 2]
     return halves
+
+
+HALVES_OF_PAIRS = (
+    "thhhhhtthhhtthhttthtththhttthtthhtttththhhththhtthtthhttthhththtttththhhhhthththhthtt"
+    "hthtthhtthhthhtttththhthhththhthhtthhththttthtthhhththtththhtththth"
+)
+"""The half of each of :data:`PAIRS` (``t`` tune, ``h`` held), as :func:`deal_halves` dealt
+them when the home was first written."""
+HALVES_OF_SAME_STORE_PAIRS = "hthtththhtthht"
+
+
+def _halves_of(frozen: str) -> list[str]:
+    return ["tune" if mark == "t" else "held" for mark in frozen]
 
 
 def context_for(root: Path) -> Context:
@@ -1355,7 +1370,7 @@ def build_judge_home(root: Path) -> JudgeHome:
         return Where(str(path))
 
     labels: list[Label] = []
-    dealt = _halves(PAIRS) + _halves(SAME_STORE_PAIRS)
+    dealt = _halves_of(HALVES_OF_PAIRS) + _halves_of(HALVES_OF_SAME_STORE_PAIRS)
     for pair, half in zip(PAIRS + SAME_STORE_PAIRS, dealt, strict=True):
         roles = ("old", "new") if pair.newer == "b" else ("new", "old") if pair.newer else ("", "")
         a, b = place(pair.a, roles[0]), place(pair.b, roles[1])

@@ -54,6 +54,17 @@ def test_it_is_one_home_of_five_stores_and_claude_md(tmp_path: Path) -> None:
             assert side.paragraph is None or side.paragraph in paragraphs
 
 
+def test_the_frozen_halves_are_one_per_pair_and_balanced_per_relation() -> None:
+    from memtui.core.demo.judge_home import HALVES_OF_PAIRS, HALVES_OF_SAME_STORE_PAIRS
+
+    for pairs, frozen in ((PAIRS, HALVES_OF_PAIRS), (SAME_STORE_PAIRS, HALVES_OF_SAME_STORE_PAIRS)):
+        assert len(frozen) == len(pairs) and set(frozen) <= {"t", "h"}
+        for relation in RELATIONS:
+            marks = Counter(m for m, p in zip(frozen, pairs, strict=True)
+                            if p.relation == relation)
+            assert abs(marks["t"] - marks["h"]) <= 1
+
+
 def test_the_halves_are_deterministic_and_balanced(tmp_path: Path) -> None:
     one = build_judge_home(tmp_path / "one")
     two = build_judge_home(tmp_path / "two")
