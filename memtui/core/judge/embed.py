@@ -16,8 +16,8 @@ model2vec release ships weights in its wheel (``model2vec-0.10.0-py3-none-any.wh
 of code; its models, such as ``potion-base-8M``, come from the Hugging Face hub at run time),
 and memtui must never download at run time. wordllama's wheel is 19 MB with everything in it.
 
-**Import rule.** numpy and wordllama are imported only here, and this module only by the
-judge's semantic candidates: ``memtui scan`` loads neither
+**Import rule.** wordllama is imported only here, numpy only here and in ``neighbours``, both
+by the judge alone: ``memtui scan`` loads neither
 (``tests/core/judge/test_embed.py::test_the_scan_imports_no_numpy_nor_model``).
 
 **The cache.** One file per model in memtui's cache dir (``$XDG_CACHE_HOME/memtui``, else
