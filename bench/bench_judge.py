@@ -16,6 +16,16 @@ Measures, in the same run:
   ``find_candidates`` finds (recall).
 
 Targets: candidates ≤ 5 s, ≥ 20 × less time than all pairs, recall ≥ 95 %.
+
+    python bench/bench_judge.py --semantic [--memories 10000]
+
+adds the semantic candidates (``memtui.core.judge.neighbours.semantic_candidates``: the
+wordllama embedding's k nearest neighbours fused with the lexical candidates), each run in a
+fresh process so its peak RSS is its own: the lexical candidates alone (the baseline, same
+run), the semantic ones with a cold embedding cache (model load + embedding every memory) and
+with a warm one (every vector read from the cache file). Issue 22's targets at 10,000
+memories: ≤ 10 s cold, ≤ 2 s warm, ≤ 300 MB RSS. Times are also given as ratios to the
+lexical baseline of the same run (the machine's load shifts all three alike).
 """
 
 from __future__ import annotations
@@ -92,12 +102,70 @@ def exact_pairs(vectors: list[dict[str, float]], threshold: float) -> set[tuple[
     return found
 
 
+def child(mode: str, memories: int, seed: int, cache: str) -> int:
+    """One measured run in this (fresh) process; prints its figures as JSON."""
+    import json
+    import resource
+
+    items = make_items(memories, seed)
+    steps: dict[str, float] = {}
+    start = time.perf_counter()
+    if mode == "lexical":
+        pairs = len(find_candidates(items))
+    else:
+        from memtui.core.judge.embed import Embedder
+        from memtui.core.judge.neighbours import semantic_candidates
+
+        embedder = Embedder(Path(cache))
+        pairs = len(semantic_candidates(items, embedder=embedder, timings=steps))
+    seconds = time.perf_counter() - start
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(json.dumps({"mode": mode, "seconds": seconds, "pairs": pairs, "rss_mb": rss,
+                      "steps": steps}))
+    return 0
+
+
+def semantic_report(memories: int, seed: int) -> int:
+    import json
+    import subprocess
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="memtui-bench-embed-") as tmp:
+        cache = str(Path(tmp) / "embeddings.npz")
+        runs = {}
+        for mode in ("lexical", "cold", "warm"):
+            done = subprocess.run(
+                [sys.executable, __file__, "--child", mode, "--memories", str(memories),
+                 "--seed", str(seed), "--cache", cache],
+                capture_output=True, text=True, check=True)
+            runs[mode] = json.loads(done.stdout.strip().splitlines()[-1])
+    base = runs["lexical"]["seconds"]
+    print(f"{memories:,} memories, each run in a fresh process")
+    for mode, target in (("lexical", "baseline"), ("cold", "≤ 10 s"), ("warm", "≤ 2 s")):
+        run = runs[mode]
+        print(f"{mode:8} {run['seconds']:6.2f} s ({run['seconds'] / base:5.1f} × lexical)  "
+              f"{run['pairs']:7,} pairs  peak RSS {run['rss_mb']:5.0f} MB  (target {target}, "
+              "≤ 300 MB)")
+        if run["steps"]:
+            steps = run["steps"].items()
+            print("         " + ", ".join(f"{step} {sec:.2f} s" for step, sec in steps))
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--memories", type=int, default=10_000)
     parser.add_argument("--sample", type=int, default=200_000)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--semantic", action="store_true",
+                        help="time the semantic candidates (cold, warm) against the lexical")
+    parser.add_argument("--child", choices=("lexical", "cold", "warm"), help=argparse.SUPPRESS)
+    parser.add_argument("--cache", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.child:
+        return child(args.child, args.memories, args.seed, args.cache)
+    if args.semantic:
+        return semantic_report(args.memories, args.seed)
     items = make_items(args.memories, args.seed)
 
     start = time.perf_counter()

@@ -1,0 +1,163 @@
+"""The judge measured on the realistic labelled home (issue 22, item 7).
+
+    python bench/judge_quality.py [--half tune|held|both] [--candidates lexical|semantic|both]
+                                  [--k K] [--floor F] [--json]
+
+Builds ``memtui/core/demo/judge_home.py``'s home in a temporary directory (166 labelled pairs
+over the seven relations, 14 of them inside one store, 102 distractors, five stores and
+CLAUDE.md), runs the judge the way
+``memtui judge --all --json`` does (the scan, ``collect_items``, the candidates, the local
+judge's verdict on each) and prints, per half, what ``memtui.core.judge.quality.measure``
+counts: candidate recall, the share of duplicate / conflicts_with / supersedes pairs listed,
+the share of listed pairs that are false alarms, relation agreement (and the supersessions'
+direction).
+
+``--candidates semantic`` takes the candidates from
+``memtui.core.judge.neighbours.semantic_candidates`` (k nearest neighbours by the wordllama
+embedding, fused with the lexical candidates) instead; the verdicts still come from today's
+local judge. ``both`` prints the two.
+
+## Baseline: the current judge (lexical candidates + local judge), before any v2 change
+
+    python bench/judge_quality.py --candidates lexical
+
+Measured 2026-12-02 (115 candidate pairs in all):
+
+| half | recall | recall (needing) | listed (needing) | false alarms | relation | direction |
+|---|---|---|---|---|---|---|
+| tune (83 pairs) | 0.25 | 0.29 | 0.05 (2/42) | 0.83 (10/12) | 0.02 | 0.00 |
+| held (83 pairs) | 0.33 | 0.36 | 0.07 (3/42) | 0.62 (5/8) | 0.04 | 0.00 |
+
+(Before the 14 pairs inside one store were added, on 152 pairs: tune 0.25 / 0.05 / 0.80 /
+0.03, held 0.29 / 0.08 / 0.62 / 0.04.) The local judge never says scoped, compatible,
+not_conflict or supersedes, so those are never right until it does (issue 22, item 4).
+
+## The semantic candidates (k = 8, floor 0.25, chosen on the tune half), today's local verdicts
+
+    python bench/judge_quality.py --candidates semantic
+
+| half | recall | recall (needing) | listed (needing) | false alarms | relation | direction |
+|---|---|---|---|---|---|---|
+| tune (83 pairs) | 0.83 | 0.95 | 0.14 (6/42) | 0.91 (60/66) | 0.10 | 0.08 |
+| held (83 pairs) | 0.80 | 0.88 | 0.17 (7/42) | 0.87 (45/52) | 0.14 | 0.08 |
+
+2,105 candidate pairs among 406 items (115 lexical): the local judge, unchanged, lists more
+false alarms from them; the verdict engine (item 4) and groups (item 3) are what fix that.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from memtui.core.demo.judge_home import JudgeHome, Where, build_judge_home, half_of
+from memtui.core.judge.candidates import find_candidates
+from memtui.core.judge.local import judge_pair
+from memtui.core.judge.quality import Figures, Side, Truth, measure
+from memtui.core.judge.run import collect_items
+from memtui.core.judge.verdicts import Candidate, JudgeItem
+from memtui.core.scan.scanner import scan
+
+Finder = Callable[[Sequence[JudgeItem]], list[Candidate]]
+
+
+def truths(home: JudgeHome) -> list[Truth]:
+    def side(where: Where) -> Side:
+        return (where.file, where.paragraph)
+
+    return [
+        Truth(label.relation, side(label.a), side(label.b), label.half,
+              side(label.newer) if label.newer is not None else None)
+        for label in home.labels
+    ]
+
+
+def unlabelled_half(a: Side, b: Side) -> str:
+    return half_of(Where(a[0], a[1]), Where(b[0], b[1]))
+
+
+def items_of(home: JudgeHome) -> list[JudgeItem]:
+    items, problems = collect_items(home.ctx, scan(home.ctx), managed=Path("/nonexistent"))
+    if problems:
+        raise SystemExit(f"the home has problems: {problems}")
+    return items
+
+
+def evaluate(home: JudgeHome, items: Sequence[JudgeItem],
+             finder: Finder = find_candidates) -> tuple[dict[str, Figures], int]:
+    """The figures per half, and how many candidate pairs the finder gave."""
+    candidates = finder(items)
+    verdicts = {c.id: judge_pair(c) for c in candidates}
+    figures = measure(candidates, verdicts, truths(home), unlabelled_half)
+    for half in figures.values():
+        half.per_relation = dict(sorted(half.per_relation.items()))
+    return figures, len(candidates)
+
+
+def _pct(value: float | None) -> str:
+    return "  -  " if value is None else f"{value:5.2f}"
+
+
+def show(name: str, figures: dict[str, Figures], total: int, halves: Sequence[str]) -> None:
+    print(f"== {name}: {total} candidate pairs in the home")
+    print("half  pairs  cand.recall  (needing)  listed(need)  false-alarms  agreement  direction")
+    for half in halves:
+        f = figures[half]
+        print(f"{half:5} {f.labelled:5}  {_pct(f.candidate_recall)}        "
+              f"{_pct(f.need_recall)}  "
+              f"{_pct(f.listed_share)} ({f.need_listed}/{f.need})  "
+              f"{_pct(f.false_alarms)} ({f.listed_wrong}/{f.listed})  "
+              f"{_pct(f.agreement)}      {_pct(f.direction)}")
+    for half in halves:
+        print(f"  {half}: per relation [labelled, candidates, right]: "
+              + ", ".join(f"{r} {v}" for r, v in figures[half].per_relation.items()))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--half", choices=("tune", "held", "both"), default=None,
+                        help="one half (default: tune, held and both)")
+    parser.add_argument("--candidates", choices=("lexical", "semantic", "both"),
+                        default="lexical")
+    parser.add_argument("--k", type=int, default=None, help="semantic: neighbours per memory")
+    parser.add_argument("--floor", type=float, default=None, help="semantic: similarity floor")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+    halves = [args.half] if args.half else ["tune", "held", "both"]
+    finders: dict[str, Finder] = {}
+    if args.candidates in ("lexical", "both"):
+        finders["lexical"] = find_candidates
+    if args.candidates in ("semantic", "both"):
+        from memtui.core.judge.neighbours import SIMILARITY_FLOOR, K, semantic_candidates
+
+        k = args.k if args.k is not None else K
+        floor = args.floor if args.floor is not None else SIMILARITY_FLOOR
+
+        def semantic(items: Sequence[JudgeItem]) -> list[Candidate]:
+            return semantic_candidates(items, k=k, floor=floor)
+
+        finders[f"semantic k={k} floor={floor}"] = semantic
+    out: dict[str, object] = {}
+    with tempfile.TemporaryDirectory(prefix="memtui-judge-quality-") as tmp:
+        home = build_judge_home(Path(tmp))
+        items = items_of(home)
+        for name, finder in finders.items():
+            figures, total = evaluate(home, items, finder)
+            if args.json:
+                out[name] = {"candidates": total,
+                             **{half: figures[half].summary() for half in halves}}
+            else:
+                show(name, figures, total, halves)
+    if args.json:
+        print(json.dumps(out, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,247 @@
+"""The judge's semantic signal (issue 22, item 1): every memory embedded offline with
+wordllama's static embeddings, cached by content digest in memtui's cache dir.
+
+**The model.** ``wordllama`` (MIT) ships its ``l2_supercat`` token embeddings (256
+dimensions, 16 MB of safetensors) and their tokenizer inside its wheel, so nothing is
+downloaded, ever: :func:`load_model` passes the package's own directory as ``cache_dir`` and
+``disable_download=True``. (Its default lookup looks for the tokenizer in
+``wordllama/tokenizer/``, but the wheel ships it in ``wordllama/tokenizers/``; it then tries
+``~/.cache/wordllama`` and at last *downloads*. With the package's own directory as the cache,
+``<pkg>/tokenizers/`` is where it looks second, and finds it.) A text's vector is the mean of
+its tokens' vectors, normalized: paraphrases that share no word but near words ("mock" /
+"stub", "Postgres" / "database") come out near.
+
+Why wordllama and not model2vec (the other family of static embeddings, also MIT): no
+model2vec release ships weights in its wheel (``model2vec-0.10.0-py3-none-any.whl`` is 278 KB
+of code; its models, such as ``potion-base-8M``, come from the Hugging Face hub at run time),
+and memtui must never download at run time. wordllama's wheel is 19 MB with everything in it.
+
+**Import rule.** wordllama is imported only here, numpy only here and in ``neighbours``, both
+by the judge alone: ``memtui scan`` loads neither
+(``tests/core/judge/test_embed.py::test_the_scan_imports_no_numpy_nor_model``).
+
+**The cache.** One file per model in memtui's cache dir (``$XDG_CACHE_HOME/memtui``, else
+``~/.cache/memtui``; none with ``MEMTUI_NO_CACHE``): the sha256 of each embedded text and its
+vector, as an ``.npz`` read without pickles. A text's vector depends only on the text, so the
+digest is the whole key; a corrupt or foreign file is ignored. At most :data:`MAX_ENTRIES`
+vectors are kept (those of the last run first).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import logging
+import os
+from collections.abc import Iterator, Mapping, Sequence
+from functools import lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import numpy.typing as npt
+
+from memtui.core.cache import cache_dir, cache_enabled
+from memtui.core.judge.verdicts import JudgeItem
+
+if TYPE_CHECKING:
+    Matrix = npt.NDArray[np.float32]
+else:
+    Matrix = Any
+
+MODEL_CONFIG = "l2_supercat"
+DIMENSIONS = 256
+MAX_TEXT_CHARS = 4_000
+"""Characters of a memory's text that are embedded (a memory is meant to be short; a mean of
+more tokens says less)."""
+BATCH = 64
+MAX_ENTRIES = 50_000
+
+
+def model_id() -> str:
+    """Names the model (and so the cache file): the package's version and configuration."""
+    from importlib.metadata import version
+
+    return f"wordllama-{version('wordllama')}-{MODEL_CONFIG}-{DIMENSIONS}"
+
+
+@contextlib.contextmanager
+def _logging_left_alone() -> Iterator[None]:
+    """wordllama's ``__init__`` calls ``logging.basicConfig(level=INFO)``, which would give
+    the root logger a stderr handler (and the TUI stray lines): undone after the import."""
+    root = logging.getLogger()
+    handlers, level = list(root.handlers), root.level
+    try:
+        yield
+    finally:
+        for handler in root.handlers[:]:
+            if handler not in handlers:
+                root.removeHandler(handler)
+        root.setLevel(level)
+
+
+def load_model() -> Any:
+    """wordllama's inference object from the files inside its own package (never a download:
+    a missing file raises ``FileNotFoundError``)."""
+    with _logging_left_alone():
+        import wordllama
+        from wordllama import WordLlama
+
+    package = Path(wordllama.__file__).resolve().parent
+    with _logging_left_alone():
+        return WordLlama.load(
+            MODEL_CONFIG, cache_dir=package, dim=DIMENSIONS, disable_download=True
+        )
+
+
+@lru_cache(maxsize=1)
+def shared_model() -> Any:
+    """One model per process (loading it takes most of a second)."""
+    return load_model()
+
+
+def text_of(item: JudgeItem) -> str:
+    """What is embedded: the item's name, description and body (a CLAUDE.md paragraph: its
+    text), names' ``-`` and ``_`` read as spaces, at most :data:`MAX_TEXT_CHARS`."""
+    if item.kind == "claude-md":
+        return item.body[:MAX_TEXT_CHARS]
+    name = item.name.removesuffix(".md").replace("_", " ").replace("-", " ")
+    parts = (name, item.description, item.body)
+    return "\n".join(part for part in parts if part)[:MAX_TEXT_CHARS]
+
+
+def text_digest(text: str) -> bytes:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()
+
+
+def default_cache_path(env: Mapping[str, str], home: Path) -> Path | None:
+    """The embedding cache file for this model, or None when caching is off."""
+    if not cache_enabled(env):
+        return None
+    return cache_dir(env, home) / f"embeddings-{model_id()}.npz"
+
+
+def unavailable() -> str | None:
+    """Why the model cannot be loaded here (wordllama missing, its bundled files gone), or
+    None when it can: what a caller falls back to lexical candidates on."""
+    try:
+        shared_model()
+    except (ImportError, OSError, ValueError) as err:
+        return f"the semantic signal is unavailable: {type(err).__name__}: {err}"
+    return None
+
+
+class Embedder:
+    """Embeds texts in batches, each text once: from the cache when its digest is there, else
+    with the model (loaded on first need). :meth:`save` writes the cache back."""
+
+    @classmethod
+    def for_env(cls, env: Mapping[str, str], home: Path) -> Embedder:
+        """An embedder with the cache file of :func:`default_cache_path` (none when caching
+        is off)."""
+        return cls(default_cache_path(env, home))
+
+    def __init__(self, cache_path: Path | None = None, model: Any = None) -> None:
+        self.cache_path = cache_path
+        self._model = model
+        self._cache: dict[bytes, Matrix] | None = None
+        self._used: dict[bytes, Matrix] = {}
+        self.computed = 0
+        """Texts embedded with the model (not from the cache) by this embedder."""
+
+    @property
+    def model_loaded(self) -> bool:
+        return self._model is not None
+
+    @property
+    def model(self) -> Any:
+        if self._model is None:
+            self._model = shared_model()
+        return self._model
+
+    def _load_cache(self) -> dict[bytes, Matrix]:
+        if self._cache is not None:
+            return self._cache
+        self._cache = {}
+        if self.cache_path is None:
+            return self._cache
+        try:
+            with np.load(self.cache_path, allow_pickle=False) as data:
+                digests, vectors = data["digests"], data["vectors"]
+        except (OSError, ValueError, KeyError):
+            return self._cache
+        if (
+            digests.dtype != np.dtype("S32")
+            or vectors.dtype != np.float32
+            or vectors.ndim != 2
+            or vectors.shape != (len(digests), DIMENSIONS)
+        ):
+            return self._cache
+        self._cache = {bytes(d): vectors[i] for i, d in enumerate(digests)}
+        return self._cache
+
+    def embed(self, texts: Sequence[str]) -> Matrix:
+        """One unit vector (float32, :data:`DIMENSIONS`) per text, in order; an empty text is
+        the zero vector (near nothing)."""
+        out = np.zeros((len(texts), DIMENSIONS), dtype=np.float32)
+        cache = self._load_cache()
+        todo: dict[bytes, list[int]] = {}
+        for i, text in enumerate(texts):
+            if not text.strip():
+                continue
+            key = text_digest(text)
+            known = self._used.get(key)
+            if known is None:
+                known = cache.get(key)
+            if known is not None:
+                out[i] = known
+                self._used[key] = known
+            else:
+                todo.setdefault(key, []).append(i)
+        if todo:
+            keys = list(todo)
+            # sorted by length so each batch pads to about its own length
+            keys.sort(key=lambda k: len(texts[todo[k][0]]))
+            fresh = self.model.embed([texts[todo[k][0]] for k in keys], norm=False,
+                                     batch_size=BATCH)
+            fresh = np.asarray(fresh, dtype=np.float32)
+            norms = np.linalg.norm(fresh, axis=1, keepdims=True)
+            fresh = np.divide(fresh, norms, out=np.zeros_like(fresh), where=norms > 0)
+            for key, vector in zip(keys, fresh, strict=True):
+                self._used[key] = vector
+                for i in todo[key]:
+                    out[i] = vector
+            self.computed += len(keys)
+        return out
+
+    def embed_items(self, items: Sequence[JudgeItem]) -> Matrix:
+        return self.embed([text_of(item) for item in items])
+
+    def save(self) -> None:
+        """Write the cache: this run's vectors, then older ones up to :data:`MAX_ENTRIES`
+        (atomically; a failure leaves the old file)."""
+        if self.cache_path is None or not self.computed:
+            return
+        merged = dict(self._used)
+        for key, vector in self._load_cache().items():
+            if len(merged) >= MAX_ENTRIES:
+                break
+            merged.setdefault(key, vector)
+        digests = np.array(list(merged), dtype="S32")
+        vectors = (np.stack(list(merged.values())) if merged
+                   else np.zeros((0, DIMENSIONS), dtype=np.float32))
+        path = self.cache_path
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            with open(tmp, "wb") as handle:
+                np.savez(handle, digests=digests, vectors=vectors.astype(np.float32))
+            os.replace(tmp, path)
+        except OSError:
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+
+
+def cosine(a: Matrix, b: Matrix) -> float:
+    """The cosine of two unit vectors (0 when either is zero)."""
+    return float(np.dot(a, b))
