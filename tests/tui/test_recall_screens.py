@@ -55,3 +55,21 @@ async def test_the_context_screen_lists_every_part(pristine: DemoHome, tmp_path:
         assert any("auto memory" in row for row in rows)
         assert any(row.startswith("project") for row in rows)
         assert "total" in static_text(screen, "#context-total")
+
+
+async def test_r_and_c_open_them_from_the_main_screen(pristine: DemoHome, tmp_path: Path) -> None:
+    from memtui.tui.screens.main import MainScreen
+
+    home = copy_demo(pristine, tmp_path / "demo", keep_auto=True)
+    app = demo_app(home)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("R")
+        await settle(pilot)
+        assert isinstance(app.screen, RecallScreen)
+        await pilot.press("escape")
+        await settle(pilot)
+        assert isinstance(app.screen, MainScreen)
+        await pilot.press("C")
+        await settle(pilot)
+        assert isinstance(app.screen, ContextScreen) and app.screen.agent is None

@@ -64,6 +64,7 @@ from memtui.tui.panes import (
 from memtui.tui.plain import line
 from memtui.tui.screens.conflicts import ConflictsScreen
 from memtui.tui.screens.distil import DistilScreen, distil_refusal
+from memtui.tui.screens.recall import ContextScreen, RecallScreen
 from memtui.tui.screens.snapshot_diff import SnapshotDiffScreen, snapshot_store_for
 from memtui.tui.team import TeamView, check_team
 from memtui.tui.widgets.detail import DetailPane
@@ -113,6 +114,12 @@ class MainScreen(Screen[None]):
         Binding("J", "judge", "Judge", id="judge.open",
                 tooltip="Judge conflicts: duplicate and contradicting memories across every "
                 "store and CLAUDE.md; decide pair by pair"),
+        Binding("R", "recall", "Recall", show=False, id="recall.open",
+                tooltip="Recall preview: what Claude Code's recall would attach for a prompt, "
+                "and the manifest it chooses from"),
+        Binding("C", "context", "Context", show=False, id="context.open",
+                tooltip="What a session loads at its start: the CLAUDE.md chain and the memory "
+                "indexes, sized (on an agent's store: that agent's)"),
         Binding("A", "archive", "Archive", show=False, id="judge.archive",
                 tooltip="The judge's archive: memories that decisions took out of their "
                 "stores; restore one (previewed, undoable)"),
@@ -639,6 +646,19 @@ class MainScreen(Screen[None]):
         judge = config.judge if config is not None else JudgeConfig()
         screen = ConflictsScreen(self.result, self.context, self.jobs, judge)
         self.app.push_screen(screen, lambda _closed: self.load_conflicts())
+
+    def action_recall(self) -> None:
+        """The recall preview of the auto memory."""
+        self.app.push_screen(RecallScreen(self.context))
+
+    def action_context(self) -> None:
+        """The context at session start: of the selected agent when an agent store is
+        selected, else of the main session."""
+        ref = self.selected()
+        agent = None
+        if ref is not None and ref.store.kind == StoreKind.AGENT:
+            agent = ref.store.location.agent
+        self.app.push_screen(ContextScreen(self.context, agent))
 
     def action_archive(self) -> None:
         """The judge's archive; the memory picked there is restored after its preview."""
