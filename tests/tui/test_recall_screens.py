@@ -73,3 +73,40 @@ async def test_r_and_c_open_them_from_the_main_screen(pristine: DemoHome, tmp_pa
         await pilot.press("C")
         await settle(pilot)
         assert isinstance(app.screen, ContextScreen) and app.screen.agent is None
+
+
+async def test_memories_past_the_200_newest_are_marked_and_counted(
+    pristine: DemoHome, tmp_path: Path
+) -> None:
+    from helpers import demo_context
+
+    from memtui.core.demo.writers import write_memory
+    from memtui.core.recall.manifest import build_manifest
+    from memtui.core.stores.locations import locate
+    from memtui.tui.widgets.store_tree import UNRECALLED_GLYPH, StoreTree
+
+    home = copy_demo(pristine, tmp_path / "demo", keep_auto=True)
+    auto = locate(demo_context(home)).auto.path
+    for i in range(40):
+        write_memory(auto, f"old-note-{i:02d}.md", description=f"old note {i}",
+                     mtime_days_ago=900 + i)
+    invisible = build_manifest(auto).invisible
+    assert invisible
+    app = demo_app(home)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        tree = app.screen.query_one("#tree-auto", StoreTree)
+        assert tree.unrecalled == frozenset(str(auto / rel) for rel in invisible)
+        subtitle = str(app.screen.query_one("#pane-auto").border_subtitle)
+        assert f"{len(invisible)} invisible to recall" in subtitle
+        target = str(auto / invisible[0])
+        stack = list(tree.root.children)
+        labels: dict[str, str] = {}
+        while stack:
+            node = stack.pop()
+            stack.extend(node.children)
+            if node.data is not None and node.data.memory is not None:
+                labels[node.data.memory.file] = str(node.label)
+        assert UNRECALLED_GLYPH in labels[target]
+        fresh = next(f for f in labels if f not in tree.unrecalled)
+        assert UNRECALLED_GLYPH not in labels[fresh]

@@ -25,6 +25,7 @@ from memtui.core.contents import LoadReport, ScanResult, Store
 from memtui.core.judge.ledger import Ledger, default_ledger_path
 from memtui.core.model import StoreKind
 from memtui.core.plaintext import counted
+from memtui.core.recall.manifest import build_manifest
 from memtui.core.scan.scanner import cache_for, check_store_links, scan_progressively
 from memtui.core.scan.search import SearchHit
 from memtui.core.stores.locations import Context
@@ -146,6 +147,8 @@ class MainScreen(Screen[None]):
         HelpRow("↑ ↓", "Move in a tree (the detail pane shows what the cursor is on)"),
         HelpRow("enter", "Open or fold a store or folder"),
         HelpRow("tab", "Next widget: the trees, then the detail pane"),
+        HelpRow("⊘", "After a memory: past the 200 newest of its directory, so Claude Code's "
+                "recall is never offered it (R shows the manifest)"),
     )
 
     def __init__(self, context: Context, jobs: JobRunner) -> None:
@@ -289,6 +292,7 @@ class MainScreen(Screen[None]):
             team = next((s for s in result.stores if s.kind == StoreKind.TEAM), None)
             check_team(self, self.jobs, self.context.project, team, self.team_checked)
             self.load_conflicts()
+            self.load_recall_manifests(result)
 
     def load_conflicts(self) -> None:
         """The judge ledger's pairs that need a decision, marked ``≠`` in the trees."""
@@ -303,6 +307,37 @@ class MainScreen(Screen[None]):
 
         self.jobs.start(Job("reading the judge's ledger", run, group="conflict-marks",
                             title="Judge", done=done), self)
+
+    def load_recall_manifests(self, result: ScanResult) -> None:
+        """The memories past the 200 newest of auto memory (team memory's included) and of
+        each agent's memory: recall is never offered them, marked ``⊘`` in the trees, counted
+        in the Auto pane."""
+        auto = next((s.path for s in result.stores if s.kind == StoreKind.AUTO and s.exists),
+                    None)
+        agents = [s.path for s in result.stores if s.kind == StoreKind.AGENT and s.exists]
+
+        def run(_control: JobControl) -> tuple[frozenset[str], int]:
+            paths: set[str] = set()
+            in_auto = 0
+            for root in [*([auto] if auto is not None else []), *agents]:
+                invisible = build_manifest(root).invisible
+                paths.update(str(root / rel) for rel in invisible)
+                if root == auto:
+                    in_auto = len(invisible)
+            return frozenset(paths), in_auto
+
+        def done(found: tuple[frozenset[str], int]) -> None:
+            paths, in_auto = found
+            for tree in self.query(StoreTree):
+                tree.set_unrecalled(paths)
+            if in_auto and self.result is result:
+                spec = PANES[0]
+                pane = self.query_one(f"#pane-{spec.id}", Vertical)
+                pane.border_subtitle = (f"{pane_subtitle(spec, stores_for(spec, result))} · "
+                                        f"{in_auto:,} invisible to recall")
+
+        self.jobs.start(Job("reading the recall manifests", run, group="recall-marks",
+                            title="Recall", done=done), self)
 
     def team_checked(self, view: TeamView) -> None:
         """The Team pane's push check: the repository first, each file's fate after it."""

@@ -40,6 +40,8 @@ NAME_COLUMN = 34
 
 
 CONFLICT_GLYPH = "≠"
+UNRECALLED_GLYPH = "⊘"
+"""A memory past the 200 newest of its directory: Claude Code's recall is never offered it."""
 """A memory in a pair the judge says needs a decision (``J`` shows it)."""
 
 
@@ -114,6 +116,8 @@ class StoreTree(Tree[NodeRef]):
         self.fates: dict[str, Text] = {}
         """Words after a memory's label, by absolute path (each team file's push fate)."""
         self.conflicts: frozenset[str] = frozenset()
+        self.unrecalled: frozenset[str] = frozenset()
+        """Memories (absolute paths) recall is never offered (past the 200 newest)."""
         """Absolute paths of the memories in a pair that needs a decision (``≠``)."""
         self._tails: dict[NodeID, tuple[int, int]] = {}
         """Each label's tail and badge lengths (:attr:`memtui.tui.labels.Label.kept`)."""
@@ -145,6 +149,8 @@ class StoreTree(Tree[NodeRef]):
         label = memory_label(memory, found or MemoryMarks(), marked=marked)
         if memory.file in self.conflicts:
             label.tail.append(f" {CONFLICT_GLYPH}", style="bold magenta")
+        if memory.file in self.unrecalled:
+            label.tail.append(f" {UNRECALLED_GLYPH}", style="dim")
         fate = self.fates.get(memory.file)
         if fate is not None:
             label = replace(label, badge=Text("  ").append_text(fate))
@@ -163,6 +169,16 @@ class StoreTree(Tree[NodeRef]):
         if paths == self.conflicts:
             return
         self.conflicts = paths
+        if self._filled:
+            self._filled = False
+            self.set_stores(self.stores)
+
+    def set_unrecalled(self, paths: frozenset[str]) -> None:
+        """Mark the memories in ``paths`` with ``⊘``: invisible to recall (drawn again when
+        it changes)."""
+        if paths == self.unrecalled:
+            return
+        self.unrecalled = paths
         if self._filled:
             self._filled = False
             self.set_stores(self.stores)
