@@ -28,9 +28,11 @@ MEMORY_MARKS = (
     ("⚠", "problem or secret"),
     ("≠", "conflict: J"),
     ("●", "marked"),
+    ("⊘", "never recalled"),
 )
 """The marks beside a memory's name (:meth:`memtui.tui.nodes.MemoryMarks.glyphs`, the judge's
-``≠``, the ``●`` of a memory marked with space)."""
+``≠``, the ``●`` of a memory marked with space, the ``⊘`` of a memory past the 200 newest that
+recall is never offered)."""
 
 INDEX_MARK = ("▲", "over the limit")
 """After a MEMORY.md (and an agent whose MEMORY.md is past its limit)."""

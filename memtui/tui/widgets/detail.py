@@ -174,12 +174,25 @@ def secrets_view(secrets: list[tuple[SecretFinding, str]]) -> Text:
     return out
 
 
+def modified_stamp(data: dict[str, object]) -> str | None:
+    """The frontmatter's ``modified`` time (newer Claude Code writes it under ``metadata:``,
+    from 2.1.75), as written; None when there is none."""
+    value = data.get("modified")
+    meta = data.get("metadata")
+    if value is None and isinstance(meta, dict):
+        value = meta.get("modified")
+    return None if value is None else str(value)
+
+
 def memory_meta(ref: NodeRef, loaded: LoadedMemory, fate: Text | None = None) -> RenderableType:
     memory = ref.memory
     assert memory is not None
     meta = Text()
     meta.append(line(tilde(memory.path)), style="bold")
     meta.append(f"\n{memory.size:,} bytes · {age_text(memory.mtime, clock.now())}", style="dim")
+    modified = modified_stamp(memory.frontmatter.data)
+    if modified is not None:
+        meta.append(f" · modified {line(modified)} (its frontmatter)", style="dim")
     if memory.type:
         meta.append(f" · type {line(memory.type)}", style="dim")
     parts: list[RenderableType] = [meta]

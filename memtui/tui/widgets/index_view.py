@@ -26,15 +26,38 @@ MAX_LIST_SHOWN = 25
 """Items shown of each list (entries past the cut, each health list, problems)."""
 
 
+COMPACT_SHARE = 0.8
+"""From 2.1.186 Claude Code tells the agent to compact MEMORY.md at 80 % of the binding limit
+(docs/claude-code-rules.md#memorymd-load-report)."""
+
+
 def bar(value: int, limit: int, width: int = METER_WIDTH) -> Text:
-    """``▕████░░░░▏`` filled in proportion, red when over the limit."""
+    """``▕████░░░┊░▏`` filled in proportion, red when over the limit; ``┊`` (or a lighter
+    filled cell) marks 80 % of the limit, where Claude Code starts asking to compact."""
     filled = min(width, round(width * value / limit)) if limit else width
     style = "bold red" if value > limit else ("yellow" if value > 0.9 * limit else "green")
+    tick = round(width * COMPACT_SHARE)
     out = Text("▕")
-    out.append("█" * filled, style=style)
-    out.append("░" * (width - filled), style="dim")
+    out.append("█" * min(filled, tick), style=style)
+    if filled > tick:
+        out.append("▓", style=style)
+        out.append("█" * (filled - tick - 1), style=style)
+    else:
+        out.append("░" * (tick - filled), style="dim")
+        out.append("┊", style="magenta")
+    out.append("░" * (width - max(filled, tick + 1)), style="dim")
     out.append("▏")
     return out
+
+
+def compact_note(report: LoadReport) -> Text | None:
+    """Past 80 % of a limit and still within it: Claude Code asks the agent to compact."""
+    lines_share, units_share = report.lines / LINE_LIMIT, report.units / UNIT_LIMIT
+    share = max(lines_share, units_share)
+    if share < COMPACT_SHARE or share > 1:
+        return None
+    return Text(f"past 80 % ({share:.0%}): Claude Code tells the agent to compact the index",
+                style="yellow")
 
 
 def meter_parts(report: LoadReport) -> list[Text]:
@@ -46,6 +69,9 @@ def meter_parts(report: LoadReport) -> list[Text]:
     binds = Text("binds: ")
     binds.append(report.binds, style="bold red" if report.binds != "none" else "green")
     parts = [lines, units, binds]
+    note = compact_note(report)
+    if note is not None:
+        parts.append(note)
     if report.binds == "none":
         parts.append(Text(f"headroom: {LINE_LIMIT - report.lines} lines, "
                           f"{UNIT_LIMIT - report.units:,} units", style="dim"))
