@@ -62,6 +62,29 @@ class Parser(argparse.ArgumentParser):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("formatter_class", HelpFormatter)
         super().__init__(*args, **kwargs)
+        self.arg_strings: list[str] = []
+
+    def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
+        self.arg_strings = [str(a) for a in (sys.argv[1:] if args is None else args)]
+        return super().parse_known_args(args, namespace)
+
+    def error(self, message: str) -> Any:
+        super().error(message + dash_value_hint(message, self.arg_strings))
+
+
+def dash_value_hint(message: str, arg_strings: Sequence[str]) -> str:
+    """For argparse's "argument --project-dir: expected one argument" when the value given
+    starts with ``-`` (argparse takes it for an option): how to pass it."""
+    prefix, marker = "argument ", ": expected one argument"
+    if not (message.startswith(prefix) and message.endswith(marker)):
+        return ""
+    import itertools
+
+    names = message[len(prefix):-len(marker)].split("/")
+    for option, value in itertools.pairwise(arg_strings):
+        if option in names and value.startswith("-"):
+            return f" (use {names[-1]}={value} for a value that starts with -)"
+    return ""
 
 
 @contextlib.contextmanager
@@ -151,7 +174,33 @@ def _build_parser() -> argparse.ArgumentParser:
 
     demo = sub.add_parser("demo", help="write the demo home to DIR")
     demo.add_argument("dir", type=Path)
+    accept_global_options_anywhere(parser)
     return parser
+
+
+def accept_global_options_anywhere(parser: argparse.ArgumentParser) -> None:
+    """The global options (``--claude-home``, ``--project-dir``, ...) on every subcommand's
+    parser too, nested ones included: ``memtui judge resolve ID a --claude-home H`` works as
+    ``memtui --claude-home H judge resolve ID a``. Their default there is SUPPRESS: a value
+    given before the command is not overwritten by the subcommand's default."""
+    import copy
+
+    options = [a for a in parser._actions if a.option_strings and a.dest != "help"]
+    pending, seen = [parser], {id(parser)}
+    while pending:
+        for action in pending.pop()._actions:
+            if not isinstance(action, argparse._SubParsersAction):
+                continue
+            for sub in action.choices.values():
+                if id(sub) in seen:
+                    continue
+                seen.add(id(sub))
+                group = sub.add_argument_group("options of every command (also before it)")
+                for option in options:
+                    moved = copy.copy(option)
+                    moved.default = argparse.SUPPRESS
+                    group._add_action(moved)
+                pending.append(sub)
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
