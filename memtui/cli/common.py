@@ -13,6 +13,7 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (slow) at
 if TYPE_CHECKING:
     from typing import Any
 
+    from memtui.core.config import Config
     from memtui.core.stores.locations import Context
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
@@ -92,3 +93,24 @@ def say(text: str = "", *, err: bool = False) -> None:
     character still in it is escaped as well; only the newlines memtui writes stay."""
     stream = sys.stderr if err else sys.stdout
     stream.write(escape_controls(text, keep_newlines=True) + "\n")
+
+
+def ask_to_apply(question: str = "Apply?") -> bool | None:
+    """True/False from the user; None when stdin is not a terminal."""
+    if not sys.stdin.isatty():
+        return None
+    sys.stderr.write(f"{question} [y/N] ")
+    sys.stderr.flush()
+    return sys.stdin.readline().strip().lower() in ("y", "yes")
+
+
+def settings_of(args: argparse.Namespace, ctx: Context) -> Config:
+    """The process's settings: memtui's config, loaded once, on first use (``scan`` and
+    ``index`` never load it), and kept on ``args`` for every command of the run to share."""
+    settings: Config | None = getattr(args, "settings", None)
+    if settings is None:
+        from memtui.core.config import load_config
+
+        settings = load_config(ctx.env, ctx.home, getattr(args, "config", None))
+        args.settings = settings
+    return settings

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import argparse
 
-from memtui.cli.common import EXIT_OK, EXIT_PROBLEMS, context_from, print_json, say, shown
+from memtui.cli.common import (
+    EXIT_OK,
+    EXIT_PROBLEMS,
+    context_from,
+    print_json,
+    say,
+    settings_of,
+    shown,
+)
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (slow) at run time
 if TYPE_CHECKING:
@@ -21,10 +29,10 @@ def add_config_parser(sub: Any) -> None:
 
 
 def cmd_config(args: argparse.Namespace) -> int:
-    from memtui.core.config import config_json, load_config
+    from memtui.core.config import config_json
 
     ctx = context_from(args)
-    config = load_config(ctx.env, ctx.home, args.config)
+    config = settings_of(args, ctx)
     bindings, keymap_problems = binding_keys(config)
     if args.json:
         data = config_json(config)

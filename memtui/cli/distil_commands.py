@@ -9,7 +9,15 @@ import os
 import sys
 from pathlib import Path
 
-from memtui.cli.common import EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, context_from, print_json, say
+from memtui.cli.common import (
+    EXIT_OK,
+    EXIT_PROBLEMS,
+    EXIT_USAGE,
+    context_from,
+    print_json,
+    say,
+    settings_of,
+)
 from memtui.cli.common import shown as esc
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (slow) at run time
@@ -121,7 +129,6 @@ class ProgressBar:
 def cmd_distil(args: argparse.Namespace) -> int:
     from datetime import UTC, datetime
 
-    from memtui.core.config import load_config
     from memtui.core.distil.plan import plan_distil
 
     ctx = context_from(args)
@@ -130,7 +137,7 @@ def cmd_distil(args: argparse.Namespace) -> int:
     except StoreSpecError as err:
         say(f"memtui distil: {err}", err=True)
         return EXIT_USAGE
-    config = load_config(ctx.env, ctx.home)
+    config = settings_of(args, ctx)
     bar = ProgressBar() if sys.stderr.isatty() else None
     try:
         plan = plan_distil(store, headroom=config.distil.headroom, now=datetime.now(UTC),

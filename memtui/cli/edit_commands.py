@@ -12,12 +12,14 @@ from memtui.cli.common import (
     EXIT_OK,
     EXIT_PROBLEMS,
     EXIT_USAGE,
+    ask_to_apply,
     context_from,
     print_json,
     say,
+    settings_of,
     shown,
 )
-from memtui.cli.undo_commands import add_undo_parser, journal_of
+from memtui.cli.undo_commands import add_undo_parser
 from memtui.core.model import StoreKind, StoreLocation
 from memtui.core.plaintext import counted
 
@@ -113,15 +115,6 @@ def print_plan(proposal: Proposal, diffs: list[FileDiff], ctx: Context) -> None:
             sys.stdout.write("\n" + escape_diff(d.unified, d.rel))
 
 
-def ask_to_apply(question: str = "Apply?") -> bool | None:
-    """True/False from the user; None when stdin is not a terminal."""
-    if not sys.stdin.isatty():
-        return None
-    sys.stderr.write(f"{question} [y/N] ")
-    sys.stderr.flush()
-    return sys.stdin.readline().strip().lower() in ("y", "yes")
-
-
 def confirm_and_apply(
     proposal: Proposal,
     args: argparse.Namespace,
@@ -132,6 +125,7 @@ def confirm_and_apply(
     runs once it is applied (its text, if any, is printed with the result)."""
     from memtui.core.write.apply import apply
     from memtui.core.write.dirfd import EditRefused
+    from memtui.core.write.journal import journal_for
 
     if not args.yes:
         diffs = proposal.diff()
@@ -152,7 +146,7 @@ def confirm_and_apply(
             print("memtui: nothing changed", file=sys.stderr)
             return EXIT_PROBLEMS
     try:
-        done = apply(proposal, journal_of(ctx))
+        done = apply(proposal, journal_for(ctx, settings_of(args, ctx)))
     except EditRefused as exc:
         say(f"memtui: refused: {shown(exc.reason)}", err=True)
         return EXIT_PROBLEMS

@@ -13,6 +13,7 @@ from memtui.cli.common import (
     context_from,
     print_json,
     say,
+    settings_of,
     shown,
 )
 
@@ -195,7 +196,6 @@ def cmd_judge(args: argparse.Namespace) -> int:
         return cmd_judge_archive(args)
     if getattr(args, "judge_command", None) == "restore":
         return cmd_judge_restore(args)
-    from memtui.core.config import load_config
     from memtui.core.judge.ledger import Ledger, default_ledger_path
     from memtui.core.judge.providers import ProviderError, load_judge
     from memtui.core.judge.run import (
@@ -209,7 +209,7 @@ def cmd_judge(args: argparse.Namespace) -> int:
     from memtui.core.scan.scanner import cache_for, scan
 
     ctx = context_from(args)
-    config = load_config(ctx.env, ctx.home)
+    config = settings_of(args, ctx)
     provider = args.provider or config.judge.provider
     if args.max_pairs < 1:
         say("memtui judge: --max-pairs must be 1 or more", err=True)
@@ -277,7 +277,7 @@ def _check_spend(estimate: Estimate, cap: float | None, args: argparse.Namespace
         return EXIT_PROBLEMS
     if args.yes:
         return None
-    from memtui.cli.edit_commands import ask_to_apply
+    from memtui.cli.common import ask_to_apply
 
     answer = ask_to_apply("Send?")
     if answer is None:

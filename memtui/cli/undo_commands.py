@@ -14,6 +14,7 @@ from memtui.cli.common import (
     context_from,
     print_json,
     say,
+    settings_of,
     shown,
 )
 from memtui.core.plaintext import counted
@@ -46,13 +47,6 @@ def add_undo_parser(sub: Any) -> None:
     undo.add_argument("--json", action="store_true")
 
 
-def journal_of(ctx: Context) -> Journal:
-    """The journal (``$MEMTUI_STATE_DIR`` or the XDG state dir) of the context's CC home."""
-    from memtui.core.write.journal import Journal
-
-    return Journal.default(ctx.env, home=ctx.claude_home)
-
-
 def recovery_hint(journal: Journal, record: OpRecord) -> str:
     """The commands that recover ``record``, with ``--claude-home`` when it is another home."""
     import shlex
@@ -75,7 +69,9 @@ def home_words(journal: Journal, record: OpRecord) -> str:
 def warn_incomplete_operations(ctx: Context) -> None:
     """Name every interrupted operation on stderr: this home's, then other homes' (with where
     they were made), each with the commands that recover it."""
-    journal = journal_of(ctx)
+    from memtui.core.write.journal import journal_for
+
+    journal = journal_for(ctx)  # reads only: no limits needed, no config loaded
     for record in journal.incomplete():
         what = f"{shown(record.kind)}: {shown(record.title)}"
         say(f"memtui: operation {record.id} ({what}) was interrupted "
@@ -99,8 +95,10 @@ def cmd_undo(args: argparse.Namespace) -> int:
         say("memtui undo: give one of OP_ID, --list, --rollback, --complete, --gc",
             err=True)
         return EXIT_USAGE
+    from memtui.core.write.journal import journal_for
+
     ctx = context_from(args)
-    journal = journal_of(ctx)
+    journal = journal_for(ctx, settings_of(args, ctx))
     try:
         return run_undo_action(args, journal)
     except KeyError as exc:
@@ -190,7 +188,7 @@ def others_hint(journal: Journal) -> str:
 
 def show_and_ask(journal: Journal, record: OpRecord, as_json: bool) -> bool | None:
     """Print what undoing ``record`` does, then ask; None when stdin is not a terminal."""
-    from memtui.cli.edit_commands import ask_to_apply
+    from memtui.cli.common import ask_to_apply
 
     if as_json:
         print_json(record.to_json())

@@ -55,6 +55,11 @@ max_mb = 0
 """
 
 
+def limits_of(env: dict[str, str]) -> JournalLimits:
+    """The limits of the config ``env`` finds, as a shell hands them to the journal."""
+    return JournalLimits.from_config(load_config(env))
+
+
 def config_at(home: Path, text: str | bytes) -> Path:
     """``text`` as the config file of ``home`` (``~/.config/memtui/config.toml``)."""
     path = home / ".config" / "memtui" / "config.toml"
@@ -297,13 +302,13 @@ def test_a_bad_variable_falls_back_to_the_file(tmp_path: Path) -> None:
 
 def test_the_journal_limits_come_from_the_config(tmp_path: Path) -> None:
     config_at(tmp_path, "[journal]\nmax_age_days = 7\nmax_mb = 0\n")
-    limits = JournalLimits.from_env({"HOME": str(tmp_path)})
+    limits = limits_of({"HOME": str(tmp_path)})
     assert (limits.max_age_days, limits.max_bytes, limits.problems) == (7, None, ())
     env = {"HOME": str(tmp_path), "MEMTUI_JOURNAL_MAX_MB": "3", "MEMTUI_JOURNAL_MAX_AGE_DAYS": "0"}
-    limits = JournalLimits.from_env(env)
+    limits = limits_of(env)
     assert (limits.max_age_days, limits.max_bytes) == (None, 3 * MB), "the variables win"
     config_at(tmp_path, '[journal]\nmax_mb = -1\ntheme = "x"\n')
-    limits = JournalLimits.from_env({"HOME": str(tmp_path)})
+    limits = limits_of({"HOME": str(tmp_path)})
     assert limits.max_bytes == 100 * MB
     assert [p.split(": ", 1)[1] for p in limits.problems] == [
         "key 'journal.max_mb': must be a number of 0 or more, not -1; using 100",

@@ -169,8 +169,6 @@ class DistilPlan:
     refusals: list[str] = field(default_factory=list)
     """Why nothing may be applied (a live ``.consolidate-lock`` held by a PID, ...)."""
     lock_dir: Path | None = None
-    layout: object = field(default=None, repr=False, compare=False)
-    """The renderer's private state (:mod:`memtui.core.distil.render`)."""
     sources: object = field(default=None, repr=False, compare=False)
     """What the plan read, for the revision checks (:mod:`memtui.core.distil.outcome`)."""
 
@@ -189,10 +187,11 @@ class DistilPlan:
 
     def outcome(self, disabled: Collection[str] = ()) -> DistilOutcome:
         """The new index, topic files, meter, notes and proposal with the changes of
-        ``disabled`` (ids) left out: their old lines stay exactly as they were."""
-        from memtui.core.distil.render import render_outcome
-
-        return render_outcome(self, frozenset(disabled))
+        ``disabled`` (ids) left out: their old lines stay exactly as they were. Each kind of
+        plan renders its own (:class:`memtui.core.distil.render.IndexPlan`, a CC store's;
+        ``memtui.core.distil.agentmemory_plan.AgentmemoryPlan``): the model imports no
+        renderer."""
+        raise NotImplementedError(f"{type(self).__name__} has no renderer")
 
 
 GROUP_TITLES: dict[str, str] = {

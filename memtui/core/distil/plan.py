@@ -22,7 +22,7 @@ from memtui.core.distil.layout import (
 )
 from memtui.core.distil.model import DistilCancelled, DistilChange, DistilPlan
 from memtui.core.distil.outcome import Sources
-from memtui.core.distil.render import measure
+from memtui.core.distil.render import IndexPlan, measure
 from memtui.core.fileread import read_full, read_header
 from memtui.core.model import StoreKind
 from memtui.core.parse.frontmatter import parse_frontmatter
@@ -236,7 +236,7 @@ def plan_distil(
     drop_topic_dangling(layout, health.topic_dangling, reader.texts, changes)
     changes = _with_appends(reader, layout, changes)
     lock = _lock_refusal(store)
-    plan = DistilPlan(
+    plan = IndexPlan(
         store_kind=store.kind,
         store_path=store.path,
         store_title=store.title,

@@ -7,8 +7,8 @@ new index is the old one, byte for byte.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Collection
+from dataclasses import dataclass, field
 
 from memtui.core.contents import LoadReport
 from memtui.core.distil.layout import TYPE_ORDER, Entry, Layout
@@ -231,11 +231,23 @@ def _changed_file(layout: Layout, key: str, enabled: Enabled) -> str | None:
     return base if changed else None
 
 
-def render_outcome(plan: DistilPlan, disabled: frozenset[str]) -> DistilOutcome:
+@dataclass
+class IndexPlan(DistilPlan):
+    """A :class:`DistilPlan` of a Claude Code store's MEMORY.md, with the old index taken
+    apart (its ``layout``), which :meth:`outcome` renders."""
+
+    layout: Layout | None = field(default=None, repr=False, compare=False)
+    """The old index taken apart (:mod:`memtui.core.distil.layout`)."""
+
+    def outcome(self, disabled: Collection[str] = ()) -> DistilOutcome:
+        return render_outcome(self, frozenset(disabled))
+
+
+def render_outcome(plan: IndexPlan, disabled: frozenset[str]) -> DistilOutcome:
     from memtui.core.distil.outcome import finish_outcome
 
     layout = plan.layout
-    assert isinstance(layout, Layout)
+    assert layout is not None
 
     def enabled(change_id: str | None) -> bool:
         return change_id is not None and change_id not in disabled

@@ -38,19 +38,37 @@ import os
 import secrets
 import shutil
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field, fields
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Protocol
 
 from memtui.core.write.dirfd import EditRefused, write_all
+from memtui.core.write.records import (
+    DIR_MODE,
+    FILE_MODE,
+    FINISHED_STATES,
+    INCOMPLETE_STATES,
+    LOCK_OLD,
+    OP_FILE,
+    STATE_DIR_ENV,
+    FileRecord,
+    LockRecord,
+    OpRecord,
+    OpState,
+    RootRecord,
+    fsync_dir,
+    read_record,
+)
 
 if TYPE_CHECKING:
+    from memtui.core.config import Config
     from memtui.core.write.prune import JournalLimits, PruneReport
 
 __all__ = [
     "DIR_MODE",
     "FILE_MODE",
+    "INCOMPLETE_STATES",
+    "OP_FILE",
     "FileRecord",
     "Journal",
     "LockRecord",
@@ -60,6 +78,7 @@ __all__ = [
     "default_journal_dir",
     "fsync_dir",
     "home_key",
+    "journal_for",
     "lock_blob",
     "lock_tag",
     "pid_alive",
@@ -68,127 +87,6 @@ __all__ = [
     "write_private",
     "write_synced",
 ]
-
-OpState = Literal["prepared", "applying", "done", "rolled-back"]
-INCOMPLETE_STATES: tuple[str, ...] = ("prepared", "applying")
-DIR_MODE = 0o700
-FILE_MODE = 0o600
-OP_FILE = "op.json"
-LOCK_OLD = "lock.old"
-STATE_DIR_ENV = "MEMTUI_STATE_DIR"
-FINISHED_STATES: tuple[str, ...] = ("done", "rolled-back")
-
-
-@dataclass
-class FileRecord:
-    """One file an operation touches. ``sha256_after`` None: the file is gone afterwards."""
-
-    path: str
-    action: str
-    existed: bool
-    mode: int | None
-    mtime_ns: int | None
-    sha256_before: str | None
-    sha256_after: str | None
-    mode_after: int | None
-    restore_mtime_ns: int | None = None
-    """The mtime the operation sets after writing (undo restores the original mtime)."""
-    root: str | None = None
-    """The store root the file is confined to (None: the record's ``root``, an older record
-    or one of a single root)."""
-
-
-@dataclass
-class LockRecord:
-    """The ``.consolidate-lock`` as it was before memtui took it, and the pid memtui wrote."""
-
-    path: str
-    existed: bool
-    sha256: str | None
-    mtime_ns: int | None
-    mode: int | None
-    pid: int
-
-
-@dataclass
-class RootRecord:
-    """One store root of an operation: its confinement root, the memory dir whose
-    ``.consolidate-lock`` applies, and that lock as it was before memtui took it."""
-
-    root: str
-    lock_dir: str | None
-    lock: LockRecord | None = None
-
-
-@dataclass
-class OpRecord:
-    id: str
-    time: str
-    kind: str
-    title: str
-    root: str
-    lock_dir: str | None
-    state: str
-    pid: int
-    files: list[FileRecord]
-    created_dirs: list[str] = field(default_factory=list)
-    removed_dirs: list[tuple[str, int]] = field(default_factory=list)
-    progress: int = 0
-    lock: LockRecord | None = None
-    notes: list[str] = field(default_factory=list)
-    undoes: str | None = None
-    undone_by: str | None = None
-    home: str | None = None
-    """The Claude Code home the operation was made in; None: unknown (an older record)."""
-    more_roots: list[RootRecord] = field(default_factory=list)
-    """The operation's other store roots, each with its own lock (``root``, ``lock_dir`` and
-    ``lock`` are the first); empty for an operation of one root (and every older record)."""
-
-    @property
-    def incomplete(self) -> bool:
-        return self.state in INCOMPLETE_STATES
-
-    def roots(self) -> builtins.list[RootRecord]:
-        """Every store root of the operation, the first one (``root``) first. The first entry
-        shares ``lock`` with the record, so a change to its pid is the record's."""
-        return [RootRecord(self.root, self.lock_dir, self.lock), *self.more_roots]
-
-    def where(self) -> str:
-        """Every store root of the operation, joined by " and " (as its preview named them)."""
-        return " and ".join(r.root for r in self.roots())
-
-    def locks(self) -> builtins.list[tuple[int, LockRecord]]:
-        """``(n, lock)`` of every root that has a lock (``n``: its index in :meth:`roots`), in
-        the order memtui takes them: sorted by the lock's path, so two operations never wait
-        on each other's locks."""
-        found = [(n, r.lock) for n, r in enumerate(self.roots()) if r.lock is not None]
-        return sorted(found, key=lambda item: item[1].path)
-
-    def file_root(self, item: FileRecord) -> str:
-        """The store root ``item`` is confined to."""
-        return item.root if item.root is not None else self.root
-
-    def to_json(self) -> dict[str, Any]:
-        return asdict(self)
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> OpRecord:
-        known = {f.name for f in fields(cls)}
-        values = {key: value for key, value in data.items() if key in known}
-        values["files"] = [FileRecord(**item) for item in values.get("files", [])]
-        values["removed_dirs"] = [(str(p), int(m)) for p, m in values.get("removed_dirs", [])]
-        lock = values.get("lock")
-        values["lock"] = LockRecord(**lock) if lock else None
-        values["more_roots"] = [
-            RootRecord(
-                str(item["root"]),
-                None if item.get("lock_dir") is None else str(item["lock_dir"]),
-                LockRecord(**item["lock"]) if item.get("lock") else None,
-            )
-            for item in values.get("more_roots", [])
-        ]
-        return cls(**values)
-
 
 def lock_blob(n: int) -> str:
     """The journal file holding the bytes root ``n``'s lock had before memtui took it."""
@@ -240,15 +138,6 @@ def pid_alive(pid: int) -> bool:
     except (OSError, OverflowError):
         return False
     return True
-
-
-def fsync_dir(directory: Path) -> None:
-    """Make a rename, creation or removal in ``directory`` durable."""
-    fd = os.open(directory, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def write_synced(tmp: Path, data: bytes, mode: int, *, flags: int = 0) -> None:
@@ -309,8 +198,8 @@ class Journal:
     """The operations memtui has run, persisted under ``directory``. With a ``home`` (a Claude
     Code home), the journal belongs to that home: operations it prepares record it, and undo,
     :meth:`latest_undoable` and :meth:`incomplete` only see that home's operations. ``limits``
-    bound its age and size (default: from the environment, see
-    :meth:`memtui.core.write.prune.JournalLimits.from_env`)."""
+    bound its age and size (default: :class:`memtui.core.write.prune.JournalLimits`' defaults;
+    the settings' limits come through :func:`journal_for`)."""
 
     def __init__(
         self,
@@ -325,12 +214,16 @@ class Journal:
 
     @classmethod
     def default(
-        cls, env: Mapping[str, str] | None = None, *, home: Path | str | None = None
+        cls,
+        env: Mapping[str, str] | None = None,
+        *,
+        home: Path | str | None = None,
+        limits: JournalLimits | None = None,
     ) -> Journal:
-        from memtui.core.write.prune import JournalLimits
-
+        """The journal of ``env``'s state dir. It reads no config: ``limits`` come from the
+        caller's settings (:func:`journal_for`); without them the defaults apply."""
         environ = os.environ if env is None else env
-        return cls(default_journal_dir(environ), home=home, limits=JournalLimits.from_env(environ))
+        return cls(default_journal_dir(environ), home=home, limits=limits)
 
     # --- reading ------------------------------------------------------------------------
 
@@ -424,7 +317,7 @@ class Journal:
         one, never part of an undo chain alone). OSError when the journal cannot be read."""
         from memtui.core.write.prune import JournalLimits, prune_journal
 
-        limits = self.limits if self.limits is not None else JournalLimits.from_env(os.environ)
+        limits = self.limits if self.limits is not None else JournalLimits()
         return prune_journal(self.directory, limits, now or datetime.now(UTC))
 
     def _prune_quietly(self) -> None:
@@ -558,15 +451,6 @@ class Journal:
             return None
 
 
-def read_record(op_dir: Path) -> OpRecord | None:
-    """The record in ``op_dir/op.json``; None when it is missing or unreadable."""
-    try:
-        data = json.loads((op_dir / OP_FILE).read_bytes())
-        return OpRecord.from_json(data)
-    except (OSError, ValueError, TypeError, KeyError, AttributeError):
-        return None
-
-
 def _refusal(reason: str) -> EditRefused:
     return EditRefused(reason)
 
@@ -574,3 +458,24 @@ def _refusal(reason: str) -> EditRefused:
 def temp_name(op_id: str, tag: str | int) -> str:
     """The name of an operation's temp file, in the directory of the file it replaces."""
     return f".memtui-{op_id}-{tag}.tmp"
+
+
+class HomeContext(Protocol):
+    """What :func:`journal_for` needs of a ``memtui.core.stores.locations.Context`` (the write
+    layer imports no store code)."""
+
+    @property
+    def env(self) -> Mapping[str, str]: ...
+
+    @property
+    def claude_home(self) -> Path: ...
+
+
+def journal_for(context: HomeContext, settings: Config | None = None) -> Journal:
+    """The journal (``$MEMTUI_STATE_DIR`` or the XDG state dir) of the context's CC home, its
+    limits from ``settings`` (the config the process loaded once); without settings, the
+    default limits."""
+    from memtui.core.write.prune import JournalLimits
+
+    limits = None if settings is None else JournalLimits.from_config(settings)
+    return Journal.default(context.env, home=context.claude_home, limits=limits)

@@ -1,7 +1,8 @@
 """Keeping the journal small: operations past an age or a total size are removed, oldest first.
 
-Limits come from memtui's config (:mod:`memtui.core.config`), the ``[journal]`` section of
-its file under the environment variables:
+Limits come from memtui's config (:mod:`memtui.core.config`, loaded once by the shell and
+handed over: :meth:`JournalLimits.from_config`; this module reads no file of it), the
+``[journal]`` section of its file under the environment variables:
 
 - ``max_age_days`` / ``MEMTUI_JOURNAL_MAX_AGE_DAYS`` (default 30): operations older than this go;
 - ``max_mb`` / ``MEMTUI_JOURNAL_MAX_MB`` (default 100): while the journal holds more than this,
@@ -23,13 +24,12 @@ import contextlib
 import os
 import shutil
 import stat
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from memtui.core.config import Config, JournalConfig
-from memtui.core.write.journal import INCOMPLETE_STATES, OP_FILE, OpRecord, fsync_dir, read_record
+from memtui.core.write.records import INCOMPLETE_STATES, OP_FILE, OpRecord, fsync_dir, read_record
 
 __all__ = [
     "DEFAULT_MAX_AGE_DAYS",
@@ -60,13 +60,6 @@ class JournalLimits:
     max_age_days: float | None = DEFAULT_MAX_AGE_DAYS
     max_bytes: int | None = int(DEFAULT_MAX_MB * MB)
     problems: tuple[str, ...] = ()
-
-    @classmethod
-    def from_env(cls, env: Mapping[str, str]) -> JournalLimits:
-        """The limits of the config ``env`` finds (its variables over its file's values)."""
-        from memtui.core.config import load_config
-
-        return cls.from_config(load_config(env))
 
     @classmethod
     def from_config(cls, config: Config) -> JournalLimits:

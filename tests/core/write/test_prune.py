@@ -11,10 +11,11 @@ from pathlib import Path
 
 import pytest
 
+from memtui.core.config import load_config
 from memtui.core.demo.writers import write_file
 from memtui.core.write import recovery
 from memtui.core.write.apply import apply
-from memtui.core.write.journal import Journal
+from memtui.core.write.journal import Journal, journal_for
 from memtui.core.write.proposal import FileChange, Proposal, sha256_hex
 from memtui.core.write.prune import (
     DEFAULT_MAX_AGE_DAYS,
@@ -26,6 +27,11 @@ from memtui.core.write.prune import (
 
 KB = 1024
 NO_LIMITS = JournalLimits(max_age_days=None, max_bytes=None)
+
+
+def limits_of(env: dict[str, str]) -> JournalLimits:
+    """The limits of the config ``env`` finds, as a shell hands them to the journal."""
+    return JournalLimits.from_config(load_config(env))
 
 
 def rewrite(root: Path, name: str, size: int, journal: Journal, title: str) -> str:
@@ -50,16 +56,16 @@ def ids(journal: Journal) -> set[str]:
 
 
 def test_limits_come_from_the_environment() -> None:
-    default = JournalLimits.from_env({})
+    default = limits_of({})
     assert default.max_age_days == DEFAULT_MAX_AGE_DAYS == 30
     assert default.max_bytes == DEFAULT_MAX_MB * MB == 100 * MB
-    custom = JournalLimits.from_env(
+    custom = limits_of(
         {"MEMTUI_JOURNAL_MAX_AGE_DAYS": "7", "MEMTUI_JOURNAL_MAX_MB": "0.5"}
     )
     assert (custom.max_age_days, custom.max_bytes) == (7, MB // 2)
-    off = JournalLimits.from_env({"MEMTUI_JOURNAL_MAX_AGE_DAYS": "0", "MEMTUI_JOURNAL_MAX_MB": "0"})
+    off = limits_of({"MEMTUI_JOURNAL_MAX_AGE_DAYS": "0", "MEMTUI_JOURNAL_MAX_MB": "0"})
     assert (off.max_age_days, off.max_bytes) == (None, None)
-    bad = JournalLimits.from_env({"MEMTUI_JOURNAL_MAX_MB": "lots"})
+    bad = limits_of({"MEMTUI_JOURNAL_MAX_MB": "lots"})
     assert bad.max_bytes == 100 * MB
     assert bad.problems == ("MEMTUI_JOURNAL_MAX_MB='lots' is not a number of 0 or more; using 100",)
 
@@ -186,3 +192,21 @@ def test_an_odd_record_never_fails_the_operation_that_prunes(tmp_path: Path) -> 
     second = rewrite(root, "b.md", KB, journal, "second")
     assert journal.get(second).state == "done"
     assert (root / "b.md").exists()
+
+
+def test_the_journal_reads_no_config(tmp_path: Path) -> None:
+    """Regression (issue 21): ``Journal.default`` read the config file itself (without the
+    home the shell used); now the limits come only from the settings the shell hands over."""
+    config = tmp_path / ".config" / "memtui" / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text("[journal]\nmax_age_days = 1\nmax_mb = 0\n", encoding="utf-8")
+    env = {"HOME": str(tmp_path), "MEMTUI_STATE_DIR": str(tmp_path / "state")}
+    assert Journal.default(env).prune().limits == JournalLimits()
+
+    class Ctx:
+        def __init__(self) -> None:
+            self.env, self.claude_home = env, tmp_path / ".claude"
+
+    journal = journal_for(Ctx(), load_config(env))
+    assert journal.prune().limits == JournalLimits(max_age_days=1, max_bytes=None)
+    assert journal.home is not None and journal_for(Ctx()).limits is None

@@ -29,6 +29,7 @@ from memtui.core.write.proposal import (
 
 __all__ = [
     "INDEX_NAME",
+    "delete_refusal",
     "index_lines_for",
     "lock_dir_for",
     "lock_dir_of",
@@ -247,3 +248,19 @@ def _index_change_many(
 
 def _expected(path: Path) -> str | None:
     return file_sha256(path)
+
+
+SNAPSHOT_REFUSAL = "Snapshots ship with the project; memtui does not edit them."
+
+
+def delete_refusal(store: Store, memory: Memory | None) -> str | None:
+    """Why ``memory`` of ``store`` is not offered for deleting (None: it may be), in words a
+    shell shows as they are: no memory (a store or folder is selected), a snapshot's memory, a
+    store's index (its memories are deleted instead)."""
+    if memory is None:
+        return "Select a memory file to delete (stores and folders are not deleted)."
+    if store.kind == StoreKind.SNAPSHOT:
+        return SNAPSHOT_REFUSAL
+    if memory.is_index or memory.rel_path == INDEX_NAME:
+        return "MEMORY.md is the index; delete the memories it lists instead."
+    return None

@@ -9,13 +9,14 @@ diff never shows one.
 from __future__ import annotations
 
 from memtui.core.contents import Memory, Store
-from memtui.core.plaintext import counted
+from memtui.core.model import StoreKind
+from memtui.core.plaintext import counted, escape_controls
 from memtui.core.secrets.redact import masked_text, placeholder, redact
 from memtui.core.write.dirfd import EditRefused
-from memtui.core.write.ops.memory import lock_dir_for
+from memtui.core.write.ops.memory import SNAPSHOT_REFUSAL, lock_dir_for
 from memtui.core.write.proposal import FileChange, Proposal, read_regular, sha256_hex
 
-__all__ = ["ROTATE_NOTE", "NothingToRedact", "plan_redact"]
+__all__ = ["ROTATE_NOTE", "NothingToRedact", "plan_redact", "redact_refusal"]
 
 ROTATE_NOTE = (
     "redacting does not revoke a secret: it stays valid wherever it was used, "
@@ -69,3 +70,15 @@ def plan_redact(store: Store, memory: Memory) -> Proposal:
         notes=notes,
         shown=lambda shown_text: masked_text(shown_text, path=memory.rel_path),
     )
+
+
+def redact_refusal(store: Store, memory: Memory | None) -> str | None:
+    """Why ``memory`` of ``store`` is not offered for redacting (None: it may be), in words a
+    shell shows as they are (the path's control characters escaped)."""
+    if memory is None:
+        return "Select a memory file that holds a secret (⚠ in its tree)."
+    if store.kind == StoreKind.SNAPSHOT:
+        return SNAPSHOT_REFUSAL
+    if not memory.secrets:
+        return f"No secret found in {escape_controls(str(memory.rel_path))}."
+    return None
