@@ -130,7 +130,7 @@ def anthropic_preview(manifest: Manifest, args: argparse.Namespace, ctx: Context
                       now_ms: float) -> RecallPreview | int:
     """The preview by Claude Code's selector: the estimate first (over the spend cap: nothing
     sent), asked unless ``--yes``; no key: the offline preview, said so."""
-    from memtui.cli.edit_commands import ask_to_apply
+    from memtui.cli.common import ask_to_apply
     from memtui.core.config import load_config
     from memtui.core.judge.providers import ProviderError
     from memtui.core.recall.anthropic_recall import AnthropicRecall, preview_anthropic
