@@ -184,6 +184,22 @@ async def scene_distil(pilot: Pilot[None], home: DemoHome) -> None:
     await settle(pilot)
 
 
+async def scene_recall(pilot: Pilot[None], home: DemoHome) -> None:
+    await settle(pilot)
+    await pilot.press("R")
+    await settle(pilot)
+    await pilot.press(*["space" if c == " " else c for c in "roll back production"])
+    await pilot.press("enter")
+    await settle(pilot)
+    still_cursors(pilot.app)
+
+
+async def scene_context(pilot: Pilot[None], home: DemoHome) -> None:
+    await settle(pilot)
+    await pilot.press("C")
+    await settle(pilot)
+
+
 def search_screen_exists() -> bool:
     return importlib.util.find_spec("memtui.tui.dialogs.search") is not None
 
@@ -196,6 +212,8 @@ SHOTS = (
     Shot("search", scene_search),
     Shot("conflicts", scene_conflicts),
     Shot("distil", scene_distil),
+    Shot("recall", scene_recall),
+    Shot("context", scene_context),
 )
 
 
