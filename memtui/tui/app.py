@@ -1,31 +1,33 @@
 """The memtui Textual application and the factory the CLI and the tests share.
 
-The app is the wiring: it owns the job runner (:mod:`memtui.tui.jobs`), makes the main screen,
-and handles the messages that concern more than one screen (an operation applied anywhere
-rescans the main screen). It is the only module that imports ``screens/main.py``
-(``tests/tui/test_architecture.py``).
+The app is the wiring: it loads the settings once and hands them to the main screen, keeps
+the header's ``jobs:`` text from the workers' progress (:mod:`memtui.tui.work`), and handles the
+messages that concern more than one screen (an operation applied anywhere: it says so and
+tells every screen the stores changed). It never calls into a screen. It is the only module
+that imports ``screens/main.py`` (``tests/tui/test_architecture.py``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
+from textual.reactive import reactive
 from textual.screen import Screen
 from textual.worker import Worker
 
 from memtui.core.config import Config, load_config
 from memtui.core.stores.locations import Context
-from memtui.tui.jobs import JobRunner
-from memtui.tui.messages import JobProgress, OperationApplied
+from memtui.tui.messages import JobEnded, JobProgress, OperationApplied, StoresChanged
 from memtui.tui.plain import line
 from memtui.tui.screens.main import MainScreen
 from memtui.tui.themes import install_themes
+from memtui.tui.work import ReportsWork, header_text
 
 
-class MemtuiApp(App[None]):
+class MemtuiApp(ReportsWork, App[None]):
     TITLE = "memtui"
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -41,8 +43,7 @@ class MemtuiApp(App[None]):
         self.config: Config = load_config(context.env, context.home)
         requested = theme or self.config.theme  # --theme, else $MEMTUI_THEME, else the file
         self.theme_problems = install_themes(self, context.env, context.home, requested)
-        self.jobs = JobRunner(self)
-        self.main_screen: MainScreen | None = None
+        self.job_texts: dict[Worker[Any], str] = {}
 
     def on_mount(self) -> None:
         for config_problem in self.config.problems:
@@ -51,8 +52,7 @@ class MemtuiApp(App[None]):
         for problem in self.theme_problems:
             self.notify(line(problem), title="Theme", severity="warning", timeout=15, markup=False)
         self.apply_keymap()
-        self.main_screen = MainScreen(self.context, self.jobs)
-        self.push_screen(self.main_screen)
+        self.push_screen(MainScreen(self.context, self.config, watch=self.watch_files))
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         """Textual's palette commands (theme, quit, screenshot) but its key panel: each screen
@@ -61,18 +61,27 @@ class MemtuiApp(App[None]):
             if command.title != "Keys":
                 yield command
 
-    def on_job_progress(self, message: JobProgress) -> None:
-        self.jobs.progress(message)
+    jobs_text: reactive[str] = reactive("")
+    """The header's ``jobs:``: every running worker's latest progress (the main screen
+    watches it)."""
 
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        self.jobs.worker_settled(event.worker)
+    def on_job_progress(self, message: JobProgress) -> None:
+        worker = message.worker
+        if worker.is_finished or worker.is_cancelled or self.job_texts.get(worker) == message.text:
+            return
+        self.job_texts[worker] = message.text
+        self.jobs_text = header_text(self.job_texts)
+
+    def on_job_ended(self, message: JobEnded) -> None:
+        self.job_texts.pop(message.worker, None)
+        self.jobs_text = header_text(self.job_texts)
 
     def on_operation_applied(self, message: OperationApplied) -> None:
         """Something changed files (a delete, an undo, a snapshot action, a recovery): say
-        what, and rescan."""
+        what, and tell every screen (the main screen rescans)."""
         self.notify(line(message.summary), title="Done", markup=False)
-        if self.main_screen is not None:
-            self.main_screen.run_scan()
+        for screen in self.screen_stack:
+            screen.post_message(StoresChanged())
 
     def apply_keymap(self) -> None:
         """The config's ``[keymap]`` through ``App.set_keymap``; an id no binding has is

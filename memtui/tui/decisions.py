@@ -1,36 +1,33 @@
-"""The flows of the judge's decisions that write, shared by the conflicts screen and the main
+"""The steps of the judge's decisions that write, shared by the conflicts screen and the main
 screen: confirm a planned proposal (its preview, the MEMORY.md and memory diffs) and apply it
-through :func:`memtui.tui.jobs.start_edit`, with what the decision records once it is applied;
-and the archive (``v`` / ``A``): pick an archived memory and put it back, previewed.
+(:func:`memtui.tui.work.apply_step`), with what the decision records once it is applied; and
+the archive (``v`` / ``A``): pick an archived memory and put it back, previewed.
 
-Like :mod:`memtui.tui.operations`, the flows get the screen they run on, the job runner and
-the context."""
+Like :mod:`memtui.tui.operations`, the flows get the screen they run on, the context and the
+journal."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from textual.screen import Screen
 
-from memtui.core.judge.archive import Archive, ArchiveEntry, plan_restore
+from memtui.core.judge.archive import Archive, plan_restore
 from memtui.core.stores.locations import Context
+from memtui.core.write.journal import Journal
 from memtui.core.write.proposal import AppliedOp, FileDiff, Proposal
 from memtui.tui.dialogs.archive import ArchiveScreen
 from memtui.tui.dialogs.confirm import ConfirmScreen, proposal_summary
-from memtui.tui.jobs import (
-    Job,
-    JobControl,
-    JobRunner,
-    start_apply,
-)
 from memtui.tui.plain import line
+from memtui.tui.work import apply_proposal, apply_step, ask, in_thread, run_flow
 
 
-def confirm_proposal(
+async def confirm_and_apply(
     screen: Screen[Any],
-    jobs: JobRunner,
     context: Context,
+    journal: Journal,
     proposal: Proposal,
     diffs: list[FileDiff],
     *,
@@ -39,63 +36,39 @@ def confirm_proposal(
     label: str,
     message: Callable[[AppliedOp], str],
     after: Callable[[AppliedOp], object] | None = None,
-    finished: Callable[[AppliedOp | None], object] | None = None,
     danger: bool = True,
-) -> None:
-    """Preview ``proposal`` and apply it on yes; ``after`` runs (in the job, once applied) what
-    the decision records, ``finished`` follows on the app thread (None: nothing changed)."""
+) -> AppliedOp | None:
+    """Preview ``proposal`` and apply it on yes; ``after`` runs (in the write's thread, once
+    applied) what the decision records. None: declined."""
     summary = proposal_summary(proposal, diffs, context.show(proposal.base))
     changed = [d for d in diffs if d.status == "changed"]
-
-    def answered(confirmed: bool | None) -> None:
-        if not confirmed:
-            return
-        start_apply(jobs, context, proposal, label=label, message=message, node=screen,
-                    finished=finished, after=after)
-
     dialog = ConfirmScreen(title, summary, yes=yes, danger=danger, diffs=changed,
                            diffs_title="Files after:")
-    screen.app.push_screen(dialog, answered)
+    if not await ask(screen, dialog):
+        return None
+    return await apply_step(screen, label, apply_proposal(proposal, journal, after), message)
 
 
-def open_archive(
-    screen: Screen[Any],
-    jobs: JobRunner,
-    context: Context,
-    finished: Callable[[AppliedOp | None], object] | None = None,
-) -> None:
+def open_archive(screen: Screen[Any], context: Context, journal: Journal) -> None:
     """The archive dialog; the entry picked there is restored after its preview."""
+    run_flow(screen, partial(archive_flow, screen, context, journal), group="plan-restore",
+             label="the archive", title="Archive")
+
+
+async def archive_flow(screen: Screen[Any], context: Context, journal: Journal,
+                       ) -> AppliedOp | None:
+    """Pick an archived memory and put it back (:func:`plan_restore`, as ``memtui judge
+    restore`` does; refused over a file of that name), previewed. None: nothing changed."""
     archive = Archive.default(context.env)
-
-    def picked(entry: ArchiveEntry | None) -> None:
-        if entry is not None:
-            restore_archived(screen, jobs, context, archive, entry, finished)
-
-    screen.app.push_screen(ArchiveScreen(archive, context.show(archive.root)), picked)
-
-
-def restore_archived(
-    screen: Screen[Any],
-    jobs: JobRunner,
-    context: Context,
-    archive: Archive,
-    entry: ArchiveEntry,
-    finished: Callable[[AppliedOp | None], object] | None = None,
-) -> None:
-    """Plan putting ``entry`` back (:func:`memtui.core.judge.archive.plan_restore`, as
-    ``memtui judge restore`` does; refused over a file of that name), preview, apply."""
+    entry = await ask(screen, ArchiveScreen(archive, context.show(archive.root)))
+    if entry is None:
+        return None
     name = line(entry.rel_path)
-
-    def plan(_control: JobControl) -> tuple[Proposal, list[FileDiff]]:
-        proposal = plan_restore(archive, entry)
-        return proposal, proposal.diff()
-
-    def planned(result: tuple[Proposal, list[FileDiff]]) -> None:
-        proposal, diffs = result
-        confirm_proposal(screen, jobs, context, proposal, diffs,
-                         title=f"Restore {name} from the archive?", yes="Restore",
-                         label=f"restore {name}", danger=False,
-                         message=lambda _op: f"restored {name} · u to undo", finished=finished)
-
-    jobs.start(Job("planning the restore", plan, group="plan-restore",
-                   title=f"Cannot restore {name}", done=planned), screen)
+    proposal = await in_thread(lambda: plan_restore(archive, entry),
+                               label="planning the restore", title=f"Cannot restore {name}")
+    diffs = await in_thread(proposal.diff, label="planning the restore",
+                            title=f"Cannot restore {name}")
+    return await confirm_and_apply(screen, context, journal, proposal, diffs,
+                                   title=f"Restore {name} from the archive?", yes="Restore",
+                                   label=f"restore {name}", danger=False,
+                                   message=lambda _op: f"restored {name} · u to undo")

@@ -1,7 +1,7 @@
 """Live updates for the main screen: watch every store, rescan only what changed.
 
 Watchdog reports bursts of changed paths (already debounced) on its own thread; they hop to
-the app with ``call_from_thread`` and gather in ``pending``. One job at a time (group
+the app with ``call_from_thread`` and gather in ``pending``. One worker at a time (group
 ``rescan``) rescans the stores they touch and the result is handed to ``show``; paths that
 arrive while it runs wait for the next one, so a burst of writes becomes one or two refreshes
 however long a rescan takes. It gets the screen's context, result and ``show`` as callables,
@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import threading
 from collections.abc import Callable, Iterable
+from functools import partial
 from pathlib import Path
 
 from textual.dom import DOMNode
@@ -22,7 +23,7 @@ from memtui.core.scan.refresh import refresh, watch_targets
 from memtui.core.scan.scanner import cache_for
 from memtui.core.scan.watch import StoreWatcher
 from memtui.core.stores.locations import Context
-from memtui.tui.jobs import Job, JobControl, JobRunner
+from memtui.tui.work import check, in_thread, run_flow, run_thread
 
 
 class LiveUpdates:
@@ -31,13 +32,15 @@ class LiveUpdates:
     def __init__(
         self,
         node: DOMNode,
-        jobs: JobRunner,
         context: Callable[[], Context],
         result: Callable[[], ScanResult | None],
         show: Callable[[ScanResult], object],
+        *,
+        enabled: bool = True,
     ) -> None:
         self.node = node
-        self.jobs = jobs
+        self.enabled = enabled
+        """Watch at all (the app's ``--no-watch`` and the tests turn it off)."""
         self.context = context
         self.result = result
         self.show = show
@@ -49,27 +52,19 @@ class LiveUpdates:
         self._stopped = False
         self._busy = False
 
-    @property
-    def enabled(self) -> bool:
-        return bool(getattr(self.node.app, "watch_files", False))
-
     # watching ----------------------------------------------------------------------------
 
     def track(self, result: ScanResult) -> None:
-        """Watch the roots of ``result`` (starting or re-aiming the watcher in a job)."""
+        """Watch the roots of ``result`` (starting or re-aiming the watcher in a worker)."""
         if not self.enabled or self._stopped:
             return
         context = self.context()
+        run_thread(self.node, lambda: self._configure(context, result), group="watch",
+                   label="watching the stores", title="Live updates")
 
-        def run(control: JobControl) -> None:
-            self._configure(control, context, result)
-
-        self.jobs.start(Job("watching the stores", run, group="watch", title="Live updates"),
-                        self.node)
-
-    def _configure(self, control: JobControl, context: Context, result: ScanResult) -> None:
+    def _configure(self, context: Context, result: ScanResult) -> None:
         roots = watch_targets(context, result).roots
-        control.check()
+        check()
         with self._lock:
             if self._stopped:
                 return
@@ -104,24 +99,24 @@ class LiveUpdates:
         """Start a rescan of everything pending, unless one is running: it will call again
         when it is done, so paths that arrive meanwhile become one more refresh, not many."""
         base = self.result()
-        if self._busy or base is None or not self.pending:
+        if self._stopped or self._busy or base is None or not self.pending:
             return
         self._busy = True
         changed = frozenset(self.pending)
         context = self.context()
 
-        def run(_control: JobControl) -> ScanResult:
-            return refresh(context, base, changed, cache=cache_for(context))
+        run_flow(self.node, partial(self._refresh, context, base, changed), group="rescan",
+                 label="live refresh", title="Live refresh")
 
-        def done(fresh: ScanResult) -> None:
+    async def _refresh(self, context: Context, base: ScanResult,
+                       changed: frozenset[Path]) -> None:
+        """One refresh; a failure is said by the one handler and live updates go on."""
+        fresh: ScanResult | None = None
+        try:
+            fresh = await in_thread(lambda: refresh(context, base, changed,
+                                                    cache=cache_for(context)))
+        finally:
             self._done(changed, base, fresh)
-
-        def failed(_reason: str) -> None:  # the runner said what failed; live updates go on
-            self._done(changed, base, None)
-
-        job = Job("live refresh", run, group="rescan", title="Live refresh", done=done,
-                  failed=failed)
-        self.jobs.start(job, self.node)
 
     def _done(self, changed: frozenset[Path], base: ScanResult, fresh: ScanResult | None) -> None:
         self._busy = False

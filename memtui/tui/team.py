@@ -1,23 +1,20 @@
 """The Team pane's push view: which GitHub repository team memory syncs for and how each file
 would fare on push (Claude Code's rules: :func:`memtui.core.team.push.plan_push`), worked out
-in a job after each complete scan (GitPython and reading every team file stay off the UI
+in a worker after each complete scan (GitPython and reading every team file stay off the UI
 thread)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from rich.text import Text
-from textual.screen import Screen
 
 from memtui.core.contents import Store
 from memtui.core.team.push import PushPlan, TeamFile, plan_push
 from memtui.core.team.repo import origin_repo
-from memtui.tui.jobs import Job, JobControl, JobRunner
 from memtui.tui.plain import line
+from memtui.tui.work import progress
 
 NO_ORIGIN = "no GitHub origin: team memory does not sync"
 FATE_STYLE = {"push": "green", "skipped": "yellow", "refused": "bold red"}
@@ -63,22 +60,10 @@ def team_view(store: Store, project: Path) -> TeamView:
     return TeamView(store, banner_text(repo, plan), fates)
 
 
-def check_team(
-    screen: Screen[Any],
-    jobs: JobRunner,
-    project: Path,
-    store: Store | None,
-    done: Callable[[TeamView], None],
-) -> None:
-    """Start the push check of the team ``store`` (none, or one that does not exist: nothing
-    to check) in a job; ``done`` gets the view on the app thread."""
+def team_check(project: Path, store: Store | None) -> TeamView | None:
+    """The push check of the team ``store`` (none, or one that does not exist: nothing to
+    check, None); blocking, for a worker (it says ``team: push rules`` in the header)."""
     if store is None or not store.exists:
-        return
-
-    def run(control: JobControl) -> TeamView:
-        control.progress("team: push rules")
-        return team_view(store, project)
-
-    jobs.start(Job("checking team memory's push rules", run, group="team", title="Team",
-                   done=done), screen)
-
+        return None
+    progress("team: push rules")
+    return team_view(store, project)

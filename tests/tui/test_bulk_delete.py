@@ -12,8 +12,8 @@ from textual.widgets import Input, Static
 
 from memtui.core.demo.build import build_demo_home
 from memtui.core.model import StoreKind
+from memtui.core.write.journal import journal_for
 from memtui.tui.dialogs.search import SearchScreen
-from memtui.tui.jobs import journal_for
 from memtui.tui.marks import MARK_GLYPH
 from memtui.tui.screens.main import MainScreen
 from memtui.tui.testing import settle

@@ -1,5 +1,6 @@
-"""The app's job runner: whatever a job raises, the header's job text goes and the failure is
-said in words; progress messages of one job replace each other."""
+"""Long work on Textual's workers (:mod:`memtui.tui.work`): whatever a worker raises, the
+header's job text goes and the failure is said in words by the one handler; progress messages
+of one worker replace each other; a write cancelled halfway says every file was put back."""
 
 from __future__ import annotations
 
@@ -123,39 +124,44 @@ async def test_a_scan_that_raises_after_a_project_switch_clears_the_header(
         assert errors(app) == ["scan failed: OSError: [Errno 5] Input/output error"]
 
 
-def test_a_newer_progress_message_of_the_same_job_replaces_an_older_one() -> None:
+def test_a_newer_progress_message_of_the_same_worker_replaces_an_older_one() -> None:
+    from textual.widget import Widget
+    from textual.worker import Worker
+
     from memtui.tui.messages import JobProgress
 
-    older = JobProgress(1, "edit", "delete x 1/3", 1, 3)
-    assert older.can_replace(JobProgress(1, "edit", "delete x 2/3", 2, 3))
-    assert not older.can_replace(JobProgress(2, "edit", "delete y 1/3", 1, 3))
+    node = Widget()
+    one, other = Worker(node, lambda: None), Worker(node, lambda: None)
+    older = JobProgress(one, "delete x 1/3", 1, 3)
+    assert older.can_replace(JobProgress(one, "delete x 2/3", 2, 3))
+    assert not older.can_replace(JobProgress(other, "delete y 1/3", 1, 3))
 
 
-async def test_the_header_shows_a_job_while_it_runs_and_forgets_a_cancelled_one(
+async def test_the_header_shows_a_worker_while_it_runs_and_forgets_a_cancelled_one(
     home: DemoHome,
 ) -> None:
     import threading
 
-    from memtui.tui.jobs import Job, JobControl
+    from memtui.tui.work import check, progress, run_thread
 
     app = demo_app(home, MEMTUI_NO_CACHE="1")
     release = threading.Event()
     async with app.run_test(size=SIZE) as pilot:
         main = await main_screen(pilot)
 
-        def slow(control: JobControl) -> None:
-            control.progress("work 1/2", 1, 2)
+        def slow() -> None:
+            progress("work 1/2", 1, 2)
             while not release.wait(0.01):
-                control.check()
+                check()
 
-        handle = app.jobs.start(Job("work", slow, group="test"), main)
-        for _ in range(200):
+        worker = run_thread(main, slow, group="test", label="work")
+        for _ in range(2000):
             await pilot.pause(0.01)
             if "work 1/2" in header(main):
                 break
         assert "jobs: work 1/2" in header(main)
-        handle.cancel()  # the worker ends at once, its thread at its next check
-        for _ in range(200):
+        worker.cancel()  # the worker ends at once, its thread at its next check
+        for _ in range(2000):
             await pilot.pause(0.01)
             if "jobs:" not in header(main):
                 break
@@ -165,39 +171,39 @@ async def test_the_header_shows_a_job_while_it_runs_and_forgets_a_cancelled_one(
 
 
 async def test_an_edit_cancelled_halfway_still_says_that_nothing_changed(home: DemoHome) -> None:
-    """A cancelled job is silent, except a write that was stopped and put back: its refusal
-    is said, and the flow hears it (the snapshot review replans)."""
+    """A cancelled worker is silent, except a write that was stopped and put back: its refusal
+    is said (the snapshot review then plans again)."""
     import threading
 
     from memtui.core.write.apply import EditCancelled
-    from memtui.tui.jobs import Job, JobControl
+    from memtui.core.write.proposal import AppliedOp
+    from memtui.tui.work import Cancelled, Progress, apply_step, run_flow
 
     app = demo_app(home, MEMTUI_NO_CACHE="1")
     started = threading.Event()
-    heard: list[str] = []
     async with app.run_test(size=SIZE) as pilot:
         main = await main_screen(pilot)
 
-        def write(control: JobControl) -> None:
+        def write(_step: Progress, cancelled: Cancelled) -> AppliedOp:
             started.set()
-            while not control.is_cancelled:
+            while not cancelled():
                 threading.Event().wait(0.01)
             raise EditCancelled("cancelled: every file was put back")
 
-        job = Job("replace x", write, group="edit", title="Nothing changed", header="replace x",
-                  failed=heard.append)
-        handle = app.jobs.start(job, main)
-        for _ in range(300):
+        async def flow() -> None:
+            await apply_step(main, "replace x", write, lambda _op: "replaced x")
+
+        worker = run_flow(main, flow, group="edit", label="replace x", title="Nothing changed")
+        for _ in range(3000):
             await pilot.pause(0.01)
-            if started.is_set():
+            if started.is_set() and "jobs: replace x" in header(main):
                 break
         assert started.is_set() and "jobs: replace x" in header(main)
-        handle.cancel()
-        for _ in range(300):
+        worker.cancel()
+        for _ in range(3000):
             await pilot.pause(0.01)
-            if heard:
+            if errors(app):
                 break
-        assert heard == ["cancelled: every file was put back"]
         assert errors(app) == ["cancelled: every file was put back"]
         assert "jobs:" not in header(main)
 

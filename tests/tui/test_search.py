@@ -172,7 +172,7 @@ async def test_a_progress_message_after_the_index_changes_no_status(demo: DemoHo
         screen = await open_search(pilot)
         status = screen.query_one("#search-status", Static)
         assert screen.indexing is not None
-        screen.post_message(JobProgress(screen.indexing.job_id, "search-index", "indexing",
+        screen.post_message(JobProgress(screen.indexing, "indexing",
                                         243, 243))
         await pilot.pause()
         assert "type to search" in str(status.render())

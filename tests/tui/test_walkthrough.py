@@ -16,10 +16,10 @@ from memtui.core.contents import Store
 from memtui.core.demo.build import DemoHome, build_demo_home
 from memtui.core.demo.writers import write_memory
 from memtui.core.write.apply import apply
+from memtui.core.write.journal import journal_for
 from memtui.core.write.ops.snapshot import plan_snapshot
 from memtui.core.write.recovery import undo_operation
 from memtui.tui.app import MemtuiApp
-from memtui.tui.jobs import journal_for
 from memtui.tui.panes import PANES
 from memtui.tui.screens.main import MainScreen
 from memtui.tui.screens.snapshot_diff import SnapshotDiffScreen

@@ -6,7 +6,7 @@ closes it with the highlighted entry; the flow that opened it
 from __future__ import annotations
 
 import time
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from rich.text import Text
 from textual import on
@@ -16,7 +16,6 @@ from textual.widgets import DataTable
 from memtui.core.judge.archive import Archive, ArchiveEntry
 from memtui.core.plaintext import counted
 from memtui.tui.dialogs.listing import ListingDialog
-from memtui.tui.jobs import Job
 from memtui.tui.plain import line
 
 Listing = tuple[list[tuple[ArchiveEntry, bool]], list[str]]
@@ -47,6 +46,7 @@ class ArchiveScreen(ListingDialog[ArchiveEntry]):
     BOX_TITLE = "Archived memories"
     BOX_KEYS = "⏎/r restore · esc close"
     COLUMNS = ("archived (UTC)", "store", "memory", "why", "")
+    READ_LABEL = "reading the archive"
 
     def __init__(self, archive: Archive, where: str) -> None:
         super().__init__()
@@ -58,12 +58,10 @@ class ArchiveScreen(ListingDialog[ArchiveEntry]):
     def where_note(self) -> Text:
         return Text(f"archive: {line(self.where)}", style="dim")
 
-    def read_job(self) -> Job[Any]:
-        archive = self.archive
-        return Job("reading the archive", lambda _control: list_archive(archive),
-                   group="plan-archive", title="Archive", done=self.show_entries)
+    def read(self) -> Listing:
+        return list_archive(self.archive)
 
-    def show_entries(self, listing: Listing) -> None:
+    def show_read(self, listing: Listing) -> None:
         rows, problems = listing
         table = self.table()
         self.entries = [entry for entry, _back in rows]

@@ -23,7 +23,7 @@ from textual.dom import DOMNode
 from textual.screen import Screen
 from textual.widgets import Static
 
-from memtui.tui.dialogs.base import HELP_KEY_ID, Dialog, dialog_box
+from memtui.tui.dialogs.modal import HELP_KEY_ID, ModalDialog, dialog_box
 from memtui.tui.keymap import key_display, meaning, own_bindings
 from memtui.tui.plain import content
 
@@ -76,7 +76,7 @@ def help_body(
     return Group(*spaced)
 
 
-class HelpScreen(Dialog[None]):
+class HelpScreen(ModalDialog[None]):
     """A screen's help; the help key (``?``) and esc close it."""
 
     BINDINGS: ClassVar[list[BindingType]] = [

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import ClassVar, Literal
 
 from rich.text import Text
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import OptionList, Static
@@ -19,8 +19,8 @@ from textual.widgets.option_list import Option
 from memtui.core.model import ProjectRef
 from memtui.core.plaintext import counted
 from memtui.tui.dialogs.base import Dialog, dialog_box
-from memtui.tui.jobs import Job, JobControl, runner_of
 from memtui.tui.plain import line
+from memtui.tui.work import check, in_thread
 
 PathState = Literal["unknown", "checking", "exists", "missing"]
 
@@ -146,19 +146,19 @@ class ProjectsScreen(Dialog[OpenProject | None]):
             options.highlighted = current
         self.check_paths()
 
-    def check_paths(self) -> None:
+    @work(exclusive=True, group="project-paths", exit_on_error=False,
+          name="checking the project paths", description="Projects")
+    async def check_paths(self) -> None:
         paths = [row.ref.path for row in self.rows]
 
-        def run(control: JobControl) -> list[PathState]:
+        def run() -> list[PathState]:
             states: list[PathState] = []
             for path in paths:
-                control.check()
+                check()
                 states.append(path_state(path))
             return states
 
-        job = Job("checking the project paths", run, group="project-paths", title="Projects",
-                  done=self.show_states)
-        runner_of(self).start(job, self)
+        self.show_states(await in_thread(run))
 
     def show_states(self, states: list[PathState]) -> None:
         if not self.is_attached:

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import ClassVar
+from functools import partial
+from typing import Any, ClassVar
 
 from rich.text import Text
 from textual import on
@@ -12,6 +14,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
+from textual.worker import Worker
 
 from memtui.core.contents import ScanResult
 from memtui.core.plaintext import counted
@@ -24,9 +27,9 @@ from memtui.core.scan.search import (
     query_terms,
 )
 from memtui.tui.dialogs.base import Dialog, dialog_box
-from memtui.tui.jobs import Job, JobControl, JobHandle, runner_of
 from memtui.tui.messages import JobProgress
 from memtui.tui.plain import line, styled
+from memtui.tui.work import check, in_thread, is_cancelled, progress
 
 MATCH_STYLE = "bold reverse"
 PROGRESS_INTERVAL = 0.1
@@ -108,7 +111,7 @@ class SearchScreen(Dialog[SearchHit | MarkHits | None]):
         self.index: SearchIndex | None = cache.get(result)
         self.hits: list[SearchHit] = []
         self.more = False
-        self.indexing: JobHandle | None = None
+        self.indexing: Worker[None] | None = None
 
     def compose(self) -> ComposeResult:
         with dialog_box("search", "Search memories",
@@ -135,28 +138,28 @@ class SearchScreen(Dialog[SearchHit | MarkHits | None]):
         result = self.result
         last = 0.0
 
-        def run(control: JobControl) -> SearchIndex:
-            def progress(done: int, total: int) -> None:
+        def run() -> SearchIndex:
+            def step(done: int, total: int) -> None:
                 nonlocal last
                 now = time.monotonic()
                 if done < total and now - last < PROGRESS_INTERVAL:
                     return
                 last = now
-                control.progress(f"indexing {done:,} / {total:,}", done, total)
+                progress(f"indexing {done:,} / {total:,}", done, total)
 
-            index = build_search_index(
-                result, cancelled=lambda: control.is_cancelled, progress=progress
-            )
-            control.check()  # a cancelled index is partial: never kept
+            index = build_search_index(result, cancelled=is_cancelled, progress=step)
+            check()  # a cancelled index is partial: never kept
             return index
 
-        job = Job("indexing", run, group="search-index", title="Search", in_header=False,
-                  done=self.index_ready, failed=self.index_failed)
-        self.indexing = runner_of(self).start(job, self)
+        self.indexing = self.run_worker(partial(self._index, run), name="indexing",
+                                        group="search-index", description="Search",
+                                        exclusive=True, exit_on_error=False)
+
+    async def _index(self, run: Callable[[], SearchIndex]) -> None:
+        self.index_ready(await in_thread(run))
 
     def on_job_progress(self, message: JobProgress) -> None:
-        indexing = self.indexing
-        if indexing is None or message.job_id != indexing.job_id:
+        if message.worker is not self.indexing:
             return
         if self.index is not None:
             return  # a progress message that arrives after the index: the status stays
@@ -173,9 +176,9 @@ class SearchScreen(Dialog[SearchHit | MarkHits | None]):
         if self.is_attached:
             self.run_query(self.query_one("#search-input", Input).value)
 
-    def index_failed(self, reason: str) -> None:
-        if self.is_attached:
-            self.show_status(Text(line(reason), style="bold red"))
+    def worker_ended(self, worker: Worker[Any], failure: str | None) -> None:
+        if worker is self.indexing and failure is not None and self.is_attached:
+            self.show_status(Text(line(failure), style="bold red"))
 
     # querying ---------------------------------------------------------------------------
 

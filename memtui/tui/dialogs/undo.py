@@ -6,7 +6,7 @@ named. The flows that use them are in :mod:`memtui.tui.operations`."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, ClassVar, Literal
+from typing import ClassVar, Literal
 
 from rich.text import Text
 from textual import on
@@ -20,7 +20,6 @@ from memtui.core.write.journal import Journal, OpRecord, undo_verb
 from memtui.core.write.proposal import record_target_text
 from memtui.tui.dialogs.base import Dialog, dialog_box
 from memtui.tui.dialogs.listing import ListingDialog
-from memtui.tui.jobs import Job
 from memtui.tui.plain import line
 
 Recovery = Literal["rollback", "complete", "later"]
@@ -81,6 +80,7 @@ class UndoHistoryScreen(ListingDialog[OpRecord]):
     BOX_TITLE = "Operations"
     BOX_KEYS = "⏎ undo · esc close"
     COLUMNS = ("time (UTC)", "kind", "title", "files", "state")
+    READ_LABEL = "reading the history"
 
     def __init__(self, journal: Journal) -> None:
         super().__init__()
@@ -91,12 +91,10 @@ class UndoHistoryScreen(ListingDialog[OpRecord]):
     def where_note(self) -> Text:
         return Text(f"journal: {line(self.journal.directory)}", style="dim")
 
-    def read_job(self) -> Job[Any]:
-        journal = self.journal
-        return Job("reading the history", lambda _control: history_of(journal),
-                   group="plan-history", title="Undo history", done=self.show_history)
+    def read(self) -> tuple[list[tuple[OpRecord, str]], int]:
+        return history_of(self.journal)
 
-    def show_history(self, history: tuple[list[tuple[OpRecord, str]], int]) -> None:
+    def show_read(self, history: tuple[list[tuple[OpRecord, str]], int]) -> None:
         rows, self.elsewhere = history
         self.show_rows(rows)
         if self.elsewhere:

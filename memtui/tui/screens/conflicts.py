@@ -12,13 +12,12 @@ pair of a changed memory shows its new text, is stale, and later decisions plan 
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from rich.text import Text
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.command import Provider
@@ -26,15 +25,14 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import OptionList, Static, Tab, Tabs
 from textual.widgets.option_list import Option
+from textual.worker import Worker
 
-from memtui.core.age import age_text
-from memtui.core.config import JudgeConfig
+from memtui.core.config import Config, JudgeConfig
 from memtui.core.contents import ScanResult
 from memtui.core.judge.archive import Archive
 from memtui.core.judge.items import CLAUDE_MD
 from memtui.core.judge.ledger import USER, Ledger, default_ledger_path
 from memtui.core.judge.merge import (
-    MergePlan,
     finish_merge,
     kept_side,
     merge_sources,
@@ -42,8 +40,8 @@ from memtui.core.judge.merge import (
     propose_merge,
 )
 from memtui.core.judge.providers import Estimate, Judge, ProviderError, load_judge
-from memtui.core.judge.refresh import Reread, changed_files, refresh_run, reread
-from memtui.core.judge.resolve import KeepPlan, finish_keep, plan_keep
+from memtui.core.judge.refresh import changed_files, refresh_run, reread
+from memtui.core.judge.resolve import finish_keep, plan_keep
 from memtui.core.judge.run import (
     MAX_SENT_PAIRS,
     JudgeRun,
@@ -52,29 +50,36 @@ from memtui.core.judge.run import (
     pair_up,
     pairs_to_judge,
 )
-from memtui.core.judge.scoped import ScopedPlan, finish_scoped, plan_scoped, propose_notes
+from memtui.core.judge.scoped import finish_scoped, plan_scoped, propose_notes
 from memtui.core.judge.verdicts import (
-    NEEDS_ACTION,
     Candidate,
     JudgedPair,
-    JudgeItem,
     Relation,
     Verdict,
 )
 from memtui.core.scan.scanner import cache_for
 from memtui.core.secrets.redact import masked_text
 from memtui.core.stores.locations import Context
-from memtui.core.write.proposal import AppliedOp, FileDiff
-from memtui.tui import clock
-from memtui.tui.decisions import confirm_proposal, open_archive
+from memtui.core.write.journal import journal_for
+from memtui.core.write.proposal import AppliedOp
+from memtui.tui.decisions import archive_flow, confirm_and_apply
 from memtui.tui.dialogs.base import HELP_KEY_ID
 from memtui.tui.dialogs.confirm import ConfirmScreen
 from memtui.tui.dialogs.decisions import MergeDialog, ScopedDialog
 from memtui.tui.dialogs.help import HelpRow, show_help
-from memtui.tui.jobs import Job, JobControl, JobRunner
 from memtui.tui.palette import ScreenCommands
-from memtui.tui.plain import body, line
+from memtui.tui.plain import line
 from memtui.tui.widgets.footer import KeyFooter
+from memtui.tui.widgets.pair_views import (
+    in_store,
+    pair_label,
+    side_text,
+    store_kinds,
+    verdict_text,
+    wanted,
+    word_diff,
+)
+from memtui.tui.work import ReportsWork, ask, check, in_thread, is_cancelled, progress
 
 FILTERS: tuple[str, ...] = ("open", "stale", "judged", "all")
 FILTER_LABELS = {
@@ -88,15 +93,8 @@ RECORD_DECISIONS: dict[str, Relation] = {
     "compatible": Relation.COMPATIBLE,
     "not_conflict": Relation.NOT_CONFLICT,
 }
-RELATION_STYLE = {
-    Relation.DUPLICATE: "bold yellow",
-    Relation.CONFLICTS_WITH: "bold red",
-    Relation.SUPERSEDES: "bold magenta",
-}
 COMPACT_WIDTH = 100
 """Under this width the footer is compact (as on the main screen)."""
-DIFF_WORDS = 600
-"""Words of each side the word diff compares."""
 
 
 @dataclass
@@ -112,124 +110,7 @@ class Found:
     """The pairs the estimate is for (what a confirmation sends)."""
 
 
-def wanted(pair: JudgedPair, name: str) -> bool:
-    verdict = pair.verdict or pair.previous
-    if name == "all":
-        return True
-    if name == "stale":
-        return pair.state == "stale"
-    if name == "judged":
-        return pair.state in ("judged", "decided")
-    return (
-        pair.state != "decided" and verdict is not None and verdict.relation in NEEDS_ACTION
-    )
-
-
-def store_kinds(pairs: list[JudgedPair]) -> list[str]:
-    """The store kinds the sides of ``pairs`` live in (``agent``, ``auto``, ``claude-md``…),
-    sorted: what the store filter cycles through."""
-    return sorted({item.kind for p in pairs for item in (p.candidate.a, p.candidate.b)})
-
-
-def in_store(pair: JudgedPair, kind: str | None) -> bool:
-    """A side of ``pair`` lives in a store of ``kind`` (None: every store)."""
-    return kind is None or kind in (pair.candidate.a.kind, pair.candidate.b.kind)
-
-
-def side_text(item: JudgeItem, keep: bool) -> Text:
-    """One side: where it lives, its age and frontmatter, then its body (plain text)."""
-    out = Text()
-    if keep:
-        out.append("proposed to keep\n", style="bold green")
-    where = item.kind + (f":{item.agent}" if item.agent else "")
-    where += f" ({item.scope})" if item.scope else ""
-    out.append(line(where), style="bold")
-    out.append("\n")
-    out.append(line(item.rel_path + (f" line {item.line}" if item.line else "")), style="dim")
-    out.append("\n")
-    if item.mtime:
-        out.append(age_text(item.mtime, clock.now()), style="dim")
-        out.append("\n")
-    if item.modified:
-        out.append(f"modified {line(item.modified)}\n", style="dim")
-    if item.kind != CLAUDE_MD:
-        out.append(f"name: {line(item.name)}\n")
-    if item.description:
-        out.append(f"description: {line(item.description)}\n")
-    if item.type:
-        out.append(f"type: {line(item.type)}\n")
-    out.append("\n")
-    out.append(body(masked_text(item.body, path=item.rel_path)))  # a secret: shown masked
-    return out
-
-
-def word_diff(a: str, b: str) -> Text:
-    """A's words against B's: removed (only in A) struck red, added (only in B) green."""
-    left, right = a.split()[:DIFF_WORDS], b.split()[:DIFF_WORDS]
-    out = Text()
-    matcher = difflib.SequenceMatcher(a=left, b=right, autojunk=False)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        if tag == "equal":
-            out.append(line(" ".join(left[i1:i2])) + " ", style="dim")
-            continue
-        if i2 > i1:
-            out.append(line(" ".join(left[i1:i2])), style="red strike")
-            out.append(" ")
-        if j2 > j1:
-            out.append(line(" ".join(right[j1:j2])), style="bold green")
-            out.append(" ")
-    return out
-
-
-def verdict_text(pair: JudgedPair) -> Text:
-    verdict = pair.verdict or pair.previous
-    out = Text()
-    out.append(f"[{pair.candidate.id}] ", style="dim")
-    if verdict is None:
-        out.append("not judged yet", style="dim")
-        return out
-    out.append(verdict.relation.value, style=RELATION_STYLE.get(verdict.relation, "bold"))
-    out.append(f"  {verdict.confidence:.2f}  by {line(verdict.judge)}", style="bold")
-    out.append(f"  ({pair.state}; {line(', '.join(pair.candidate.reasons))})", style="dim")
-    out.append(f"\n{line(verdict.reason)}")
-    for tag, quote in zip("AB", verdict.evidence, strict=False):
-        out.append(f"\n{tag}: “{line(quote)}”", style="italic")
-    if verdict.fallback:
-        out.append(f"\njudged locally: {line(verdict.fallback)}", style="yellow")
-    if pair.state == "stale":
-        out.append("\none side changed since this verdict: it is judged again on the next run",
-                   style="yellow")
-    return out
-
-
-def pair_label(pair: JudgedPair) -> Text:
-    """Two lines: the verdict and the state, then the two file names."""
-    verdict = pair.verdict or pair.previous
-    out = Text(no_wrap=True, overflow="ellipsis")
-    if verdict is None:
-        out.append("not judged", style="dim")
-    else:
-        out.append(verdict.relation.value, style=RELATION_STYLE.get(verdict.relation, ""))
-        out.append(f" {verdict.confidence:.2f}")
-    state = {"decided": ("  ✓ decided", "green"), "stale": ("  ~ stale", "yellow")}
-    mark, style = state.get(pair.state, ("", ""))
-    out.append(mark, style=style)
-    c = pair.candidate
-    names = f"{_short_name(c.a)} ↔ {_short_name(c.b)}"
-    out.append("\n  " + line(names), style="dim")
-    return out
-
-
-NAME_CHARS = 20
-"""Characters of each file name in the pair list (two names fit its width)."""
-
-
-def _short_name(item: JudgeItem) -> str:
-    name = item.rel_path.rsplit("/", 1)[-1]
-    return name if len(name) <= NAME_CHARS else name[: NAME_CHARS - 1] + "…"
-
-
-class ConflictsScreen(Screen[None]):
+class ConflictsScreen(ReportsWork, Screen[None]):
     """Judge conflicts across every store and CLAUDE.md; decide pair by pair."""
 
     CSS_PATH = "conflicts.tcss"
@@ -280,14 +161,13 @@ class ConflictsScreen(Screen[None]):
         HelpRow("tab", "Next widget: the pairs, side A, side B, the word diff"),
     )
 
-    def __init__(
-        self, result: ScanResult, context: Context, jobs: JobRunner, config: JudgeConfig
-    ) -> None:
+    def __init__(self, result: ScanResult, context: Context, settings: Config) -> None:
         super().__init__()
         self.result = result
         self.context = context
-        self.jobs = jobs
-        self.config = config
+        self.settings = settings
+        self.config = settings.judge
+        self.journal = journal_for(context, settings)
         self.found: Found | None = None
         self.filter = "open"
         self.store_filter: str | None = None
@@ -330,13 +210,15 @@ class ConflictsScreen(Screen[None]):
         footer = self.query_one(KeyFooter)
         footer.fit(self.size.width, COMPACT_WIDTH)  # ? (its help names ^p) and q always fit
 
-    # the jobs ---------------------------------------------------------------------------
+    # the workers ---------------------------------------------------------------------------
 
     def say(self, message: str, style: str = "") -> None:
         self.query_one("#conf-message", Static).update(Text(line(message), style=style))
 
-    def find(self, rejudge: bool = False) -> None:
-        """Read, pair and (with a provider that sends nothing) judge, in a job."""
+    @work(exclusive=True, group="judge", exit_on_error=False, name="judge", description="Judge")
+    async def find(self, rejudge: bool = False) -> None:
+        """Read, pair and judge in a thread; a provider that sends text shows its estimate
+        and sends only on yes (and never over ``judge.spend_cap_usd``)."""
         try:
             judge = load_judge(self.config.provider, self.config, env=self.context.env)
         except ProviderError as err:
@@ -345,16 +227,16 @@ class ConflictsScreen(Screen[None]):
         result, context = self.result, self.context
         self.say(f"reading and pairing memories ({judge.name} judge) …", "dim")
 
-        def run(control: JobControl) -> Found:
-            def progress(step: str, done: int, total: int) -> None:
-                control.progress(f"judge: {step}", done, total)
+        def run() -> Found:
+            def step(name: str, done: int, total: int) -> None:
+                progress(f"judge: {name}", done, total)
 
-            items, problems = collect_items(context, result, cancelled=lambda: control.is_cancelled,
-                                            progress=progress)
-            control.check()
+            items, problems = collect_items(context, result, cancelled=is_cancelled,
+                                            progress=step)
+            check()
             ledger = Ledger.load(default_ledger_path(context.env))
-            pairs = pair_up(items, ledger, cancelled=lambda: control.is_cancelled)
-            control.check()
+            pairs = pair_up(items, ledger, cancelled=is_cancelled)
+            check()
             found = Found(JudgeRun(items, pairs, notes=[*ledger.problems, *problems]), ledger,
                           judge)
             todo = self.todo(found, rejudge)
@@ -362,64 +244,58 @@ class ConflictsScreen(Screen[None]):
                 found.todo = todo
                 found.estimate = judge.estimate([p.candidate for p in todo]) if todo else None
                 return found
-            self.judge_now(found, todo, control)
+            self.judge_now(found, todo)
             return found
 
-        self.jobs.start(Job("judge", run, group="judge", title="Judge", done=self.found_pairs,
-                            failed=lambda why: self.say(why, "bold red")), self)
+        found = await in_thread(run)
+        self.found = found
+        if await self.confirm_sending(found):
+            todo = found.todo  # exactly the pairs the estimate counted
+            found.estimate = None
+            self.say(f"sending {len(todo)} pairs …", "dim")
+            await in_thread(lambda: self.judge_now(found, todo))
+            self.show_pairs()
+
+    def worker_ended(self, worker: Worker[Any], failure: str | None) -> None:
+        if failure is not None and worker.group == "judge":
+            self.say(failure, "bold red")
 
     def todo(self, found: Found, rejudge: bool) -> list[JudgedPair]:
         limit = MAX_SENT_PAIRS if found.judge.sends_data else None
         return pairs_to_judge(found.run.pairs, rejudge=rejudge, limit=limit)
 
     @staticmethod
-    def judge_now(found: Found, todo: list[JudgedPair], control: JobControl) -> None:
+    def judge_now(found: Found, todo: list[JudgedPair]) -> None:
         def step(text: str, done: int, total: int) -> None:
-            control.progress(f"judge: {text}", done, total)
+            progress(f"judge: {text}", done, total)
 
         found.run.judged = judge_pairs(todo, found.judge, found.ledger,
-                                       rejudge=True, cancelled=lambda: control.is_cancelled,
-                                       progress=step)
+                                       rejudge=True, cancelled=is_cancelled, progress=step)
         found.ledger.save()
 
-    def found_pairs(self, found: Found) -> None:
-        self.found = found
-        if found.estimate is not None:
-            estimate = found.estimate
-            body_text = Text(line(estimate.describe()))
-            body_text.append("\n\nEvery text is redacted first (secrets become "
-                             "[REDACTED:rule]). Nothing is sent unless you say yes.",
-                             style="dim")
-            for note in estimate.notes:
-                body_text.append(f"\n• {line(note)}", style="dim")
-            if self.config.spend_cap_usd is not None and \
-                    estimate.cost_usd > self.config.spend_cap_usd:
-                self.say(f"{estimate.describe()}: over judge.spend_cap_usd "
-                         f"(${self.config.spend_cap_usd:g}); nothing was sent", "bold yellow")
-                self.show_pairs()
-                return
-            screen = ConfirmScreen("Send these pairs to Claude?", body_text, yes="Send",
-                                   danger=False)
-            self.app.push_screen(screen, self.send_confirmed)
+    async def confirm_sending(self, found: Found) -> bool:
+        """Show the pairs; with an estimate (a provider that sends text), ask before sending
+        (refused over the spend cap). True: send."""
+        estimate = found.estimate
         self.show_pairs()
-
-    def send_confirmed(self, yes: bool | None) -> None:
-        found = self.found
-        if found is None:
-            return
-        if not yes:
+        if estimate is None:
+            return False
+        body_text = Text(line(estimate.describe()))
+        body_text.append("\n\nEvery text is redacted first (secrets become "
+                         "[REDACTED:rule]). Nothing is sent unless you say yes.", style="dim")
+        for note in estimate.notes:
+            body_text.append(f"\n• {line(note)}", style="dim")
+        cap = self.config.spend_cap_usd
+        if cap is not None and estimate.cost_usd > cap:
+            self.say(f"{estimate.describe()}: over judge.spend_cap_usd (${cap:g}); nothing "
+                     "was sent", "bold yellow")
+            return False
+        screen = ConfirmScreen("Send these pairs to Claude?", body_text, yes="Send",
+                               danger=False)
+        if not await ask(self, screen):
             self.say("nothing was sent: the pairs keep their ledger state", "dim")
-            return
-        todo = found.todo  # exactly the pairs the estimate counted
-        found.estimate = None
-
-        def run(control: JobControl) -> Found:
-            self.judge_now(found, todo, control)
-            return found
-
-        self.say(f"sending {len(todo)} pairs …", "dim")
-        self.jobs.start(Job("judge", run, group="judge", title="Judge", done=self.found_pairs,
-                            failed=lambda why: self.say(why, "bold red")), self)
+            return False
+        return True
 
     # showing ----------------------------------------------------------------------------
 
@@ -507,29 +383,26 @@ class ConflictsScreen(Screen[None]):
     def action_keep(self, side: str) -> None:
         """Keep one side: the other is archived (previewed, journaled, undoable)."""
         pair, found = self.current(), self.found
-        if pair is None or found is None:
-            return
-        result, candidate = self.result, pair.candidate
+        if pair is not None and found is not None:
+            self.keep_flow(pair.candidate, side)
 
-        def plan(_control: JobControl) -> tuple[KeepPlan, list[FileDiff]]:
-            kept = plan_keep(result, candidate, side)
-            return kept, kept.proposal.diff()
-
-        self.jobs.start(Job("planning the decision", plan, group="plan-keep",
-                            title="Cannot keep " + side.upper(), done=self.confirm_keep), self)
-
-    def confirm_keep(self, planned: tuple[KeepPlan, list[FileDiff]]) -> None:
-        kept, diffs = planned
+    @work(exclusive=True, group="plan-keep", exit_on_error=False,
+          name="planning the decision", description="Cannot keep")
+    async def keep_flow(self, candidate: Candidate, side: str) -> None:
+        result = self.result
+        kept = await in_thread(lambda: plan_keep(result, candidate, side),
+                               label="planning the decision", title="Cannot keep " + side.upper())
+        diffs = await in_thread(kept.proposal.diff)
         archive, ledger = Archive.default(self.context.env), self.ledger()
         name = line(kept.memory.rel_path)
-        confirm_proposal(
-            self, self.jobs, self.context, kept.proposal, diffs,
+        op = await confirm_and_apply(
+            self, self.context, self.journal, kept.proposal, diffs,
             title=f"Keep {kept.keep.upper()} and archive {'B' if kept.keep == 'a' else 'A'}?",
             yes="Archive", label=f"archive {name}",
             message=lambda _op: f"archived {name} (kept {kept.winner.rel_path}) · u to undo",
             after=lambda done: finish_keep(kept, done, archive, ledger),
-            finished=lambda op: self.gone(kept.loser.key, op),
         )
+        self.gone(kept.loser.key, op)
 
     def ledger(self) -> Ledger:
         return self.found.ledger if self.found is not None else Ledger.load(
@@ -548,27 +421,26 @@ class ConflictsScreen(Screen[None]):
 
     def reread(self, op: AppliedOp | None) -> None:
         """After ``op`` changed files: rescan where they live (later plans read the new scan)
-        and read its memories again, in a job; every pair with one of them shows its new
+        and read its memories again, in a worker; every pair with one of them shows its new
         content and, judged for the old one, is stale (:mod:`memtui.core.judge.refresh`)."""
         if op is None:
             return
         self.changed |= changed_files(op.files)
+        self.reread_changed()
+
+    @work(exclusive=True, group="reread", exit_on_error=False,
+          name="reading the changed memories", description="Cannot read the changed memories")
+    async def reread_changed(self) -> None:
+        """One at a time: a newer one cancels this one and reads its files too."""
         paths, result, context = set(self.changed), self.result, self.context
         items = list(self.found.run.items) if self.found is not None else []
-
-        def run(_control: JobControl) -> Reread:
-            return reread(context, result, items, paths, cache_for(context))
-
-        def done(fresh: Reread) -> None:
-            self.changed -= paths
-            self.result = fresh.result
-            if self.found is not None:
-                refresh_run(self.found.run, fresh.items, self.found.ledger)
-            self.show_pairs()
-
-        # one job at a time: a newer one cancels this one and reads its files too
-        self.jobs.start(Job("reading the changed memories", run, group="reread",
-                            title="Cannot read the changed memories", done=done), self)
+        fresh = await in_thread(lambda: reread(context, result, items, paths,
+                                               cache_for(context)))
+        self.changed -= paths
+        self.result = fresh.result
+        if self.found is not None:
+            refresh_run(self.found.run, fresh.items, self.found.ledger)
+        self.show_pairs()
 
     def action_scoped(self) -> None:
         """Keep both as scoped: the user edits each side's "applies when" note, then the
@@ -576,43 +448,30 @@ class ConflictsScreen(Screen[None]):
         pair = self.current()
         if pair is None:
             return
-        candidate = pair.candidate
-        proposed = propose_notes(candidate, pair.verdict or pair.previous)
+        proposed = propose_notes(pair.candidate, pair.verdict or pair.previous)
         if not proposed:
             self.notify("Both sides are CLAUDE.md rules: memtui does not edit CLAUDE.md files.",
                         title="Cannot scope", severity="warning")
             return
-        sides = {"a": candidate.a, "b": candidate.b}
+        self.scoped_flow(pair, proposed)
 
-        def written(notes: dict[str, str] | None) -> None:
-            if notes is not None:
-                self.plan_scoped(pair, notes)
-
-        self.app.push_screen(ScopedDialog(sides, proposed), written)
-
-    def plan_scoped(self, pair: JudgedPair, notes: dict[str, str]) -> None:
-        result, candidate = self.result, pair.candidate
-
-        def plan(_control: JobControl) -> tuple[ScopedPlan, list[FileDiff]]:
-            scoped = plan_scoped(result, candidate, notes)
-            return scoped, scoped.proposal.diff()
-
-        def planned(done: tuple[ScopedPlan, list[FileDiff]]) -> None:
-            scoped, diffs = done
-            ledger = self.ledger()
-            confirm_proposal(
-                self, self.jobs, self.context, scoped.proposal, diffs,
-                title="Keep both as scoped?", yes="Write the notes", danger=False,
-                label="scope " + " and ".join(line(s.memory.rel_path) for s in scoped.sides),
-                message=lambda _op: "scoped: an \"applies when\" note on each · u to undo",
-                after=lambda _done: finish_scoped(scoped, ledger),
-                finished=lambda op: self.scoped(pair, scoped, op),
-            )
-
-        self.jobs.start(Job("planning the notes", plan, group="plan-scoped",
-                            title="Cannot scope", done=planned), self)
-
-    def scoped(self, pair: JudgedPair, scoped: ScopedPlan, op: AppliedOp | None) -> None:
+    @work(exclusive=True, group="plan-scoped", exit_on_error=False,
+          name="planning the notes", description="Cannot scope")
+    async def scoped_flow(self, pair: JudgedPair, proposed: dict[str, str]) -> None:
+        candidate, result = pair.candidate, self.result
+        notes = await ask(self, ScopedDialog({"a": candidate.a, "b": candidate.b}, proposed))
+        if notes is None:
+            return
+        scoped = await in_thread(lambda: plan_scoped(result, candidate, notes))
+        diffs = await in_thread(scoped.proposal.diff)
+        ledger = self.ledger()
+        op = await confirm_and_apply(
+            self, self.context, self.journal, scoped.proposal, diffs,
+            title="Keep both as scoped?", yes="Write the notes", danger=False,
+            label="scope " + " and ".join(line(s.memory.rel_path) for s in scoped.sides),
+            message=lambda _op: "scoped: an \"applies when\" note on each · u to undo",
+            after=lambda _done: finish_scoped(scoped, ledger),
+        )
         if op is None:
             return
         said = "; ".join(f"{s.tag.upper()} applies when {s.note}" for s in scoped.sides)
@@ -627,62 +486,51 @@ class ConflictsScreen(Screen[None]):
         """Merge: memtui proposes one memory holding both, the user edits it, then the
         preview: it replaces the newer side, the other is archived, as one operation."""
         pair = self.current()
-        if pair is None:
-            return
-        result, candidate = self.result, pair.candidate
+        if pair is not None:
+            self.merge_flow(pair.candidate)
 
-        def propose(_control: JobControl) -> tuple[str, bytes, bytes]:
+    @work(exclusive=True, group="plan-merge", exit_on_error=False,
+          name="proposing the merge", description="Cannot merge")
+    async def merge_flow(self, candidate: Candidate) -> None:
+        result = self.result
+
+        def propose() -> tuple[str, bytes, bytes]:
             keep = kept_side(candidate)
             kept, other = merge_sources(result, candidate, keep)
             return keep, kept, propose_merge(kept, other)
 
-        def proposed(done: tuple[str, bytes, bytes]) -> None:
-            keep, kept, merged = done
-            crlf = b"\r\n" in kept
-            winner, loser = (candidate.a, candidate.b) if keep == "a" else (
-                candidate.b, candidate.a)
-            text = merged.decode("utf-8", errors="replace").replace("\r\n", "\n")
-
-            def edited(new: str | None) -> None:
-                if new is not None:
-                    data = (new.replace("\n", "\r\n") if crlf else new).encode("utf-8")
-                    self.plan_merge(candidate, keep, data)
-
-            self.app.push_screen(MergeDialog(winner, loser, text), edited)
-
-        self.jobs.start(Job("proposing the merge", propose, group="plan-merge",
-                            title="Cannot merge", done=proposed), self)
-
-    def plan_merge(self, candidate: Candidate, keep: str, merged: bytes) -> None:
-        result = self.result
-
-        def plan(_control: JobControl) -> tuple[MergePlan, list[FileDiff]]:
-            planned = plan_merge(result, candidate, keep, merged)
-            return planned, planned.proposal.diff()
-
-        def planned(done: tuple[MergePlan, list[FileDiff]]) -> None:
-            merge, diffs = done
-            archive, ledger = Archive.default(self.context.env), self.ledger()
-            name = line(merge.keep.memory.rel_path)
-            confirm_proposal(
-                self, self.jobs, self.context, merge.proposal, diffs,
-                title=f"Merge into {keep.upper()} and archive "
-                f"{'B' if keep == 'a' else 'A'}?",
-                yes="Merge", label=f"merge {name}",
-                message=lambda _op: f"merged {name} into {merge.keep.winner.rel_path} "
-                "· u to undo",
-                after=lambda done: finish_merge(merge, done, archive, ledger),
-                finished=lambda op: self.gone(merge.keep.loser.key, op),
-            )
-
-        self.jobs.start(Job("planning the merge", plan, group="plan-merge",
-                            title="Cannot merge", done=planned), self)
+        keep, kept_bytes, merged = await in_thread(propose)
+        crlf = b"\r\n" in kept_bytes
+        winner, loser = (candidate.a, candidate.b) if keep == "a" else (candidate.b, candidate.a)
+        text = merged.decode("utf-8", errors="replace").replace("\r\n", "\n")
+        new = await ask(self, MergeDialog(winner, loser, text))
+        if new is None:
+            return
+        data = (new.replace("\n", "\r\n") if crlf else new).encode("utf-8")
+        merge = await in_thread(lambda: plan_merge(result, candidate, keep, data),
+                                label="planning the merge", title="Cannot merge")
+        diffs = await in_thread(merge.proposal.diff)
+        archive, ledger = Archive.default(self.context.env), self.ledger()
+        name = line(merge.keep.memory.rel_path)
+        op = await confirm_and_apply(
+            self, self.context, self.journal, merge.proposal, diffs,
+            title=f"Merge into {keep.upper()} and archive {'B' if keep == 'a' else 'A'}?",
+            yes="Merge", label=f"merge {name}",
+            message=lambda _op: f"merged {name} into {merge.keep.winner.rel_path} · u to undo",
+            after=lambda done: finish_merge(merge, done, archive, ledger),
+        )
+        self.gone(merge.keep.loser.key, op)
 
     def action_archive(self) -> None:
-        open_archive(self, self.jobs, self.context, finished=self.reread)
+        self.restore_from_archive()
+
+    @work(exclusive=True, group="plan-restore", exit_on_error=False, name="the archive",
+          description="Archive")
+    async def restore_from_archive(self) -> None:
+        self.reread(await archive_flow(self, self.context, self.journal))
 
     def action_back(self) -> None:
-        self.jobs.cancel_group("judge")
+        self.workers.cancel_group(self, "judge")
         self.dismiss(None)
 
     def action_help(self) -> None:

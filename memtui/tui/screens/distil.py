@@ -11,18 +11,21 @@ closes."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import ClassVar
+from functools import partial
+from typing import Any, ClassVar
 
 from rich.console import Group, RenderableType
 from rich.text import Text
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import ProgressBar, SelectionList, Static
 from textual.widgets.selection_list import Selection
+from textual.worker import Worker
 
 from memtui.core.contents import Store
 from memtui.core.distil.model import (
@@ -34,17 +37,18 @@ from memtui.core.distil.model import (
 )
 from memtui.core.model import StoreKind
 from memtui.core.stores.locations import Context
+from memtui.core.write.journal import Journal
 from memtui.core.write.proposal import FileDiff, Proposal
 from memtui.tui import clock
 from memtui.tui.dialogs.base import HELP_KEY_ID
 from memtui.tui.dialogs.confirm import ConfirmScreen, proposal_summary
 from memtui.tui.dialogs.help import HelpRow, show_help
-from memtui.tui.jobs import Job, JobControl, JobHandle, JobRunner
 from memtui.tui.messages import JobProgress
 from memtui.tui.plain import line
 from memtui.tui.screens.review import ReviewScreen
 from memtui.tui.widgets.diff_view import DiffView
 from memtui.tui.widgets.footer import KeyFooter
+from memtui.tui.work import ask, check, in_thread, is_cancelled, progress
 
 DISTIL_KINDS = (StoreKind.AUTO, StoreKind.TEAM, StoreKind.AGENT, StoreKind.AGENTMEMORY)
 """The stores the review distils (``memtui.core.distil.plan.DISTIL_KINDS``, not imported: the
@@ -188,14 +192,14 @@ class DistilScreen(ReviewScreen):
         HelpRow("tab", "Next widget: the changes, then the diff"),
     )
 
-    def __init__(self, store: Store, context: Context, jobs: JobRunner,
+    def __init__(self, store: Store, context: Context, journal: Journal,
                  headroom: float = 0.7) -> None:
-        super().__init__(context, jobs)
+        super().__init__(context, journal)
         self.store = store
         self.headroom = headroom
         self.plan: DistilPlan | None = None
         self.shown: Shown | None = None
-        self.planning: JobHandle | None = None
+        self.planning: Worker[None] | None = None
 
     def compose(self) -> ComposeResult:
         head = Text()
@@ -229,19 +233,26 @@ class DistilScreen(ReviewScreen):
         self.show_status(f"reading {line(self.context.show(store.path))} …")
         self.progress_bar().display = True
 
-        def run(control: JobControl) -> tuple[DistilPlan, Shown]:
-            def progress(step: str, done: int, total: int) -> None:
-                control.progress(f"distil: {step}", done, total)
+        def run() -> tuple[DistilPlan, Shown]:
+            def step(name: str, done: int, total: int) -> None:
+                progress(f"distil: {name}", done, total)
 
             now = datetime.fromtimestamp(clock.now(), UTC)  # frozen for snapshots
             plan = plan_distil(store, headroom=headroom, now=now,
-                               progress=progress, cancelled=lambda: control.is_cancelled)
-            control.check()
+                               progress=step, cancelled=is_cancelled)
+            check()
             return plan, render_outcome(plan, frozenset())
 
-        job = Job(f"distil {store.title}", run, group="distil-plan", title="Distil",
-                  done=self.planned, failed=self.plan_failed)
-        self.planning = self.jobs.start(job, self)
+        self.planning = self.run_worker(partial(self._plan, run), name=f"distil {store.title}",
+                                        group="distil-plan", description="Distil",
+                                        exclusive=True, exit_on_error=False)
+
+    async def _plan(self, run: Callable[[], tuple[DistilPlan, Shown]]) -> None:
+        self.planned(await in_thread(run))
+
+    def worker_ended(self, worker: Worker[Any], failure: str | None) -> None:
+        if worker is self.planning and failure is not None:
+            self.plan_failed(failure)
 
     def replan(self) -> None:
         """Plan again (an apply changed nothing): ``a`` waits for the new plan."""
@@ -287,10 +298,12 @@ class DistilScreen(ReviewScreen):
         self.shown = None
         self.refresh_bindings()
         self.query_one("#distil-meter", Static).update(Text("rendering …", style="dim"))
-        job = Job("rendering the distilled index", lambda _c: render_outcome(plan, disabled),
-                  group="distil-outcome", title="Distil", in_header=False,
-                  done=self.show_outcome)
-        self.jobs.start(job, self)
+        self.render_toggles(plan, disabled)
+
+    @work(exclusive=True, group="distil-outcome", exit_on_error=False,
+          name="rendering the distilled index", description="Distil")
+    async def render_toggles(self, plan: DistilPlan, disabled: frozenset[str]) -> None:
+        self.show_outcome(await in_thread(lambda: render_outcome(plan, disabled)))
 
     def show_outcome(self, shown: Shown) -> None:
         if self.plan is None or shown.outcome.disabled != self.disabled_ids():
@@ -381,9 +394,12 @@ class DistilScreen(ReviewScreen):
         body = proposal_summary(proposal, self.shown.diffs, where,
                                 notes=short_notes(self.plan, self.shown.outcome))
         screen = ConfirmScreen(f"Distil {self.store.title}?", body, diffs=self.shown.diffs)
-        self.app.push_screen(screen, lambda yes: self.confirmed(proposal, yes))
+        self.confirm_apply(screen, proposal)
 
-    def confirmed(self, proposal: Proposal, yes: bool | None) -> None:
+    @work(exclusive=True, group="distil-confirm", exit_on_error=False,
+          name="confirming the distil", description="Distil")
+    async def confirm_apply(self, screen: ConfirmScreen, proposal: Proposal) -> None:
+        yes = await ask(self, screen)
         if not yes or self.shown is None or self.shown.outcome.proposal is not proposal:
             return  # declined, or toggled meanwhile: the shown preview is no longer it
         title = line(self.store.title)
@@ -391,10 +407,10 @@ class DistilScreen(ReviewScreen):
                             message=lambda _op: f"distilled {title} · u to undo")
         self.refresh_bindings()
 
-    def bar_jobs(self) -> tuple[JobHandle | None, ...]:
+    def bar_workers(self) -> tuple[Worker[Any] | None, ...]:
         """The plan's or the apply's progress fills the bar (the plan's also the notes)."""
         return (self.planning, self.running)
 
     def job_progressed(self, message: JobProgress) -> None:
-        if self.planning is not None and message.job_id == self.planning.job_id:
+        if message.worker is self.planning:
             self.show_status(f"{line(message.text)} ({message.done or 0} / {message.total})")

@@ -1,8 +1,9 @@
 """The main screen: every store kind side by side over a detail pane.
 
-It gets the context and the app's job runner; nothing else in ``memtui/tui`` imports it (the
-app, which makes it, aside). Dialogs and screens it opens get data and close with a result;
-what they change reaches the app as a message, and the app asks this screen to rescan.
+It gets the context and the settings the app loaded; nothing else in ``memtui/tui`` imports
+it (the app, which makes it, aside). Dialogs and screens it opens get data and close with a
+result; what they change reaches the app as a message, and the app tells every screen the
+stores changed (:class:`~memtui.tui.messages.StoresChanged`): this one rescans.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from pathlib import Path
 from typing import ClassVar
 
 from rich.text import Text
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.command import Provider
@@ -20,7 +21,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Static, Tab, Tabs, Tree
 
-from memtui.core.config import DistilConfig, JudgeConfig
+from memtui.core.config import Config
 from memtui.core.contents import LoadReport, ScanResult, Store
 from memtui.core.judge.ledger import Ledger, default_ledger_path
 from memtui.core.model import StoreKind
@@ -30,25 +31,26 @@ from memtui.core.scan.scanner import cache_for, check_store_links, scan_progress
 from memtui.core.scan.search import SearchHit
 from memtui.core.stores.locations import Context
 from memtui.core.stores.projects import nothing_found
+from memtui.core.write.journal import Journal, journal_for
 from memtui.tui.decisions import open_archive
 from memtui.tui.dialogs.base import HELP_KEY_ID
 from memtui.tui.dialogs.help import HelpRow, show_help
 from memtui.tui.dialogs.projects import OpenProject, ProjectsScreen
 from memtui.tui.dialogs.search import MarkHits, SearchIndexCache, SearchScreen
 from memtui.tui.editor import edit_in_editor
-from memtui.tui.jobs import Job, JobControl, JobRunner
 from memtui.tui.labels import agent_labeler, legend
 from memtui.tui.live import LiveUpdates
 from memtui.tui.marks import Marks
-from memtui.tui.messages import ScanUpdated, SelectPath
+from memtui.tui.messages import SelectPath, StoresChanged
 from memtui.tui.nodes import NodeRef
 from memtui.tui.operations import (
     check_interrupted,
-    delete_memories,
+    delete_flow,
     delete_memory,
     delete_refusal,
     open_undo_history,
     redact_memory,
+    refuse_delete,
     undo_latest,
 )
 from memtui.tui.palette import MemoryCommands
@@ -67,10 +69,11 @@ from memtui.tui.screens.conflicts import ConflictsScreen
 from memtui.tui.screens.distil import DistilScreen, distil_refusal
 from memtui.tui.screens.recall import ContextScreen, RecallScreen
 from memtui.tui.screens.snapshot_diff import SnapshotDiffScreen, snapshot_store_for
-from memtui.tui.team import TeamView, check_team
+from memtui.tui.team import TeamView, team_check
 from memtui.tui.widgets.detail import DetailPane
 from memtui.tui.widgets.footer import KeyFooter
 from memtui.tui.widgets.store_tree import StoreTree
+from memtui.tui.work import ReportsWork, check, in_thread, progress
 
 LINKS_JOB = "checking [[links]] in whole files"
 LinkUpdates = list[tuple[Store, LoadReport, LoadReport]]
@@ -82,7 +85,7 @@ COMPACT_WIDTH = 100
 names it)."""
 
 
-class MainScreen(Screen[None]):
+class MainScreen(ReportsWork, Screen[None]):
     CSS_PATH = "main.tcss"
     COMMANDS: ClassVar[set[type[Provider] | Callable[[], type[Provider]]]] = {MemoryCommands}
 
@@ -151,15 +154,15 @@ class MainScreen(Screen[None]):
                 "recall is never offered it (R shows the manifest)"),
     )
 
-    def __init__(self, context: Context, jobs: JobRunner) -> None:
+    def __init__(self, context: Context, settings: Config, *, watch: bool = True) -> None:
         super().__init__()
         self.context = context
-        self.jobs = jobs
+        self.settings = settings
         self.result: ScanResult | None = None
         self.zoomed = False
         self.jobs_text = ""
         self.live = LiveUpdates(
-            self, jobs, lambda: self.context, lambda: self.result, self.show_result
+            self, lambda: self.context, lambda: self.result, self.show_result, enabled=watch
         )
         self.search_cache = SearchIndexCache()
         self._tab_echoes: set[str | None] = set()
@@ -192,9 +195,17 @@ class MainScreen(Screen[None]):
     def on_mount(self) -> None:
         self.query_one("#tree-auto", StoreTree).focus()
         self.apply_size()
-        self.jobs.changed.subscribe(self, self.set_jobs)
+        self.watch(self.app, "jobs_text", self.set_jobs)
         self.run_scan()
-        check_interrupted(self, self.jobs, self.context)
+        check_interrupted(self, self.journal())
+
+    def journal(self) -> Journal:
+        """The journal of this screen's Claude Code home, with the settings' limits."""
+        return journal_for(self.context, self.settings)
+
+    def on_stores_changed(self, _message: StoresChanged) -> None:
+        """memtui changed files (here or on another screen): rescan."""
+        self.run_scan()
 
     def header_text(self, jobs: str = "") -> Text:
         ctx = self.context
@@ -211,46 +222,42 @@ class MainScreen(Screen[None]):
         return text
 
     def set_jobs(self, jobs: str) -> None:
-        """The header's ``jobs:`` (the job runner publishes it)."""
+        """The header's ``jobs:`` (the app keeps it from the workers' progress)."""
         self.jobs_text = jobs
         self.update_header()
 
     def update_header(self) -> None:
         self.query_one("#header", Static).update(self.header_text(self.jobs_text))
 
+    @work(thread=True, exclusive=True, group="scan", exit_on_error=False, name="scan",
+          description="Scan")
     def run_scan(self, header: str | None = None) -> None:
-        """Scan every store in a job; each stage's result reaches :meth:`on_scan_updated`. After
-        the first paint, the same job checks ``[[wikilinks]]`` in whole files (the scan read only
-        headers) with the scan's cache, and saves it."""
+        """Scan every store in a thread; each stage's result is shown before the scan reads
+        on (``call_from_thread`` waits for it), so the first trees paint without the scan's
+        thread competing for the interpreter. After the first paint, the same worker checks
+        ``[[wikilinks]]`` in whole files (the scan read only headers) with the scan's cache,
+        and saves it."""
         context = self.context
+        if header is not None:
+            progress(header)
 
-        def run(control: JobControl) -> LinkUpdates:
-            def progress(step: str) -> None:
-                control.check()
-                control.progress(f"scan: {step}")
+        def step(name: str) -> None:
+            check()
+            progress(f"scan: {name}")
 
-            cache = cache_for(context)
-            last = None
-            for result in scan_progressively(context, progress, cache):
-                update = ScanUpdated(result)
-                control.post_and_wait(update, update.shown)
-                last = result
-            if last is None:
-                return []
-            control.progress(LINKS_JOB)
-            updates = check_store_links(last.stores, cache)
-            cache.save()
-            control.check()
-            return updates
-
-        job = Job("scan", run, group="scan", title="Scan", header=header, done=self.links_checked)
-        self.jobs.start(job, self)
-
-    def on_scan_updated(self, message: ScanUpdated) -> None:
-        try:
-            self.show_result(message.result, check_links=False)
-        finally:
-            message.shown.set()
+        cache = cache_for(context)
+        last = None
+        for result in scan_progressively(context, step, cache):
+            check()
+            self.app.call_from_thread(self.show_result, result, check_links=False)
+            last = result
+        if last is None:
+            return
+        progress(LINKS_JOB)
+        updates = check_store_links(last.stores, cache)
+        cache.save()
+        check()
+        self.app.call_from_thread(self.links_checked, updates)
 
     def show_result(self, result: ScanResult, *, check_links: bool = True) -> None:
         """Show a scan (a partial one leaves the panes it has not reached yet as they are).
@@ -290,25 +297,30 @@ class MainScreen(Screen[None]):
             if check_links:
                 self.check_links(result)
             team = next((s for s in result.stores if s.kind == StoreKind.TEAM), None)
-            check_team(self, self.jobs, self.context.project, team, self.team_checked)
+            self.check_team(team)
             self.load_conflicts()
             self.load_recall_manifests(result)
 
-    def load_conflicts(self) -> None:
+    @work(exclusive=True, group="team", exit_on_error=False,
+          name="checking team memory's push rules", description="Team")
+    async def check_team(self, team: Store | None) -> None:
+        view = await in_thread(lambda: team_check(self.context.project, team))
+        if view is not None:
+            self.team_checked(view)
+
+    @work(exclusive=True, group="conflict-marks", exit_on_error=False,
+          name="reading the judge's ledger", description="Judge")
+    async def load_conflicts(self) -> None:
         """The judge ledger's pairs that need a decision, marked ``≠`` in the trees."""
         env = self.context.env
+        paths = await in_thread(
+            lambda: frozenset(Ledger.load(default_ledger_path(env)).open_keys()))
+        for tree in self.query(StoreTree):
+            tree.set_conflicts(paths)
 
-        def run(_control: JobControl) -> frozenset[str]:
-            return frozenset(Ledger.load(default_ledger_path(env)).open_keys())
-
-        def done(paths: frozenset[str]) -> None:
-            for tree in self.query(StoreTree):
-                tree.set_conflicts(paths)
-
-        self.jobs.start(Job("reading the judge's ledger", run, group="conflict-marks",
-                            title="Judge", done=done), self)
-
-    def load_recall_manifests(self, result: ScanResult) -> None:
+    @work(exclusive=True, group="recall-marks", exit_on_error=False,
+          name="reading the recall manifests", description="Recall")
+    async def load_recall_manifests(self, result: ScanResult) -> None:
         """The memories past the 200 newest of auto memory (team memory's included) and of
         each agent's memory: recall is never offered them, marked ``⊘`` in the trees, counted
         in the Auto pane."""
@@ -316,7 +328,7 @@ class MainScreen(Screen[None]):
                     None)
         agents = [s.path for s in result.stores if s.kind == StoreKind.AGENT and s.exists]
 
-        def run(_control: JobControl) -> tuple[frozenset[str], int]:
+        def run() -> tuple[frozenset[str], int]:
             paths: set[str] = set()
             in_auto = 0
             for root in [*([auto] if auto is not None else []), *agents]:
@@ -326,18 +338,14 @@ class MainScreen(Screen[None]):
                     in_auto = len(invisible)
             return frozenset(paths), in_auto
 
-        def done(found: tuple[frozenset[str], int]) -> None:
-            paths, in_auto = found
-            for tree in self.query(StoreTree):
-                tree.set_unrecalled(paths)
-            if in_auto and self.result is result:
-                spec = PANES[0]
-                pane = self.query_one(f"#pane-{spec.id}", Vertical)
-                pane.border_subtitle = (f"{pane_subtitle(spec, stores_for(spec, result))} · "
-                                        f"{in_auto:,} invisible to recall")
-
-        self.jobs.start(Job("reading the recall manifests", run, group="recall-marks",
-                            title="Recall", done=done), self)
+        paths, in_auto = await in_thread(run)
+        for tree in self.query(StoreTree):
+            tree.set_unrecalled(paths)
+        if in_auto and self.result is result:
+            spec = PANES[0]
+            pane = self.query_one(f"#pane-{spec.id}", Vertical)
+            pane.border_subtitle = (f"{pane_subtitle(spec, stores_for(spec, result))} · "
+                                    f"{in_auto:,} invisible to recall")
 
     def team_checked(self, view: TeamView) -> None:
         """The Team pane's push check: the repository first, each file's fate after it."""
@@ -357,17 +365,18 @@ class MainScreen(Screen[None]):
                         "memtui --demo to try the demo home.")
             note.update(text)
 
-    def check_links(self, result: ScanResult) -> None:
+    @work(exclusive=True, group="links", exit_on_error=False, name="links",
+          description="Links")
+    async def check_links(self, result: ScanResult) -> None:
         """A refreshed result's ``[[wikilinks]]`` in whole files (only its rescanned stores
         need it), with a cache that is read, never saved (as a partial rescan's)."""
         context = self.context
 
-        def run(control: JobControl) -> LinkUpdates:
-            control.progress(LINKS_JOB)
+        def run() -> LinkUpdates:
+            progress(LINKS_JOB)
             return check_store_links(result.stores, cache_for(context))
 
-        self.jobs.start(Job("links", run, group="links", title="Links", done=self.links_checked),
-                        self)
+        self.links_checked(await in_thread(run))
 
     def links_checked(self, updates: LinkUpdates) -> None:
         """Put the whole-file checked reports in (a store whose report changed meanwhile is
@@ -657,7 +666,7 @@ class MainScreen(Screen[None]):
                 severity="warning",
             )
             return
-        self.app.push_screen(SnapshotDiffScreen(store.snapshot, self.context, self.jobs))
+        self.app.push_screen(SnapshotDiffScreen(store.snapshot, self.context, self.journal()))
 
     def action_distil(self) -> None:
         """Review the selected store's distilled MEMORY.md; apply the changes kept."""
@@ -668,19 +677,19 @@ class MainScreen(Screen[None]):
             self.notify(line(why), title="Cannot distil", severity="warning", markup=False)
             return
         assert store is not None
-        config = getattr(self.app, "config", None)
-        headroom = config.distil.headroom if config is not None else DistilConfig().headroom
-        self.app.push_screen(DistilScreen(store, self.context, self.jobs, headroom))
+        self.app.push_screen(DistilScreen(store, self.context, self.journal(),
+                                          self.settings.distil.headroom))
 
     def action_judge(self) -> None:
         """Find duplicate and contradicting memories across every store; decide pair by pair."""
         if self.result is None:
             self.notify("The scan is still running; try again in a moment.", title="Judge")
             return
-        config = getattr(self.app, "config", None)
-        judge = config.judge if config is not None else JudgeConfig()
-        screen = ConflictsScreen(self.result, self.context, self.jobs, judge)
-        self.app.push_screen(screen, lambda _closed: self.load_conflicts())
+        screen = ConflictsScreen(self.result, self.context, self.settings)
+        self.app.push_screen(screen, self.conflicts_closed)
+
+    def conflicts_closed(self, _closed: None) -> None:
+        self.load_conflicts()
 
     def action_recall(self) -> None:
         """The recall preview of the auto memory."""
@@ -697,20 +706,24 @@ class MainScreen(Screen[None]):
 
     def action_archive(self) -> None:
         """The judge's archive; the memory picked there is restored after its preview."""
-        open_archive(self, self.jobs, self.context)
+        open_archive(self, self.context, self.journal())
 
     def action_delete(self) -> None:
         """Delete the marked memories (else the selected one) and their MEMORY.md lines, as
         one previewed operation with one undo."""
         if not self.marks:
-            delete_memory(self, self.jobs, self.context, self.selected())
+            delete_memory(self, self.context, self.journal(), self.selected())
             return
+        refs = self.marks.refs()
+        if not refuse_delete(self, refs):
+            self.delete_marked(refs)
 
-        def done(op: object) -> None:
-            if op is not None:
-                self.marks_changed(self.marks.clear())
-
-        delete_memories(self, self.jobs, self.context, self.marks.refs(), done)
+    @work(exclusive=True, group="plan-delete", exit_on_error=False,
+          name="planning the delete", description="Cannot delete")
+    async def delete_marked(self, refs: list[NodeRef]) -> None:
+        """The marked memories' delete flow; the marks go once they are deleted."""
+        if await delete_flow(self, self.context, self.journal(), refs) is not None:
+            self.marks_changed(self.marks.clear())
 
     def action_toggle_mark(self) -> None:
         """Mark or unmark the selected memory for ``d``; the cursor moves on to the next."""
@@ -740,12 +753,12 @@ class MainScreen(Screen[None]):
     def action_redact(self) -> None:
         """Replace each secret of the selected memory with [REDACTED:<rule-id>] (previewed
         masked, undoable; the secret must be rotated anyway)."""
-        redact_memory(self, self.jobs, self.context, self.selected())
+        redact_memory(self, self.context, self.journal(), self.selected())
 
     def action_undo(self) -> None:
         """Undo the latest operation memtui made (after a confirmation)."""
-        undo_latest(self, self.jobs, self.context)
+        undo_latest(self, self.journal())
 
     def action_undo_history(self) -> None:
         """Every operation memtui made; Enter undoes one."""
-        open_undo_history(self, self.jobs, self.context)
+        open_undo_history(self, self.journal())

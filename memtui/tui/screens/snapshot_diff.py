@@ -8,22 +8,24 @@ as :class:`~memtui.tui.messages.OperationApplied` (it rescans), and the screen c
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from rich.console import Group
 from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Footer, OptionList, ProgressBar, Select, Static, Tab, Tabs
+from textual.worker import Worker
 
 from memtui.core.contents import ScanResult, Store
 from memtui.core.model import Scope, SnapshotInfo, StoreKind
 from memtui.core.stores.locations import Context
 from memtui.core.write.dirfd import EditRefused
+from memtui.core.write.journal import Journal
 from memtui.core.write.ops.snapshot import (
     SNAPSHOT_ACTIONS,
     SnapshotAction,
@@ -34,11 +36,11 @@ from memtui.core.write.proposal import FileDiff, Proposal
 from memtui.tui.dialogs.base import HELP_KEY_ID
 from memtui.tui.dialogs.confirm import ConfirmScreen, proposal_summary
 from memtui.tui.dialogs.help import HelpRow, show_help
-from memtui.tui.jobs import Job, JobRunner
 from memtui.tui.nodes import NodeRef
 from memtui.tui.plain import line
 from memtui.tui.screens.review import ReviewScreen
 from memtui.tui.widgets.diff_view import DiffView, status_line
+from memtui.tui.work import ask, in_thread
 
 ACTION_LABELS: dict[SnapshotAction, str] = {
     "initialize": "i initialize",
@@ -163,8 +165,8 @@ class SnapshotDiffScreen(ReviewScreen):
         HelpRow("↑ ↓", "Move in the file list (the diff shows the file under the cursor)"),
     )
 
-    def __init__(self, snapshot: SnapshotInfo, context: Context, jobs: JobRunner) -> None:
-        super().__init__(context, jobs)
+    def __init__(self, snapshot: SnapshotInfo, context: Context, journal: Journal) -> None:
+        super().__init__(context, journal)
         self.snapshot = snapshot
         self.scope = snapshot.acted_scope
         self.view: SnapshotAction = STATUS_VIEW.get(snapshot.primary.status, "mark-synced")
@@ -239,11 +241,16 @@ class SnapshotDiffScreen(ReviewScreen):
         self.plans = None
         self.refresh_bindings()
         self.show_message(f"planning against {self.local_shown()} …", "dim")
-        snapshot, scope = self.snapshot, self.scope
-        job = Job("planning the snapshot actions", lambda _control: plan_all(snapshot, scope),
-                  group="plan-snapshot", title="Snapshot", done=self.show_plans,
-                  failed=self.plan_failed)
-        self.jobs.start(job, self)
+        self.plan_actions(self.snapshot, self.scope)
+
+    @work(exclusive=True, group="plan-snapshot", exit_on_error=False,
+          name="planning the snapshot actions", description="Snapshot")
+    async def plan_actions(self, snapshot: SnapshotInfo, scope: Scope) -> None:
+        self.show_plans(await in_thread(lambda: plan_all(snapshot, scope)))
+
+    def worker_ended(self, worker: Worker[Any], failure: str | None) -> None:
+        if failure is not None and worker.group == "plan-snapshot":
+            self.plan_failed(failure)
 
     def local_shown(self) -> str:
         return line(self.context.show(self.snapshot.for_scope(self.scope).local))
@@ -334,8 +341,7 @@ class SnapshotDiffScreen(ReviewScreen):
         self.show_view()
         body = proposal_summary(plan.proposal, plan.diffs, self.local_shown())
         screen = ConfirmScreen(f"{ACTION_LABELS[action][2:]} {self.snapshot.agent}?", body)
-        proposal = plan.proposal
-        self.app.push_screen(screen, lambda yes: self.confirmed(action, proposal, yes))
+        self.confirm_action(screen, action, plan.proposal)
 
     def why_not(self, action: SnapshotAction) -> str | None:
         if self.invalid is not None:
@@ -347,8 +353,11 @@ class SnapshotDiffScreen(ReviewScreen):
         plan = self.plans[action]
         return plan.refused or plan.nothing
 
-    def confirmed(self, action: SnapshotAction, proposal: Proposal, yes: bool | None) -> None:
-        if not yes:
+    @work(exclusive=True, group="snapshot-confirm", exit_on_error=False,
+          name="confirming the snapshot action", description="Snapshot")
+    async def confirm_action(self, screen: ConfirmScreen, action: SnapshotAction,
+                             proposal: Proposal) -> None:
+        if not await ask(self, screen):
             return
         agent = line(self.snapshot.agent)
         label = f"{ACTION_DONE[action]} {agent} ({self.scope.value})"

@@ -7,6 +7,7 @@ import os
 import stat
 import time
 from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import Any
 
 from rich.console import Group, RenderableType
@@ -15,6 +16,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Markdown, Static
+from textual.worker import Worker
 
 from memtui.core.age import age_text
 from memtui.core.cache import RACY_SECONDS, StatKey, stat_key
@@ -27,7 +29,6 @@ from memtui.core.secrets.redact import masked_file
 from memtui.core.secrets.scanner import SecretFinding
 from memtui.core.stores.paths import tilde
 from memtui.tui import clock
-from memtui.tui.jobs import Job, JobControl, runner_of
 from memtui.tui.labels import snapshot_badge
 from memtui.tui.nodes import NodeRef, normalize
 from memtui.tui.plain import body, content, line, text
@@ -40,6 +41,7 @@ from memtui.tui.widgets.index_view import (
     plain,
     raw_lines,
 )
+from memtui.tui.work import ReportsWork, check, in_thread, run_flow
 
 
 @dataclass
@@ -268,7 +270,7 @@ def snapshot_summary(store: Store) -> RenderableType:
     return Group(head, table, reasons)
 
 
-class DetailPane(VerticalScroll):
+class DetailPane(ReportsWork, VerticalScroll):
     """Shows the selected store, MEMORY.md or memory. Reads happen in a job."""
 
     DEFAULT_CSS = """
@@ -332,19 +334,25 @@ class DetailPane(VerticalScroll):
         self.load(ref)
 
     def load(self, ref: NodeRef) -> None:
-        """Read the memory of ``ref`` in a job (the job's label, never the NodeRef, describes
-        its worker: a repr of the whole store and its index report costs seconds)."""
+        """Read the memory of ``ref`` in a worker (its label, never the NodeRef, describes the
+        worker: a repr of the whole store and its index report costs seconds)."""
         memory = ref.memory
         assert memory is not None
-        def failed(reason: str) -> None:
-            if self.ref == ref:
-                self.query_one("#detail-head", Static).update(Text(line(reason), style="bold red"))
+        run_flow(self, partial(self._load, ref), group="detail",
+                 label=f"reading {line(memory.rel_path)}", title="Detail")
 
-        job = Job(f"reading {line(memory.rel_path)}", lambda control: self._read(control, ref),
-                  group="detail", title="Detail", done=self._render_loaded, failed=failed)
-        runner_of(self).start(job, self)
+    async def _load(self, ref: NodeRef) -> None:
+        self._render_loaded(await in_thread(lambda: self._read(ref)))
 
-    def _read(self, control: JobControl, ref: NodeRef) -> LoadedMemory:
+    def worker_ended(self, worker: Worker[Any], failure: str | None) -> None:
+        """A read that failed says so in the pane too (it said "reading x.md …")."""
+        memory = None if self.ref is None else self.ref.memory
+        if failure is not None and memory is not None and (
+            worker.name == f"reading {line(memory.rel_path)}"
+        ):
+            self.query_one("#detail-head", Static).update(Text(line(failure), style="bold red"))
+
+    def _read(self, ref: NodeRef) -> LoadedMemory:
         memory = ref.memory
         assert memory is not None
         path = str(memory.path)
@@ -353,7 +361,7 @@ class DetailPane(VerticalScroll):
         if key is not None and cached is not None and cached[0] == key:
             return replace(cached[1], ref=ref)
         text, problems = load_full_text(memory, ref.store.path)
-        control.check()
+        check()
         masked = masked_file(text, path=memory.rel_path)  # shown, never the secrets themselves
         raw = masked.text
         fm = parse_frontmatter(raw.lstrip("\ufeff").replace("\r", ""))

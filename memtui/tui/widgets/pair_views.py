@@ -1,0 +1,140 @@
+"""What the conflicts screen shows of a pair, as plain text: its line in the list, its verdict
+with the evidence, each side, the word diff of the two; and which pairs a filter keeps."""
+
+from __future__ import annotations
+
+import difflib
+
+from rich.text import Text
+
+from memtui.core.age import age_text
+from memtui.core.judge.items import CLAUDE_MD
+from memtui.core.judge.verdicts import NEEDS_ACTION, JudgedPair, JudgeItem, Relation
+from memtui.core.secrets.redact import masked_text
+from memtui.tui import clock
+from memtui.tui.plain import body, line
+
+DIFF_WORDS = 600
+"""Words of each side the word diff compares."""
+
+RELATION_STYLE = {
+    Relation.DUPLICATE: "bold yellow",
+    Relation.CONFLICTS_WITH: "bold red",
+    Relation.SUPERSEDES: "bold magenta",
+}
+
+def wanted(pair: JudgedPair, name: str) -> bool:
+    verdict = pair.verdict or pair.previous
+    if name == "all":
+        return True
+    if name == "stale":
+        return pair.state == "stale"
+    if name == "judged":
+        return pair.state in ("judged", "decided")
+    return (
+        pair.state != "decided" and verdict is not None and verdict.relation in NEEDS_ACTION
+    )
+
+
+def store_kinds(pairs: list[JudgedPair]) -> list[str]:
+    """The store kinds the sides of ``pairs`` live in (``agent``, ``auto``, ``claude-md``…),
+    sorted: what the store filter cycles through."""
+    return sorted({item.kind for p in pairs for item in (p.candidate.a, p.candidate.b)})
+
+
+def in_store(pair: JudgedPair, kind: str | None) -> bool:
+    """A side of ``pair`` lives in a store of ``kind`` (None: every store)."""
+    return kind is None or kind in (pair.candidate.a.kind, pair.candidate.b.kind)
+
+
+def side_text(item: JudgeItem, keep: bool) -> Text:
+    """One side: where it lives, its age and frontmatter, then its body (plain text)."""
+    out = Text()
+    if keep:
+        out.append("proposed to keep\n", style="bold green")
+    where = item.kind + (f":{item.agent}" if item.agent else "")
+    where += f" ({item.scope})" if item.scope else ""
+    out.append(line(where), style="bold")
+    out.append("\n")
+    out.append(line(item.rel_path + (f" line {item.line}" if item.line else "")), style="dim")
+    out.append("\n")
+    if item.mtime:
+        out.append(age_text(item.mtime, clock.now()), style="dim")
+        out.append("\n")
+    if item.modified:
+        out.append(f"modified {line(item.modified)}\n", style="dim")
+    if item.kind != CLAUDE_MD:
+        out.append(f"name: {line(item.name)}\n")
+    if item.description:
+        out.append(f"description: {line(item.description)}\n")
+    if item.type:
+        out.append(f"type: {line(item.type)}\n")
+    out.append("\n")
+    out.append(body(masked_text(item.body, path=item.rel_path)))  # a secret: shown masked
+    return out
+
+
+def word_diff(a: str, b: str) -> Text:
+    """A's words against B's: removed (only in A) struck red, added (only in B) green."""
+    left, right = a.split()[:DIFF_WORDS], b.split()[:DIFF_WORDS]
+    out = Text()
+    matcher = difflib.SequenceMatcher(a=left, b=right, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            out.append(line(" ".join(left[i1:i2])) + " ", style="dim")
+            continue
+        if i2 > i1:
+            out.append(line(" ".join(left[i1:i2])), style="red strike")
+            out.append(" ")
+        if j2 > j1:
+            out.append(line(" ".join(right[j1:j2])), style="bold green")
+            out.append(" ")
+    return out
+
+
+def verdict_text(pair: JudgedPair) -> Text:
+    verdict = pair.verdict or pair.previous
+    out = Text()
+    out.append(f"[{pair.candidate.id}] ", style="dim")
+    if verdict is None:
+        out.append("not judged yet", style="dim")
+        return out
+    out.append(verdict.relation.value, style=RELATION_STYLE.get(verdict.relation, "bold"))
+    out.append(f"  {verdict.confidence:.2f}  by {line(verdict.judge)}", style="bold")
+    out.append(f"  ({pair.state}; {line(', '.join(pair.candidate.reasons))})", style="dim")
+    out.append(f"\n{line(verdict.reason)}")
+    for tag, quote in zip("AB", verdict.evidence, strict=False):
+        out.append(f"\n{tag}: “{line(quote)}”", style="italic")
+    if verdict.fallback:
+        out.append(f"\njudged locally: {line(verdict.fallback)}", style="yellow")
+    if pair.state == "stale":
+        out.append("\none side changed since this verdict: it is judged again on the next run",
+                   style="yellow")
+    return out
+
+
+def pair_label(pair: JudgedPair) -> Text:
+    """Two lines: the verdict and the state, then the two file names."""
+    verdict = pair.verdict or pair.previous
+    out = Text(no_wrap=True, overflow="ellipsis")
+    if verdict is None:
+        out.append("not judged", style="dim")
+    else:
+        out.append(verdict.relation.value, style=RELATION_STYLE.get(verdict.relation, ""))
+        out.append(f" {verdict.confidence:.2f}")
+    state = {"decided": ("  ✓ decided", "green"), "stale": ("  ~ stale", "yellow")}
+    mark, style = state.get(pair.state, ("", ""))
+    out.append(mark, style=style)
+    c = pair.candidate
+    names = f"{_short_name(c.a)} ↔ {_short_name(c.b)}"
+    out.append("\n  " + line(names), style="dim")
+    return out
+
+
+NAME_CHARS = 20
+"""Characters of each file name in the pair list (two names fit its width)."""
+
+
+def _short_name(item: JudgeItem) -> str:
+    name = item.rel_path.rsplit("/", 1)[-1]
+    return name if len(name) <= NAME_CHARS else name[: NAME_CHARS - 1] + "…"
