@@ -245,7 +245,8 @@ def cmd_judge(args: argparse.Namespace) -> int:
 def _check_spend(session: JudgeSession, args: argparse.Namespace) -> int | None:
     """Print what would be sent; refuse it over the spend cap, else ask (unless ``--yes``)."""
     estimate = session.estimate
-    assert estimate is not None  # session.asks_first
+    if estimate is None:  # nothing leaves the machine (not session.asks_first)
+        return None
     say(f"memtui judge: would send {shown(estimate.describe())}", err=True)
     for note in estimate.notes:
         say(f"  {shown(note)}", err=True)
