@@ -39,6 +39,7 @@ from memtui.core.judge.run import (
     pair_up,
     pairs_to_judge,
 )
+from memtui.core.judge.scoped import ScopedPlan, scoped_verdict
 from memtui.core.judge.verdicts import JudgedPair, Relation, Verdict
 from memtui.core.model import StoreKind
 from memtui.core.stores.claudemd import MANAGED_CLAUDE_MD
@@ -245,6 +246,14 @@ class JudgeSession:
         pair.verdict = replace(verdict)
         pair.state = "decided"
         return verdict
+
+    def scoped(self, pair: JudgedPair, plan: ScopedPlan) -> None:
+        """After ``plan``'s notes were written (and :func:`~memtui.core.judge.scoped.
+        finish_scoped` recorded them): ``pair`` shows the new contents, ``decided``."""
+        pair.candidate = plan.after
+        pair.previous = pair.verdict or pair.previous
+        pair.verdict = scoped_verdict(plan)
+        pair.state = "decided"
 
     def drop(self, key: str) -> None:
         """An item left its store (archived by a decision): its pairs leave the run."""

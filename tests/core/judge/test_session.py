@@ -223,6 +223,11 @@ def test_after_a_decision_the_session_reads_the_changed_memories_again(
     plan = plan_scoped(session.result, scoped.candidate, {"a": "planning", "b": "shipping"})
     done = apply(plan.proposal, Journal(tmp_path / "journal", home=ctx.claude_home))
     finish_scoped(plan, session.ledger)
+    session.scoped(scoped, plan)
+    assert scoped.state == "decided" and scoped.candidate == plan.after
+    assert scoped.verdict is not None and scoped.verdict.reason == (
+        "decided: scoped (A applies when planning; B applies when shipping)")
+    assert session.ledger.lookup(plan.after).verdict == scoped.verdict
     old_result, old_pairs = session.result, list(session.run.pairs)
     fresh = session.reread(done.files)
     assert session.result is old_result and session.run.pairs == old_pairs  # not yet taken in
