@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 
     from memtui.core.judge.providers import Estimate
     from memtui.core.judge.run import JudgeRun
+    from memtui.core.judge.session import JudgeSession
     from memtui.core.judge.verdicts import JudgedPair, JudgeItem, Verdict
 
 STORE_KINDS = ("auto", "team", "session", "agent", "snapshot", "agentmemory")
@@ -196,84 +197,62 @@ def cmd_judge(args: argparse.Namespace) -> int:
         return cmd_judge_archive(args)
     if getattr(args, "judge_command", None) == "restore":
         return cmd_judge_restore(args)
-    from memtui.core.judge.ledger import Ledger, default_ledger_path
-    from memtui.core.judge.providers import ProviderError, load_judge
-    from memtui.core.judge.run import (
-        JudgeRun,
-        collect_items,
-        judge_pairs,
-        pair_up,
-        pairs_to_judge,
-    )
+    from memtui.core.judge.providers import ProviderError
+    from memtui.core.judge.session import JudgeSession
     from memtui.core.model import StoreKind
-    from memtui.core.scan.scanner import cache_for, scan
 
     ctx = context_from(args)
     config = settings_of(args, ctx)
-    provider = args.provider or config.judge.provider
     if args.max_pairs < 1:
         say("memtui judge: --max-pairs must be 1 or more", err=True)
         return EXIT_USAGE
-    judge_config = config.judge
-    if args.batch:
-        from dataclasses import replace
-
-        judge_config = replace(judge_config, batch=True)
+    kinds = [StoreKind(k) for k in args.store] if args.store else None
     try:
-        judge = load_judge(provider, judge_config, env=ctx.env)
+        session = JudgeSession.start(
+            ctx, config, provider=args.provider, batch=True if args.batch else None,
+            kinds=kinds, claude_md=not args.no_claude_md, rejudge=args.rejudge,
+            max_pairs=args.max_pairs)
     except ProviderError as err:
         say(f"memtui judge: {shown(err)}", err=True)
         return EXIT_USAGE
-    result = scan(ctx, cache=cache_for(ctx))
-    kinds = [StoreKind(k) for k in args.store] if args.store else None
-    items, problems = collect_items(ctx, result, kinds, claude_md=not args.no_claude_md)
-    ledger = Ledger.load(default_ledger_path(ctx.env))
-    pairs = pair_up(items, ledger)
-    run = JudgeRun(items, pairs, notes=[*ledger.problems, *problems])
-    estimate = None
-    todo = pairs_to_judge(pairs, rejudge=args.rejudge)
-    if judge.sends_data and todo:
-        wanted = len(todo)
-        todo = todo[: args.max_pairs]
-        if len(todo) < wanted:
-            run.notes.append(f"only the best {len(todo)} pairs sent (--max-pairs)")
-        estimate = judge.estimate([p.candidate for p in todo])
-        if estimate is not None:
-            refused = _check_spend(estimate, config.judge.spend_cap_usd, args)
-            if refused is not None:
-                return refused
-    if todo:
-        run.judged = judge_pairs(todo, judge, ledger, rejudge=args.rejudge)
-        ledger.save()
-    run.notes += list(getattr(judge, "notes", []))
-    usage = getattr(judge, "usage", None)
-    shown_pairs = pairs if args.all else run.open_pairs()
+    if session.held_back:
+        session.run.notes.append(f"only the best {len(session.todo)} pairs sent (--max-pairs)")
+    if session.asks_first:
+        refused = _check_spend(session, args)
+        if refused is not None:
+            return refused
+    session.send()
+    run, usage = session.run, session.usage
+    shown_pairs = session.pairs(every=args.all)
     if args.json:
         print_json(
             {
-                "provider": judge.name,
-                "items": len(items),
-                "candidates": len(pairs),
+                "provider": session.judge.name,
+                "items": len(run.items),
+                "candidates": len(run.pairs),
                 "judged": run.judged,
                 "open": len(run.open_pairs()),
-                "estimate": _estimate_json(estimate),
+                "estimate": _estimate_json(session.estimate),
                 "usage": vars(usage) if usage is not None else None,
-                "notes": run.notes,
+                "notes": session.notes,
                 "pairs": [_pair_json(p) for p in shown_pairs],
             }
         )
         return EXIT_PROBLEMS if run.open_pairs() else EXIT_OK
-    return _print_run(run, judge.name, shown_pairs, usage, args.all)
+    return _print_run(run, session.notes, session.judge.name, list(shown_pairs), usage, args.all)
 
 
-def _check_spend(estimate: Estimate, cap: float | None, args: argparse.Namespace) -> int | None:
+def _check_spend(session: JudgeSession, args: argparse.Namespace) -> int | None:
+    """Print what would be sent; refuse it over the spend cap, else ask (unless ``--yes``)."""
+    estimate = session.estimate
+    if estimate is None:  # nothing leaves the machine (not session.asks_first)
+        return None
     say(f"memtui judge: would send {shown(estimate.describe())}", err=True)
     for note in estimate.notes:
         say(f"  {shown(note)}", err=True)
-    if cap is not None and estimate.cost_usd > cap:
-        say(
-            f"memtui judge: that is over judge.spend_cap_usd (${cap:g}); nothing was sent", err=True
-        )
+    refusal = session.spend_check()
+    if refusal is not None:
+        say(f"memtui judge: that is {refusal}", err=True)
         return EXIT_PROBLEMS
     if args.yes:
         return None
@@ -290,7 +269,8 @@ def _check_spend(estimate: Estimate, cap: float | None, args: argparse.Namespace
 
 
 def _print_run(
-    run: JudgeRun, provider: str, pairs: list[JudgedPair], usage: Any, every: bool
+    run: JudgeRun, notes: list[str], provider: str, pairs: list[JudgedPair], usage: Any,
+    every: bool,
 ) -> int:
     open_pairs = run.open_pairs()
     memories = sum(1 for i in run.items if i.kind != "claude-md")
@@ -306,7 +286,7 @@ def _print_run(
             f"({usage.cache_read_tokens:,} from cache), {usage.output_tokens:,} output, "
             f"${usage.cost_usd:.4f}"
         )
-    for note in run.notes:
+    for note in notes:
         say(f"note: {shown(note)}")
     for pair in pairs:
         say()

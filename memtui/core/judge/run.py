@@ -1,5 +1,6 @@
-"""One judge run, as the CLI and the TUI's worker do it: items → candidates → the ledger's
-state of each pair → verdicts for the pairs without a current one → recorded.
+"""The steps of one judge run: items → candidates → the ledger's state of each pair → verdicts
+for the pairs without a current one → recorded. :mod:`memtui.core.judge.session` composes them
+into the use case the CLI and the TUI run.
 
 Each step takes ``cancelled`` and ``progress`` (``progress(step, done, total)``) so a worker
 can show it and stop it."""

@@ -222,9 +222,13 @@ def plan_scoped(result: ScanResult, candidate: Candidate, notes: dict[str, str])
                                            candidate.reasons), sides, proposal, skipped)
 
 
+def scoped_verdict(plan: ScopedPlan) -> Verdict:
+    """The user's decision ``plan`` carries out, each side's note in its reason."""
+    said = "; ".join(f"{s.tag.upper()} applies when {s.note}" for s in plan.sides)
+    return Verdict(Relation.SCOPED, 1.0, f"decided: scoped ({said})", USER)
+
+
 def finish_scoped(plan: ScopedPlan, ledger: Ledger) -> None:
     """After the notes were written: record the decision for the new contents."""
-    said = "; ".join(f"{s.tag.upper()} applies when {s.note}" for s in plan.sides)
-    verdict = Verdict(Relation.SCOPED, 1.0, f"decided: scoped ({said})", USER)
-    ledger.record(plan.after, verdict, note="scoped")
+    ledger.record(plan.after, scoped_verdict(plan), note="scoped")
     ledger.save()

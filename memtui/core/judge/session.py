@@ -1,0 +1,278 @@
+"""The judge's one use case, as ``memtui judge`` and the TUI's conflicts screen run it: collect
+the items → candidate pairs → the ledger's state of each → the pairs to judge (one pair limit)
+→ the estimate of what a provider that sends text would send → the spend cap (one check) →
+judge and record the verdicts in the ledger → after a decision wrote files, the state read
+again.
+
+The shells only render and ask::
+
+    session = JudgeSession.start(context, settings, provider=..., progress=..., cancelled=...)
+    if session.asks_first:          # a provider that sends text has pairs to send
+        refusal = session.spend_check()     # over judge.spend_cap_usd: said in words
+        ...show session.estimate, ask...
+    session.send(progress, cancelled)       # judge session.todo, record, save the ledger
+
+Progress is ``progress(step, done, total)``, cancellation ``cancelled() -> bool``: a run
+cancelled between its steps stops there with ``run.complete`` False and nothing to send; one
+cancelled while judging keeps (and records) the verdicts it got."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from memtui.core.cache import ScanCache
+from memtui.core.config import Config, JudgeConfig
+from memtui.core.contents import ScanResult
+from memtui.core.judge.ledger import USER, Ledger, default_ledger_path
+from memtui.core.judge.providers import Estimate, Judge, load_judge
+from memtui.core.judge.refresh import Reread, refresh_run
+from memtui.core.judge.refresh import reread as reread_files
+from memtui.core.judge.run import (
+    MAX_SENT_PAIRS,
+    JudgeRun,
+    Progress,
+    collect_items,
+    judge_pairs,
+    pair_up,
+    pairs_to_judge,
+)
+from memtui.core.judge.scoped import ScopedPlan, scoped_verdict
+from memtui.core.judge.verdicts import JudgedPair, Relation, Verdict
+from memtui.core.model import StoreKind
+from memtui.core.stores.claudemd import MANAGED_CLAUDE_MD
+from memtui.core.stores.locations import Context
+
+if TYPE_CHECKING:
+    from memtui.core.judge.anthropic_judge import Usage
+
+Cancelled = Callable[[], bool]
+
+RECORD_ONLY: dict[str, Relation] = {
+    "related": Relation.RELATED,
+    "compatible": Relation.COMPATIBLE,
+    "not_conflict": Relation.NOT_CONFLICT,
+}
+"""Decisions that change no file: recorded, the pair is not raised again until a side changes."""
+
+
+class SpendRefused(Exception):
+    """:meth:`JudgeSession.send` over the spend cap: nothing was sent (``reason`` in words)."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+def judge_settings(settings: Config | JudgeConfig) -> JudgeConfig:
+    """The judge's section of ``settings`` (the whole config, or that section itself)."""
+    return settings.judge if isinstance(settings, Config) else settings
+
+
+def load_provider(
+    context: Context,
+    settings: Config | JudgeConfig,
+    name: str | None = None,
+    *,
+    batch: bool | None = None,
+) -> Judge:
+    """The judge ``name`` (None: the config's ``judge.provider``), built from the config with
+    ``batch`` over its ``judge.batch`` when given; raises
+    :class:`~memtui.core.judge.providers.ProviderError` (in words) when it cannot run."""
+    config = judge_settings(settings)
+    if batch is not None:
+        config = replace(config, batch=batch)
+    return load_judge(name or config.provider, config, env=context.env)
+
+
+def _stopped(cancelled: Cancelled | None) -> bool:
+    return cancelled is not None and cancelled()
+
+
+def _say(progress: Progress | None, step: str, done: int, total: int) -> None:
+    if progress is not None:
+        progress(step, done, total)
+
+
+@dataclass
+class JudgeSession:
+    """One judge run and what it needs to go on: the scan it read, the judge, the ledger."""
+
+    context: Context
+    result: ScanResult
+    """The scan the items come from (decisions plan on it; :meth:`refresh` replaces it)."""
+    judge: Judge
+    ledger: Ledger
+    run: JudgeRun
+    spend_cap_usd: float | None = None
+    rejudge: bool = False
+    todo: list[JudgedPair] = field(default_factory=list)
+    """The pairs :meth:`send` judges, best first: exactly those :attr:`estimate` counts."""
+    estimate: Estimate | None = None
+    """What sending :attr:`todo` would cost (a provider that sends text; None: nothing leaves
+    the machine). Kept after :meth:`send`, which empties :attr:`todo`."""
+    held_back: int = 0
+    """Pairs to judge beyond the pair limit: not sent (the best first go)."""
+
+    @classmethod
+    def start(
+        cls,
+        context: Context,
+        settings: Config | JudgeConfig,
+        *,
+        provider: str | Judge | None = None,
+        batch: bool | None = None,
+        result: ScanResult | None = None,
+        kinds: Iterable[StoreKind] | None = None,
+        claude_md: bool = True,
+        rejudge: bool = False,
+        max_pairs: int = MAX_SENT_PAIRS,
+        managed: Path | str = MANAGED_CLAUDE_MD,
+        ledger: Ledger | None = None,
+        progress: Progress | None = None,
+        cancelled: Cancelled | None = None,
+    ) -> JudgeSession:
+        """Everything up to the sending: the judge (``provider``: a name, None for the
+        config's, or a judge already built; a name that cannot run raises ``ProviderError``
+        before anything is read), the scan (``result``, or a scan of ``context`` now), the items
+        of ``kinds`` (None: every kind but session) and the CLAUDE.md rules (``claude_md``), the
+        candidate pairs with the ledger's state (``ledger``, or the default one), the pairs to
+        judge (``new`` and ``stale``; ``judged`` too with ``rejudge``); for a provider that
+        sends text at most ``max_pairs`` of them, and their estimate."""
+        if max_pairs < 1:
+            raise ValueError(f"max_pairs must be 1 or more, not {max_pairs}")
+        judge = (
+            provider
+            if provider is not None and not isinstance(provider, str)
+            else load_provider(context, settings, provider, batch=batch)
+        )
+        if result is None:
+            from memtui.core.scan.scanner import cache_for, scan
+
+            _say(progress, "scanning the stores", 0, 1)
+            result = scan(context, cache=cache_for(context))
+            _say(progress, "scanning the stores", 1, 1)
+        if ledger is None:
+            ledger = Ledger.load(default_ledger_path(context.env))
+        session = cls(context, result, judge, ledger, JudgeRun([], []),
+                      spend_cap_usd=judge_settings(settings).spend_cap_usd, rejudge=rejudge)
+        if _stopped(cancelled):
+            session.run.complete = False
+            return session
+        items, problems = collect_items(context, result, kinds, claude_md=claude_md,
+                                        managed=managed, cancelled=cancelled, progress=progress)
+        session.run = JudgeRun(items, [], notes=[*ledger.problems, *problems])
+        if _stopped(cancelled):
+            session.run.complete = False
+            return session
+        _say(progress, "pairing", 0, 1)
+        session.run.pairs = pair_up(items, ledger, cancelled=cancelled)
+        if _stopped(cancelled):
+            session.run.complete = False
+            return session
+        _say(progress, "pairing", 1, 1)
+        session.todo = pairs_to_judge(session.run.pairs, rejudge=rejudge)
+        if judge.sends_data and session.todo:
+            session.held_back = max(0, len(session.todo) - max_pairs)
+            session.todo = session.todo[:max_pairs]
+            _say(progress, "estimating", 0, 1)
+            session.estimate = judge.estimate([p.candidate for p in session.todo])
+            _say(progress, "estimating", 1, 1)
+        return session
+
+    # -------------------------------------------------------------------- what it found
+
+    @property
+    def asks_first(self) -> bool:
+        """Sending :attr:`todo` sends text to the provider: show :attr:`estimate`, check
+        :meth:`spend_check`, ask, then :meth:`send`. False: :meth:`send` without asking."""
+        return bool(self.todo) and self.estimate is not None
+
+    def spend_check(self) -> str | None:
+        """Why :attr:`todo` must not be sent, in words (its estimate is over
+        ``judge.spend_cap_usd``), or None. :meth:`send` refuses the same."""
+        cap, estimate = self.spend_cap_usd, self.estimate
+        if not self.todo or estimate is None or cap is None or estimate.cost_usd <= cap:
+            return None
+        return f"over judge.spend_cap_usd (${cap:g}); nothing was sent"
+
+    @property
+    def notes(self) -> list[str]:
+        """The run's notes (the ledger's and CLAUDE.md's problems) and the judge's."""
+        return [*self.run.notes, *getattr(self.judge, "notes", [])]
+
+    @property
+    def usage(self) -> Usage | None:
+        """What the provider spent so far (requests, tokens, cost), or None (it sends nothing)."""
+        usage: Usage | None = getattr(self.judge, "usage", None)
+        return usage
+
+    def open_pairs(self) -> list[JudgedPair]:
+        return self.run.open_pairs()
+
+    # -------------------------------------------------------------------- judging
+
+    def send(
+        self, progress: Progress | None = None, cancelled: Cancelled | None = None
+    ) -> int:
+        """Judge :attr:`todo`, record each verdict and save the ledger; the number judged
+        (also added to ``run.judged``). Raises :class:`SpendRefused` over the spend cap, before
+        anything is sent. :attr:`todo` is empty afterwards: a second call sends nothing."""
+        refusal = self.spend_check()
+        if refusal is not None:
+            raise SpendRefused(refusal)
+        todo, self.todo = self.todo, []
+        if not todo:
+            return 0
+        count = judge_pairs(todo, self.judge, self.ledger, rejudge=self.rejudge,
+                            cancelled=cancelled, progress=progress)
+        self.run.judged += count
+        if _stopped(cancelled):
+            self.run.complete = False
+        self.ledger.save()
+        return count
+
+    # -------------------------------------------------------------------- after a decision
+
+    def decide(self, pair: JudgedPair, decision: str) -> Verdict:
+        """Record a decision that changes no file (:data:`RECORD_ONLY`) for ``pair`` and save
+        the ledger (an ``OSError`` when it cannot be saved); the pair is ``decided``."""
+        verdict = Verdict(RECORD_ONLY[decision], 1.0, f"decided: {decision}", USER)
+        self.ledger.record(pair.candidate, verdict, note=decision)
+        self.ledger.save()
+        pair.previous = pair.verdict or pair.previous
+        pair.verdict = replace(verdict)
+        pair.state = "decided"
+        return verdict
+
+    def scoped(self, pair: JudgedPair, plan: ScopedPlan) -> None:
+        """After ``plan``'s notes were written (and :func:`~memtui.core.judge.scoped.
+        finish_scoped` recorded them): ``pair`` shows the new contents, ``decided``."""
+        pair.candidate = plan.after
+        pair.previous = pair.verdict or pair.previous
+        pair.verdict = scoped_verdict(plan)
+        pair.state = "decided"
+
+    def drop(self, key: str) -> None:
+        """An item left its store (archived by a decision): its pairs leave the run."""
+        self.run.pairs = [p for p in self.run.pairs
+                          if key not in (p.candidate.a.key, p.candidate.b.key)]
+
+    def reread(self, changed: Iterable[Path | str], cache: ScanCache | None = None) -> Reread:
+        """After a write changed the files ``changed``: the scan brought up to date where they
+        live and the items among them read again (:mod:`memtui.core.judge.refresh`). Nothing
+        of the session changes (a worker thread may call it); :meth:`refresh` takes it in."""
+        return reread_files(self.context, self.result, list(self.run.items), changed, cache)
+
+    def refresh(self, fresh: Reread) -> None:
+        """Take in :meth:`reread`'s answer: later decisions plan on its scan; every pair with a
+        changed side shows the new content and is ``stale`` (or the state a decision recorded
+        for it), pairs with a side gone leave the run."""
+        self.result = fresh.result
+        refresh_run(self.run, fresh.items, self.ledger)
+
+    def pairs(self, every: bool = False) -> Sequence[JudgedPair]:
+        """Every candidate pair (``every``), else those that need a decision."""
+        return self.run.pairs if every else self.run.open_pairs()
