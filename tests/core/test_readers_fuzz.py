@@ -18,6 +18,8 @@ from memtui.core.stores.cc_settings import read_settings
 from memtui.core.stores.gitroot import GitRoot, canonical_git_root, current_branch
 from memtui.core.stores.sessions import read_transcript_head
 from memtui.core.stores.snapshot import SNAPSHOT_JSON, read_snapshot_meta, read_synced_from
+from memtui.core.team.gitconfig import parse_git_config
+from memtui.core.team.repo import origin_repo
 
 FUZZ = settings(max_examples=80, deadline=timedelta(seconds=2))
 """Small and bounded: the suite stays fast; one example never takes seconds."""
@@ -121,3 +123,28 @@ def test_git_worktree_readers(
     assert isinstance(found, GitRoot) and isinstance(found.rule, str)
     branch = current_branch(checkout)
     assert branch is None or isinstance(branch, str)
+
+
+git_config_text = (
+    git_text
+    | st.lists(st.sampled_from([b'[remote "origin"]', b"[remote.origin]", b'[url "gh:"]',
+                                b"\turl = ", b"insteadOf = g", b'"', b"\\", b"\\\n", b"#",
+                                b";", b"\n", b"\r\n", b"[", b"]", b"\xff", b"\x00",
+                                b"https://github.com/a/b", b"[include]\npath = x"]),
+               max_size=30).map(b"".join)
+)
+
+
+@FUZZ
+@given(config=git_config_text)
+def test_git_config_reader(scratch: Path, config: bytes) -> None:
+    """Whatever ``.git/config`` holds: an origin or a reason, never an exception."""
+    repo = scratch / "config-repo"
+    (repo / ".git").mkdir(parents=True, exist_ok=True)
+    (repo / ".git" / "HEAD").write_bytes(b"ref: refs/heads/main\n")
+    (repo / ".git" / "config").write_bytes(config)
+    parsed = parse_git_config(config)
+    assert parsed.problem is None or isinstance(parsed.problem, str)
+    slug, found = origin_repo(repo)
+    assert slug is None or "/" in slug
+    assert isinstance(found, str) and found
