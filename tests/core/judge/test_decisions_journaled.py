@@ -22,8 +22,8 @@ from memtui.core.judge.scoped import plan_scoped
 from memtui.core.judge.verdicts import Candidate
 from memtui.core.scan.scanner import scan
 from memtui.core.stores.locations import Context
-from memtui.core.write.apply import CRASH_EXIT_CODE, apply
 from memtui.core.write import journal as journal_module
+from memtui.core.write.apply import CRASH_EXIT_CODE, apply
 from memtui.core.write.dirfd import EditRefused
 from memtui.core.write.journal import Journal
 from memtui.core.write.recovery import complete_operation, rollback_operation, undo_operation
