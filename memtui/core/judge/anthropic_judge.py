@@ -545,7 +545,8 @@ class AnthropicJudge:
         except NoMessage as err:
             why[custom_id] = f"the batch request: {err}"
             return
-        answered = self._verdicts(request, message, str(getattr(message, "model", None) or self.model))
+        model = getattr(message, "model", None) or self.model
+        answered = self._verdicts(request, message, str(model))
         for pair_id, candidate in zip(request.ids, request.candidates, strict=True):
             if pair_id in answered:
                 results[candidate.id] = answered[pair_id]
