@@ -14,6 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from memtui.core.plaintext import escape_controls, json_safe
 from memtui.core.stores.cc_settings import read_settings
 from memtui.core.stores.gitroot import GitRoot, canonical_git_root, current_branch
 from memtui.core.stores.sessions import read_transcript_head
@@ -148,3 +149,24 @@ def test_git_config_reader(scratch: Path, config: bytes) -> None:
     slug, found = origin_repo(repo)
     assert slug is None or "/" in slug
     assert isinstance(found, str) and found
+
+
+# names as Python holds them: any character but a surrogate, and the low surrogates
+# surrogateescape makes of undecodable bytes (a high one cannot come from a file name)
+shown_text = st.text(alphabet=st.characters(exclude_categories=("Cs",)), max_size=60) | (
+    st.binary(max_size=40).map(lambda b: b.decode("utf-8", "surrogateescape"))
+) | st.lists(st.sampled_from(["\x7f", "\udcff", "\udc80", "\x9b", "\u202e", "a", "\n", "é"]),
+             max_size=20).map("".join)
+
+
+@FUZZ
+@given(text=shown_text)
+def test_what_is_shown_of_a_name_is_valid_utf8_without_controls(text: str) -> None:
+    """A file name (undecodable bytes as surrogates, DEL, C1, bidi): its text and JSON forms
+    encode as strict UTF-8 with no raw control, and the JSON reads back the same string."""
+    for shown in (escape_controls(text), escape_controls(text, keep_newlines=True)):
+        shown.encode("utf-8")
+        assert not any(c in shown for c in "\x7f\x9b\u202e")
+    encoded = json_safe(json.dumps(text, ensure_ascii=False))
+    encoded.encode("utf-8")
+    assert "\x7f" not in encoded and json.loads(encoded) == text
