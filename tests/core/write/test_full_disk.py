@@ -97,9 +97,8 @@ def _fill(where: Path, leave: int) -> Path:
     """A file taking all but ``leave`` bytes of ``where``'s free space."""
     st = os.statvfs(where)
     filler = where / "filler"
-    with open(filler, "wb") as out:
-        with contextlib.suppress(OSError):
-            out.write(b"\0" * max(0, st.f_bavail * st.f_frsize - leave))
+    with open(filler, "wb") as out, contextlib.suppress(OSError):
+        out.write(b"\0" * max(0, st.f_bavail * st.f_frsize - leave))
     return filler
 
 
