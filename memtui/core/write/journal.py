@@ -470,8 +470,9 @@ class Journal:
         only them."""
         for rel in record.state_files:
             path = self.state_path(rel)
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(path)
+            for each in (path, path.with_name(f".{path.name}.tmp")):  # a write cut short too
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(each)
             parent = path.parent
             while parent != self.state_dir and parent.is_relative_to(self.state_dir):
                 try:
