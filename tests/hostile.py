@@ -1,6 +1,7 @@
 """A demo home full of hostile text: Rich/Textual markup, ESC/OSC/CSI sequences, C1 controls,
-bidi overrides and newlines in file names, frontmatter, bodies, MEMORY.md lines, agent names,
-session titles, snapshot files and in the path of the home itself.
+bidi overrides, newlines, DEL and bytes that are no UTF-8 in file names, frontmatter, bodies,
+MEMORY.md lines, agent names, session titles, snapshot files and in the path of the home
+itself.
 
 Every view must show these literally (markup never parsed, controls escaped) and no raw control
 character may reach the terminal (:func:`raw_controls`).
@@ -59,6 +60,10 @@ MARKUP_FILE = "]tail.md"
 MARKUP_REL = f"{MARKUP_FOLDER}/{MARKUP_FILE}"  # "[@click=app.quit]QUIT[/]tail.md"
 CLEAR_FILE = "clear\x1b[2J.md"
 CLEAR_FILE_SHOWN = "clear\\x1b[2J.md"
+UNDECODABLE_FILE = "bad\udcff\udcfe.md"  # the name's bytes b"bad\xff\xfe.md": no UTF-8
+UNDECODABLE_FILE_SHOWN = "bad\\xff\\xfe.md"
+DEL_FILE = "del\x7f.md"
+DEL_FILE_SHOWN = "del\\x7f.md"
 
 BODY = (
     "# Hostile body\n\n"
@@ -81,7 +86,8 @@ def build_hostile_home(tmp: Path) -> DemoHome:
     home = build_demo_home(tmp / ROOT_NAME)
     auto = home.auto_memory
     frontmatter = {"name": CLICK, "description": HOSTILE, "type": f"{STYLE}{CLEAR}"}
-    for rel in (OSC_FILE, NEWLINE_FILE, C1_FILE, BIDI_FILE, MARKUP_REL, CLEAR_FILE):
+    for rel in (OSC_FILE, NEWLINE_FILE, C1_FILE, BIDI_FILE, MARKUP_REL, CLEAR_FILE,
+                UNDECODABLE_FILE, DEL_FILE):
         write_memory(auto, rel, body=BODY, **frontmatter)
     index = auto / "MEMORY.md"
     lines = index.read_text(encoding="utf-8").split("\n")

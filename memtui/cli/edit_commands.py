@@ -198,6 +198,21 @@ def cmd_snapshot_action(args: argparse.Namespace) -> int:
     return confirm_and_apply(proposal, args, ctx)
 
 
+class PathChanged(Exception):
+    """A path that could not be resolved because it changed meanwhile."""
+
+
+def real_path(path: Path | str) -> Path:
+    """``os.path.realpath``; :class:`PathChanged` when a directory or link on the way is
+    swapped while it is resolved (a link gone between its ``lstat`` and its ``readlink``)."""
+    try:
+        return Path(os.path.realpath(path))
+    except (OSError, ValueError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise PathChanged(f"{path} changed while it was resolved ({reason.lower()}): a "
+                          "directory or link on the way was swapped") from exc
+
+
 def cmd_delete(args: argparse.Namespace) -> int:
     """Delete every REL_PATH, with their MEMORY.md lines, as one operation (one preview, one
     journal entry, one undo). A memory of the Team folder inside an Auto store may be named by
@@ -209,22 +224,25 @@ def cmd_delete(args: argparse.Namespace) -> int:
     from memtui.core.write.ops.memory import plan_delete_memories
 
     ctx = context_from(args)
-    wanted = Path(os.path.realpath(args.store))
-    scanned = scan(ctx, cache=cache_for(ctx)).stores
-    stores = [s for s in scanned if Path(os.path.realpath(s.path)) == wanted]
-    store = stores[0] if stores else scan_store(
-        StoreLocation(kind=StoreKind.AUTO, path=args.store, rule="given on the command line"))
-    inner = [s for s in scanned if s is not store and s.path.is_relative_to(store.path)]
-    given = {id(s) for s in [store, *inner]}
-    others = [s for s in scanned if id(s) not in given]
-    by_path: dict[Path, Memory] = {}
-    for each in [store, *inner, *others]:  # a path of the given store first
-        for memory in each.memories:
-            by_path.setdefault(memory.path, memory)
-            by_path.setdefault(Path(os.path.realpath(memory.path)), memory)
-    found = {rel: by_path.get(store.path / rel)
-             or by_path.get(Path(os.path.realpath(store.path / rel)))
-             for rel in args.rel_paths}
+    try:
+        wanted = real_path(args.store)
+        scanned = scan(ctx, cache=cache_for(ctx)).stores
+        stores = [s for s in scanned if real_path(s.path) == wanted]
+        store = stores[0] if stores else scan_store(
+            StoreLocation(kind=StoreKind.AUTO, path=args.store, rule="given on the command line"))
+        inner = [s for s in scanned if s is not store and s.path.is_relative_to(store.path)]
+        given = {id(s) for s in [store, *inner]}
+        others = [s for s in scanned if id(s) not in given]
+        by_path: dict[Path, Memory] = {}
+        for each in [store, *inner, *others]:  # a path of the given store first
+            for memory in each.memories:
+                by_path.setdefault(memory.path, memory)
+                by_path.setdefault(real_path(memory.path), memory)
+        found = {rel: by_path.get(store.path / rel) or by_path.get(real_path(store.path / rel))
+                 for rel in args.rel_paths}
+    except PathChanged as exc:
+        say(f"memtui delete: refused: {shown(exc)}; nothing was written", err=True)
+        return EXIT_PROBLEMS
     missing = [rel for rel, memory in found.items() if memory is None]
     if missing:
         names = ", ".join(shown(repr(rel)) for rel in missing)
@@ -248,13 +266,17 @@ def cmd_redact(args: argparse.Namespace) -> int:
     from memtui.core.write.ops.redact import ROTATE_NOTE, NothingToRedact, plan_redact
 
     ctx = context_from(args)
-    wanted = os.path.realpath(args.path)
-    found = [
-        (store, memory)
-        for store in scan(ctx, cache=cache_for(ctx)).stores
-        for memory in store.memories
-        if os.path.realpath(memory.file) == wanted
-    ]
+    try:
+        wanted = real_path(args.path)
+        found = [
+            (store, memory)
+            for store in scan(ctx, cache=cache_for(ctx)).stores
+            for memory in store.memories
+            if real_path(memory.file) == wanted
+        ]
+    except PathChanged as exc:
+        say(f"memtui redact: refused: {shown(exc)}; nothing was written", err=True)
+        return EXIT_PROBLEMS
     if not found:
         say(f"memtui redact: {shown(args.path)} is no memory file of this project's stores",
             err=True)

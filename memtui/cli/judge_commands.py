@@ -326,7 +326,10 @@ def cmd_judge_resolve(args: argparse.Namespace) -> int:
         return _merge_both(args, ctx, result, candidate, ledger)
     verdict = Verdict(Relation(args.decision), 1.0, f"decided: {args.decision}", USER)
     ledger.record(candidate, verdict, note=args.decision)
-    ledger.save()
+    problem = ledger.save()
+    if problem:
+        say(f"memtui judge resolve: {shown(problem)}; the decision is not recorded", err=True)
+        return EXIT_PROBLEMS
     if args.json:
         print_json({"id": candidate.id, "decision": args.decision, "a": _side(candidate.a),
                     "b": _side(candidate.b)})

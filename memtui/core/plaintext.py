@@ -14,8 +14,12 @@ import re
 # C0 controls, DEL, C1 controls, and the Unicode bidi embedding/override/isolate controls and
 # line/paragraph separators (they reorder or break what a terminal shows).
 _OTHER = "\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069"
-_SINGLE_LINE = re.compile(f"[\x00-\x1f{_OTHER}]")
-_MULTI_LINE = re.compile(f"[\x00-\x08\x0b-\x1f{_OTHER}]")  # keeps \t (09) and \n (0a)
+# Lone surrogates: a file name's undecodable bytes (``\udcff`` is the byte 0xff, Python's
+# surrogateescape). Printed raw they are invalid UTF-8 (or an encoding error); shown as
+# ``\xff``, and in JSON as the ``\udcff`` escape (the same string again for a reader).
+_SURROGATES = "\ud800-\udfff"
+_SINGLE_LINE = re.compile(f"[\x00-\x1f{_OTHER}{_SURROGATES}]")
+_MULTI_LINE = re.compile(f"[\x00-\x08\x0b-\x1f{_OTHER}{_SURROGATES}]")  # keeps \t (09) and \n (0a)
 
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
@@ -26,6 +30,8 @@ def _escape(match: re.Match[str]) -> str:
     if named is not None:
         return named
     code = ord(ch)
+    if 0xDC80 <= code <= 0xDCFF:  # an undecodable byte of a file name
+        return f"\\x{code - 0xDC00:02x}"
     return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
 
 
@@ -60,9 +66,9 @@ def escape_diff(unified: str, rel: str) -> str:
     return shown
 
 
-# What json.dumps(..., ensure_ascii=False) leaves raw: DEL, C1 controls, bidi controls and the
-# line/paragraph separators (it escapes only C0, quote and backslash).
-_JSON_RAW = re.compile(f"[{_OTHER}]")
+# What json.dumps(..., ensure_ascii=False) leaves raw: DEL, C1 controls, bidi controls, the
+# line/paragraph separators and lone surrogates (it escapes only C0, quote and backslash).
+_JSON_RAW = re.compile(f"[{_OTHER}{_SURROGATES}]")
 
 
 def _json_escape(match: re.Match[str]) -> str:
@@ -74,7 +80,7 @@ def json_safe(text: str) -> str:
     JSON leaves raw written as ``\\uXXXX`` escapes: the same JSON value, and no raw control
     character for a terminal to act on. Such characters only occur inside strings, where the
     escape means the same character."""
-    if text.isascii() or _JSON_RAW.search(text) is None:
+    if (text.isascii() and "\x7f" not in text) or _JSON_RAW.search(text) is None:
         return text
     return _JSON_RAW.sub(_json_escape, text)
 

@@ -19,6 +19,8 @@ from hostile import (
     C1_FILE_SHOWN,
     CLEAR_FILE_SHOWN,
     CLICK,
+    DEL_FILE,
+    DEL_FILE_SHOWN,
     ESCAPED,
     HOSTILE,
     MARKUP_CLOSE,
@@ -30,6 +32,8 @@ from hostile import (
     ROOT_SHOWN,
     SNAPSHOT_AGENT,
     SNAPSHOT_AGENT_SHOWN,
+    UNDECODABLE_FILE,
+    UNDECODABLE_FILE_SHOWN,
     build_hostile_home,
     raw_controls,
 )
@@ -83,7 +87,7 @@ def test_scan_shows_every_hostile_value_escaped_on_its_line(home: DemoHome) -> N
     clean(done.stderr)
     assert lines_with(out, "project ")[0].startswith(f"project ~/{ROOT_SHOWN}/project")
     for name in (OSC_FILE_SHOWN, NEWLINE_FILE_SHOWN, C1_FILE_SHOWN, BIDI_FILE_SHOWN,
-                 CLEAR_FILE_SHOWN, MARKUP_REL):
+                 CLEAR_FILE_SHOWN, MARKUP_REL, UNDECODABLE_FILE_SHOWN, DEL_FILE_SHOWN):
         rows = [line for line in lines_with(out, name) if ESCAPED in line]
         assert rows and "today" in rows[0], name  # name, age and description on one line
     assert not any(line.startswith("line.md") for line in out.split("\n"))
@@ -106,7 +110,7 @@ def test_scan_json_is_valid_json_with_no_raw_control_byte(home: DemoHome) -> Non
         data = json.loads(text)
         auto = next(s for s in data["stores"] if s["kind"] == "auto")
         memories = {m["path"]: m for m in auto["memories"]}
-        for rel in (OSC_FILE, NEWLINE_FILE, BIDI_FILE, MARKUP_REL):
+        for rel in (OSC_FILE, NEWLINE_FILE, BIDI_FILE, MARKUP_REL, UNDECODABLE_FILE, DEL_FILE):
             assert memories[rel]["description"] == HOSTILE  # the same value, exactly
         assert any(s["agent"] == AGENT for s in data["stores"])
 

@@ -281,6 +281,33 @@ def test_git_head_that_is_no_regular_file(home: DemoHome, make: Any) -> None:
 
 
 @pytest.mark.parametrize("make", HOSTILE, ids=["dev-zero", "fifo"])
+@pytest.mark.parametrize("name", ["config", "packed-refs", "refs/remotes/o/x"])
+def test_the_gitpython_fallback_never_reads_a_hostile_git_file(
+    tmp_path: Path, make: Any, name: str
+) -> None:
+    """A HEAD GitPython must interpret, beside a ``config``, ``packed-refs`` or ref that is
+    /dev/zero or a FIFO: GitPython (which reads them unbounded) is not asked, in a subprocess
+    that must finish in time and memory."""
+    repo = tmp_path / "r"
+    run_git(tmp_path, "init", "-q", str(repo))
+    (repo / ".git" / "HEAD").write_text("ref: refs/remotes/o/x\n")
+    (repo / ".git" / "refs" / "remotes" / "o").mkdir(parents=True)
+    make(repo / ".git" / name)
+    code = (
+        "import sys\nfrom pathlib import Path\n"
+        "from memtui.core.stores.gitroot import current_branch\n"
+        "print(current_branch(Path(sys.argv[1])))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(repo)], env={**os.environ, "PYTHONPATH": str(REPO)},
+        capture_output=True, text=True, timeout=SUBPROCESS_TIMEOUT, check=False,
+        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT,) * 2),
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout == "None\n"
+
+
+@pytest.mark.parametrize("make", HOSTILE, ids=["dev-zero", "fifo"])
 @pytest.mark.parametrize("name", ["commondir", "gitdir"])
 def test_worktree_files_that_are_no_regular_file(
     tmp_path: Path, make: Any, name: str

@@ -14,10 +14,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from memtui.core.plaintext import escape_controls, json_safe
 from memtui.core.stores.cc_settings import read_settings
 from memtui.core.stores.gitroot import GitRoot, canonical_git_root, current_branch
 from memtui.core.stores.sessions import read_transcript_head
 from memtui.core.stores.snapshot import SNAPSHOT_JSON, read_snapshot_meta, read_synced_from
+from memtui.core.team.gitconfig import parse_git_config
+from memtui.core.team.repo import origin_repo
 
 FUZZ = settings(max_examples=80, deadline=timedelta(seconds=2))
 """Small and bounded: the suite stays fast; one example never takes seconds."""
@@ -121,3 +124,49 @@ def test_git_worktree_readers(
     assert isinstance(found, GitRoot) and isinstance(found.rule, str)
     branch = current_branch(checkout)
     assert branch is None or isinstance(branch, str)
+
+
+git_config_text = (
+    git_text
+    | st.lists(st.sampled_from([b'[remote "origin"]', b"[remote.origin]", b'[url "gh:"]',
+                                b"\turl = ", b"insteadOf = g", b'"', b"\\", b"\\\n", b"#",
+                                b";", b"\n", b"\r\n", b"[", b"]", b"\xff", b"\x00",
+                                b"https://github.com/a/b", b"[include]\npath = x"]),
+               max_size=30).map(b"".join)
+)
+
+
+@FUZZ
+@given(config=git_config_text)
+def test_git_config_reader(scratch: Path, config: bytes) -> None:
+    """Whatever ``.git/config`` holds: an origin or a reason, never an exception."""
+    repo = scratch / "config-repo"
+    (repo / ".git").mkdir(parents=True, exist_ok=True)
+    (repo / ".git" / "HEAD").write_bytes(b"ref: refs/heads/main\n")
+    (repo / ".git" / "config").write_bytes(config)
+    parsed = parse_git_config(config)
+    assert parsed.problem is None or isinstance(parsed.problem, str)
+    slug, found = origin_repo(repo)
+    assert slug is None or "/" in slug
+    assert isinstance(found, str) and found
+
+
+# names as Python holds them: any character but a surrogate, and the low surrogates
+# surrogateescape makes of undecodable bytes (a high one cannot come from a file name)
+shown_text = st.text(alphabet=st.characters(exclude_categories=("Cs",)), max_size=60) | (
+    st.binary(max_size=40).map(lambda b: b.decode("utf-8", "surrogateescape"))
+) | st.lists(st.sampled_from(["\x7f", "\udcff", "\udc80", "\x9b", "\u202e", "a", "\n", "é"]),
+             max_size=20).map("".join)
+
+
+@FUZZ
+@given(text=shown_text)
+def test_what_is_shown_of_a_name_is_valid_utf8_without_controls(text: str) -> None:
+    """A file name (undecodable bytes as surrogates, DEL, C1, bidi): its text and JSON forms
+    encode as strict UTF-8 with no raw control, and the JSON reads back the same string."""
+    for shown in (escape_controls(text), escape_controls(text, keep_newlines=True)):
+        shown.encode("utf-8")
+        assert not any(c in shown for c in "\x7f\x9b\u202e")
+    encoded = json_safe(json.dumps(text, ensure_ascii=False))
+    encoded.encode("utf-8")
+    assert "\x7f" not in encoded and json.loads(encoded) == text

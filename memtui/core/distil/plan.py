@@ -66,6 +66,8 @@ class _Reader:
         """Every memory file listed (readable or not)."""
         self.texts: dict[str, str] = {}
         """The memories read whole (each read once), by path."""
+        self.undecodable: list[str] = []
+        """Memories whose names are not valid UTF-8: an index line cannot link them."""
 
     def check(self) -> None:
         if self.cancelled is not None and self.cancelled():
@@ -87,6 +89,9 @@ class _Reader:
             self.check()
             if self.progress is not None:
                 self.progress("reading memories", done, total)
+            if not _is_utf8(entry.rel_path):
+                self.undecodable.append(entry.rel_path)
+                continue
             header = read_header(entry.path, location.path, regular=entry.regular)
             if not header.readable or b"\0" in header.data:
                 continue
@@ -255,7 +260,18 @@ def plan_distil(
         fit(plan, layout)
     if not text:
         plan.notes.append(f"there is no {INDEX_NAME}: distil writes one")
+    plan.notes += [f"{rel}: its name is not valid UTF-8, so no line of {INDEX_NAME} can link "
+                   "it: left out (rename it to list it)" for rel in reader.undecodable]
     return plan
+
+
+def _is_utf8(name: str) -> bool:
+    """Whether a file name decoded with surrogateescape came from valid UTF-8 bytes."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _with_appends(

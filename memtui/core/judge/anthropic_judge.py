@@ -213,6 +213,21 @@ class Usage:
     cost_usd: float = 0.0
 
 
+class NoMessage(Exception):
+    """A 200 reply that is no message: its pairs fall back to the local judge."""
+
+
+def _usage_of(response: Any) -> Any:
+    """The usage of a reply that is a message; :class:`NoMessage` otherwise."""
+    usage = getattr(response, "usage", None)
+    counts = (getattr(usage, "input_tokens", None), getattr(usage, "output_tokens", None))
+    if usage is None or not all(isinstance(n, int) or n is None for n in counts) or not hasattr(
+        response, "content"
+    ):
+        raise NoMessage("a reply that is no message")
+    return usage
+
+
 @dataclass
 class AnthropicJudge:
     """The provider (see the module's doc). ``client`` is an ``anthropic.Anthropic``; tests
@@ -328,10 +343,15 @@ class AnthropicJudge:
         )
 
     def _send(self, request: Request) -> Any:
-        response = self.client.messages.create(
-            max_tokens=self._max_tokens(request), **request.params
-        )
-        self._count(response.usage)
+        """The reply to ``request``; :class:`NoMessage` for a 200 reply that is no message
+        (a body that is no JSON, JSON of another shape: a proxy's page), as for an error."""
+        try:
+            response = self.client.messages.create(
+                max_tokens=self._max_tokens(request), **request.params
+            )
+        except ValueError as err:  # the body's JSON (or its UTF-8) did not decode
+            raise NoMessage(f"a reply that is no JSON ({type(err).__name__})") from err
+        self._count(_usage_of(response))
         return response
 
     def _count(self, usage: Any, price: float = 1.0) -> None:
@@ -412,6 +432,8 @@ class AnthropicJudge:
                 response = self._send(pending)
             except anthropic.APIError as err:
                 return got, f"anthropic: {_why(err)}"
+            except NoMessage as err:
+                return got, f"anthropic: {err}"
             judge = str(getattr(response, "model", None) or self.model)
             answered = self._verdicts(pending, response, judge)
             for pair_id, candidate in zip(pending.ids, pending.candidates, strict=True):
@@ -458,6 +480,8 @@ class AnthropicJudge:
                         self._batch_result(item.custom_id, request, item.result, results, why)
         except anthropic.APIError as err:
             stopped = f"anthropic batch: {_why(err)}"
+        except (NoMessage, ValueError) as err:  # a 200 reply that is no JSON
+            stopped = f"anthropic batch: a reply that is no batch ({err})"
         by_reason: dict[str, list[Candidate]] = {}
         for custom_id, request in requests.items():
             for candidate in request.candidates:
@@ -515,9 +539,14 @@ class AnthropicJudge:
             error = getattr(getattr(getattr(result, "error", None), "error", None), "type", None)
             why[custom_id] = f"the batch request {kind}" + (f" ({error})" if error else "")
             return
-        message = result.message
-        self._count(message.usage, BATCH_PRICE)
-        answered = self._verdicts(request, message, str(message.model or self.model))
+        message = getattr(result, "message", None)
+        try:
+            self._count(_usage_of(message), BATCH_PRICE)
+        except NoMessage as err:
+            why[custom_id] = f"the batch request: {err}"
+            return
+        model = getattr(message, "model", None) or self.model
+        answered = self._verdicts(request, message, str(model))
         for pair_id, candidate in zip(request.ids, request.candidates, strict=True):
             if pair_id in answered:
                 results[candidate.id] = answered[pair_id]

@@ -23,15 +23,33 @@ from memtui.core.model import StoreKind
 from memtui.core.write.dirfd import EditRefused
 from memtui.core.write.journal import default_journal_dir
 from memtui.core.write.ops.memory import INDEX_NAME, lock_dir_of
-from memtui.core.write.proposal import FileChange, Proposal, read_regular, sha256_hex
+from memtui.core.write.proposal import FileChange, Proposal, StateFile, read_regular, sha256_hex
 
 ENTRY = "entry.json"
 ENTRY_CAP = 1024 * 1024
 FILE_CAP = 64 * 1024 * 1024
 
 
+ARCHIVE_DIR = "archive"
+"""The archive's directory in memtui's state dir."""
+
+
 def default_archive_dir(env: Mapping[str, str] | None = None) -> Path:
-    return default_journal_dir(env).parent / "archive"
+    return default_journal_dir(env).parent / ARCHIVE_DIR
+
+
+def entry_bytes(entry: ArchiveEntry) -> bytes:
+    """``entry.json``'s bytes. ASCII JSON: a path holding a file name's undecodable bytes (a
+    lone surrogate) is written as its ``\\udcXX`` escape and read back the same."""
+    return json.dumps(asdict(entry), ensure_ascii=True, indent=1).encode("ascii")
+
+
+def entry_state_files(entry: ArchiveEntry, data: bytes) -> list[StateFile]:
+    """The archive entry as files of the operation that archives it (written with it, so a
+    crashed operation finished by recovery still leaves its entry): the bytes, then the
+    entry."""
+    return [StateFile(f"{ARCHIVE_DIR}/{entry.id}/memory", data),
+            StateFile(f"{ARCHIVE_DIR}/{entry.id}/{ENTRY}", entry_bytes(entry))]
 
 
 @dataclass
@@ -74,7 +92,7 @@ class Archive:
         temp = Path(tempfile.mkdtemp(prefix=".new-", dir=self.root))
         try:
             (temp / "memory").write_bytes(data)
-            (temp / ENTRY).write_text(json.dumps(asdict(entry), ensure_ascii=False, indent=1))
+            (temp / ENTRY).write_bytes(entry_bytes(entry))
             for name in ("memory", ENTRY):
                 os.chmod(temp / name, 0o600)
                 with open(temp / name, "rb") as handle:
@@ -88,6 +106,15 @@ class Archive:
                 temp.rmdir()
             raise
         return entry
+
+    def holds(self, entry: ArchiveEntry, data: bytes) -> bool:
+        """Whether the archive holds ``entry`` with ``data`` already (written by the
+        operation that archived it)."""
+        where = self._entry_dir(entry.id)
+        found = read_file(where / ENTRY, ENTRY_CAP, follow_symlinks=False)
+        stored = read_file(where / "memory", FILE_CAP, follow_symlinks=False)
+        return (found.complete and found.data == entry_bytes(entry) and stored.complete
+                and stored.data == data)
 
     def entries(self) -> list[ArchiveEntry]:
         """Every readable entry, newest first (a broken one is named in ``problems``)."""

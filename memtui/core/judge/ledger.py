@@ -9,6 +9,7 @@ The file is memtui's own (never a user's memory): written whole, atomically, mod
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 import tempfile
@@ -20,14 +21,37 @@ from pathlib import Path
 from memtui.core.fileread import read_file
 from memtui.core.judge.verdicts import NEEDS_ACTION, Candidate, JudgedPair, Relation, Verdict
 from memtui.core.write.journal import default_journal_dir
+from memtui.core.write.proposal import StateFile
 
 VERSION = 1
 LEDGER_CAP = 32 * 1024 * 1024
 USER = "user"
+LEDGER_FILE = "judge/ledger.json"
+"""The ledger, relative to memtui's state dir."""
+DECISIONS_DIR = "decisions"
+"""Beside the ledger: decisions written by the operations that carried them out
+(:func:`decision_file`), taken into the ledger when it is next loaded and saved."""
+DECISION_CAP = 1024 * 1024
 
 
 def default_ledger_path(env: Mapping[str, str] | None = None) -> Path:
-    return default_journal_dir(env).parent / "judge" / "ledger.json"
+    return default_journal_dir(env).parent / LEDGER_FILE
+
+
+def _decision_name(entry: LedgerEntry) -> str:
+    return f"{int(entry.time * 1000)}-{hashlib.sha256(_entry_bytes(entry)).hexdigest()[:16]}.json"
+
+
+def _entry_bytes(entry: LedgerEntry) -> bytes:
+    return json.dumps(asdict(entry), ensure_ascii=True, indent=1).encode("ascii")
+
+
+def decision_file(entry: LedgerEntry) -> StateFile:
+    """A user's decision as a file of the operation that carries it out (written with its
+    changes, so a crashed operation finished by recovery still records it): the ledger in the
+    same state dir takes it in when it is next loaded."""
+    folder = LEDGER_FILE.rsplit("/", 1)[0]
+    return StateFile(f"{folder}/{DECISIONS_DIR}/{_decision_name(entry)}", _entry_bytes(entry))
 
 
 @dataclass
@@ -72,11 +96,37 @@ class LedgerEntry:
         )
 
 
+def new_entry(candidate: Candidate, verdict: Verdict, note: str | None = None) -> LedgerEntry:
+    """The ledger's entry of ``verdict`` on ``candidate``, now."""
+    return LedgerEntry(
+        pair=candidate.id,
+        a=candidate.a.key,
+        a_digest=candidate.a.digest,
+        b=candidate.b.key,
+        b_digest=candidate.b.digest,
+        relation=verdict.relation.value,
+        confidence=verdict.confidence,
+        reason=verdict.reason,
+        judge=verdict.judge,
+        winner=verdict.winner,
+        evidence=list(verdict.evidence),
+        fallback=verdict.fallback,
+        time=time.time(),
+        note=note,
+    )
+
+
 @dataclass
 class Ledger:
     path: Path
     entries: dict[str, list[LedgerEntry]] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
+    taken: list[Path] = field(default_factory=list)
+    """Decision files taken into :attr:`entries`, removed once the ledger is saved."""
+
+    @property
+    def decisions_dir(self) -> Path:
+        return self.path.parent / DECISIONS_DIR
 
     @classmethod
     def load(cls, path: Path | None = None) -> Ledger:
@@ -86,7 +136,7 @@ class Ledger:
         ledger = cls(path or default_ledger_path())
         result = read_file(ledger.path, LEDGER_CAP)
         if result.missing:
-            return ledger
+            return ledger._take_decisions()
         try:
             if not result.readable or not result.complete:
                 raise ValueError("; ".join(result.problems) or "cannot read")
@@ -100,7 +150,41 @@ class Ledger:
         except (ValueError, TypeError, RecursionError) as err:
             ledger.entries.clear()
             ledger.problems.append(f"judge ledger {ledger.path}: {err}; starting a new one")
-        return ledger
+        return ledger._take_decisions()
+
+    def _take_decisions(self) -> Ledger:
+        """Take in the decisions operations wrote (one finished by recovery included) that
+        the ledger does not hold yet; a file that cannot be read is left where it is."""
+        try:
+            names = sorted(n for n in os.listdir(self.decisions_dir) if n.endswith(".json"))
+        except OSError:
+            return self
+        for name in names:
+            path = self.decisions_dir / name
+            result = read_file(path, DECISION_CAP, follow_symlinks=False)
+            try:
+                if not result.complete:
+                    continue
+                entry = LedgerEntry(**json.loads(result.data.decode("utf-8")))
+                Relation(entry.relation)
+            except (ValueError, TypeError, RecursionError):
+                continue
+            self._take(entry, path)
+        return self
+
+    def _take(self, entry: LedgerEntry, path: Path | None) -> None:
+        history = self.entries.setdefault(entry.pair, [])
+        if entry not in history:
+            history.append(entry)
+            history.sort(key=lambda e: e.time)
+        if path is not None and path not in self.taken:
+            self.taken.append(path)
+
+    def adopt(self, entry: LedgerEntry) -> None:
+        """Hold ``entry``, a decision the applied operation wrote with :func:`decision_file`
+        (its file, beside this ledger, goes once the ledger is saved)."""
+        path = self.decisions_dir / _decision_name(entry)
+        self._take(entry, path if path.exists() else None)
 
     def lookup(self, candidate: Candidate) -> JudgedPair:
         """The pair with what the ledger knows of it (see the module's doc)."""
@@ -121,22 +205,7 @@ class Ledger:
     def record(
         self, candidate: Candidate, verdict: Verdict, note: str | None = None
     ) -> LedgerEntry:
-        entry = LedgerEntry(
-            pair=candidate.id,
-            a=candidate.a.key,
-            a_digest=candidate.a.digest,
-            b=candidate.b.key,
-            b_digest=candidate.b.digest,
-            relation=verdict.relation.value,
-            confidence=verdict.confidence,
-            reason=verdict.reason,
-            judge=verdict.judge,
-            winner=verdict.winner,
-            evidence=list(verdict.evidence),
-            fallback=verdict.fallback,
-            time=time.time(),
-            note=note,
-        )
+        entry = new_entry(candidate, verdict, note)
         self.entries.setdefault(candidate.id, []).append(entry)
         return entry
 
@@ -158,19 +227,25 @@ class Ledger:
         if not history:
             self.entries.pop(entry.pair, None)
 
-    def save(self) -> None:
+    def save(self) -> str | None:
+        """Write the ledger whole; what went wrong in words (nothing saved), or None. A state
+        dir that cannot be written loses this run's verdicts, not the run."""
+        try:
+            self.write()
+        except OSError as err:
+            return f"judge ledger {self.path} not saved: {err.strerror or err}"
+        return None
+
+    def write(self) -> None:
+        """:meth:`save`, raising the OSError."""
         directory = self.path.parent
         directory.mkdir(parents=True, exist_ok=True, mode=0o700)
         if self.problems and self.path.exists():
             os.replace(self.path, self.path.with_name(self.path.name + ".bad"))
-        data = {
-            "version": VERSION,
-            "entries": [asdict(e) for history in self.entries.values() for e in history],
-        }
         fd, temp = tempfile.mkstemp(prefix=".ledger-", dir=directory)
         try:
-            with os.fdopen(fd, "w", encoding="utf-8") as out:
-                json.dump(data, out, ensure_ascii=False, indent=1)
+            with os.fdopen(fd, "wb") as out:
+                out.write(self.to_bytes())
                 out.flush()
                 os.fsync(out.fileno())
             os.chmod(temp, 0o600)
@@ -180,3 +255,16 @@ class Ledger:
                 os.unlink(temp)
             raise
         self.problems.clear()
+        for path in self.taken:  # in the ledger now
+            with contextlib.suppress(OSError):
+                os.unlink(path)
+        self.taken.clear()
+
+    def to_bytes(self) -> bytes:
+        """The file's bytes. ASCII JSON: a key holding a file name's undecodable bytes (a lone
+        surrogate) is written as its ``\\udcXX`` escape and read back the same."""
+        data = {
+            "version": VERSION,
+            "entries": [asdict(e) for history in self.entries.values() for e in history],
+        }
+        return json.dumps(data, ensure_ascii=True, indent=1).encode("ascii")

@@ -19,7 +19,14 @@ from memtui.core.judge.archive import Archive, ArchiveEntry
 from memtui.core.judge.items import CLAUDE_MD, normalize
 from memtui.core.judge.ledger import Ledger
 from memtui.core.judge.local import newer
-from memtui.core.judge.resolve import KEEP_DECISIONS, KeepPlan, find_memory, finish_keep, plan_keep
+from memtui.core.judge.resolve import (
+    KEEP_DECISIONS,
+    KeepPlan,
+    find_memory,
+    finish_keep,
+    journal_records,
+    plan_keep,
+)
 from memtui.core.judge.verdicts import Candidate
 from memtui.core.parse.frontmatter import MemoryDocument
 from memtui.core.write.dirfd import EditRefused
@@ -140,6 +147,7 @@ def plan_merge(
         f"writes the merged memory to {kept_memory.rel_path} (kept: {plan.winner.label})",
         *(n for n in proposal.notes if not n.startswith("keeps ")),
     ]
+    journal_records(plan, merged=True)
     return MergePlan(plan, kept_memory.path, kept_data, merged)
 
 

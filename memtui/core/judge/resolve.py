@@ -11,11 +11,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from memtui.core.contents import Memory, ScanResult, Store
-from memtui.core.judge.archive import Archive, ArchiveEntry, new_entry_id
+from memtui.core.judge.archive import Archive, ArchiveEntry, entry_state_files, new_entry_id
 from memtui.core.judge.items import CLAUDE_MD
-from memtui.core.judge.ledger import USER, Ledger
+from memtui.core.judge.ledger import USER, Ledger, LedgerEntry, decision_file, new_entry
 from memtui.core.judge.verdicts import Candidate, JudgeItem, Relation, Verdict
 from memtui.core.write.dirfd import EditRefused
+from memtui.core.write.journal import new_op_id
 from memtui.core.write.ops.memory import INDEX_NAME, index_lines_for, plan_delete_memory
 from memtui.core.write.proposal import AppliedOp, Proposal, read_regular, sha256_hex
 
@@ -35,6 +36,10 @@ class KeepPlan:
     proposal: Proposal
     data: bytes
     index_lines: list[str]
+    entry: ArchiveEntry | None = None
+    """What the archive will hold (written by the operation: :func:`journal_records`)."""
+    decision: LedgerEntry | None = None
+    """The decision the ledger will hold (written by the operation too)."""
 
     @property
     def winner(self) -> JudgeItem:
@@ -73,36 +78,55 @@ def plan_keep(result: ScanResult, candidate: Candidate, keep: str) -> KeepPlan:
     lines = [] if index_raw is None else [
         e.raw for e in index_lines_for(index_raw.decode("utf-8", "replace"), memory.rel_path)
     ]
-    return KeepPlan(candidate, keep, loser, store, memory, proposal, data, lines)
+    plan = KeepPlan(candidate, keep, loser, store, memory, proposal, data, lines)
+    journal_records(plan)
+    return plan
 
 
-def finish_keep(
-    plan: KeepPlan, done: AppliedOp, archive: Archive, ledger: Ledger, *, merged: bool = False
-) -> ArchiveEntry:
-    """After the removal was applied: archive the bytes and record the decision (``merged``:
-    the kept side now holds both, :mod:`memtui.core.judge.merge`)."""
+def journal_records(plan: KeepPlan, *, merged: bool = False) -> None:
+    """Make the archive entry and the ledger's decision part of ``plan``'s operation (its
+    state files, written once its changes are made: a merge finished by ``undo --complete``
+    after a kill keeps its record), under the operation id they name."""
+    op_id = new_op_id()
     how = "merged into" if merged else "superseded by"
-    entry = archive.add(
-        ArchiveEntry(
-            id=new_entry_id(plan.memory.rel_path, plan.data),
-            time=time.time(),
-            store_kind=plan.store.kind.value,
-            store_path=str(plan.store.path),
-            rel_path=plan.memory.rel_path,
-            sha256=sha256_hex(plan.data),
-            reason=f"{how} {plan.winner.label}",
-            op_id=done.op_id,
-            pair=plan.candidate.id,
-            superseded_by=plan.winner.key,
-            index_lines=plan.index_lines,
-        ),
-        plan.data,
+    plan.entry = ArchiveEntry(
+        id=new_entry_id(plan.memory.rel_path, plan.data),
+        time=time.time(),
+        store_kind=plan.store.kind.value,
+        store_path=str(plan.store.path),
+        rel_path=plan.memory.rel_path,
+        sha256=sha256_hex(plan.data),
+        reason=f"{how} {plan.winner.label}",
+        op_id=op_id,
+        pair=plan.candidate.id,
+        superseded_by=plan.winner.key,
+        index_lines=plan.index_lines,
     )
     said = f"merge into {plan.winner.label}" if merged else f"keep {plan.winner.label}"
     verdict = Verdict(Relation.SUPERSEDES, 1.0, f"decided: {said}", USER, winner=plan.keep)
     # the note's "archived " prefix tells the ledger the decision lasts only while the archived
     # side stays out of its store (Ledger.lookup)
-    ledger.record(plan.candidate, verdict,
-                  note=f"archived {entry.id}" + (" (merged)" if merged else ""))
+    plan.decision = new_entry(plan.candidate, verdict,
+                              f"archived {plan.entry.id}" + (" (merged)" if merged else ""))
+    plan.proposal.op_id = op_id
+    plan.proposal.state_files = [*entry_state_files(plan.entry, plan.data),
+                                 decision_file(plan.decision)]
+
+
+def finish_keep(
+    plan: KeepPlan, done: AppliedOp, archive: Archive, ledger: Ledger, *, merged: bool = False
+) -> ArchiveEntry:
+    """After the removal was applied: the archive entry and the decision its operation wrote
+    (written here for an archive elsewhere than the journal's state dir), the decision taken
+    into ``ledger`` and saved (``merged``: the kept side now holds both,
+    :mod:`memtui.core.judge.merge`)."""
+    if plan.entry is None or plan.decision is None or plan.entry.op_id != done.op_id:
+        journal_records(plan, merged=merged)
+        assert plan.entry is not None and plan.decision is not None
+        plan.entry.op_id = done.op_id
+    entry = plan.entry
+    if not archive.holds(entry, plan.data):
+        archive.add(entry, plan.data)
+    ledger.adopt(plan.decision)
     ledger.save()
     return entry

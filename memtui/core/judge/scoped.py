@@ -25,7 +25,7 @@ from pathlib import Path
 from memtui.core.contents import Memory, ScanResult, Store
 from memtui.core.judge.candidates import STOPWORDS
 from memtui.core.judge.items import CLAUDE_MD, item_after, words
-from memtui.core.judge.ledger import USER, Ledger
+from memtui.core.judge.ledger import USER, Ledger, LedgerEntry, decision_file, new_entry
 from memtui.core.judge.resolve import find_memory
 from memtui.core.judge.verdicts import Candidate, JudgeItem, Relation, Verdict
 from memtui.core.model import StoreKind
@@ -167,6 +167,8 @@ class ScopedPlan:
     proposal: Proposal
     skipped: list[str] = field(default_factory=list)
     """Sides not written, and why (a CLAUDE.md rule)."""
+    decision: LedgerEntry | None = None
+    """The decision the ledger will hold, written by the operation (a state file)."""
 
     def note_of(self, tag: str) -> str | None:
         return next((s.note for s in self.sides if s.tag == tag), None)
@@ -218,8 +220,15 @@ def plan_scoped(result: ScanResult, candidate: Candidate, notes: dict[str, str])
                *skipped],
         shown=masked_text,
     ), [s.store for s in sides])
-    return ScopedPlan(candidate, Candidate(after["a"], after["b"], candidate.score,
+    plan = ScopedPlan(candidate, Candidate(after["a"], after["b"], candidate.score,
                                            candidate.reasons), sides, proposal, skipped)
+    plan.decision = _decision(plan)
+    proposal.state_files = [decision_file(plan.decision)]
+    return plan
+
+
+def _decision(plan: ScopedPlan) -> LedgerEntry:
+    return new_entry(plan.after, scoped_verdict(plan), "scoped")
 
 
 def scoped_verdict(plan: ScopedPlan) -> Verdict:
@@ -229,6 +238,7 @@ def scoped_verdict(plan: ScopedPlan) -> Verdict:
 
 
 def finish_scoped(plan: ScopedPlan, ledger: Ledger) -> None:
-    """After the notes were written: record the decision for the new contents."""
-    ledger.record(plan.after, scoped_verdict(plan), note="scoped")
+    """After the notes were written: the decision for the new contents (written by the
+    operation) taken into ``ledger`` and saved."""
+    ledger.adopt(plan.decision if plan.decision is not None else _decision(plan))
     ledger.save()

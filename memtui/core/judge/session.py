@@ -231,7 +231,9 @@ class JudgeSession:
         self.run.judged += count
         if _stopped(cancelled):
             self.run.complete = False
-        self.ledger.save()
+        problem = self.ledger.save()  # an unwritable state dir: said, the run goes on
+        if problem is not None:
+            self.run.notes.append(problem)
         return count
 
     # -------------------------------------------------------------------- after a decision
@@ -241,7 +243,7 @@ class JudgeSession:
         the ledger (an ``OSError`` when it cannot be saved); the pair is ``decided``."""
         verdict = Verdict(RECORD_ONLY[decision], 1.0, f"decided: {decision}", USER)
         self.ledger.record(pair.candidate, verdict, note=decision)
-        self.ledger.save()
+        self.ledger.write()
         pair.previous = pair.verdict or pair.previous
         pair.verdict = replace(verdict)
         pair.state = "decided"

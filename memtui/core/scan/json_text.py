@@ -57,8 +57,8 @@ if TYPE_CHECKING:
     Fingerprint: TypeAlias = tuple[Any, ...]
 
 FRAGMENT_KIND = "store-json"
-FRAGMENT_VERSION = 8  # 5: bold index entries, folder links, health.wikilinks_checked; 6: secrets
-# 7: health.listed; 8: health.topic_dangling
+FRAGMENT_VERSION = 9  # 5: bold index entries, folder links, health.wikilinks_checked; 6: secrets
+# 7: health.listed; 8: health.topic_dangling; 9: DEL and undecodable bytes of names escaped
 
 Fragment = tuple[str, str, tuple[str | None, bool] | None]
 """A store's rendered ``index`` and ``memories`` JSON, and a session summary's (title, empty)."""

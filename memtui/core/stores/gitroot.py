@@ -22,7 +22,8 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (slow) at
 if TYPE_CHECKING:
     from memtui.core.cache import ScanCache
 
-__all__ = ["GitRoot", "canonical_git_root", "current_branch", "tilde"]
+__all__ = ["GitRoot", "canonical_git_root", "common_git_dir", "current_branch", "find_checkout",
+           "tilde"]
 
 _GITDIR_PREFIX = "gitdir:"
 GIT_FILE_CAP = 64 * 1024
@@ -67,6 +68,8 @@ def current_branch(checkout: Path, cache: ScanCache | None = None) -> str | None
         return head.removeprefix("ref: refs/heads/")
     if len(head) in (40, 64) and all(c in "0123456789abcdef" for c in head):
         return f"detached at {head[:7]}"
+    if not _vetted_for_gitpython(gitdir, head):
+        return None
     if cache is None:
         return _branch_from_gitpython(checkout)
     key, newest = _fallback_key(checkout, gitdir)
@@ -78,7 +81,47 @@ def current_branch(checkout: Path, cache: ScanCache | None = None) -> str | None
     return branch
 
 
+GITPYTHON_TIME_LIMIT = 10.0
+"""Seconds GitPython gets to name the branch; a file swapped for a FIFO after it was vetted
+blocks only its daemon thread."""
+_PACKED_REFS_CAP = 8 * 1024 * 1024
+
+
+def _vetted_for_gitpython(gitdir: str, head: str) -> bool:
+    """Whether every file GitPython reads to name the branch (HEAD, config, commondir,
+    packed-refs, the ref HEAD names, in the git dir and its common dir) is absent or a regular
+    file the bounded reader reads whole: GitPython itself reads them unbounded (``/dev/zero``
+    as ``config`` grew memory, a FIFO blocked)."""
+    common = common_git_dir_of(gitdir)
+    names = ["HEAD", "config", "commondir", "packed-refs"]
+    target = head.removeprefix("ref:").strip() if head.startswith("ref:") else ""
+    if target and ".." not in target.split("/") and not target.startswith("/"):
+        names.append(target)
+    for base in dict.fromkeys((gitdir, common)):
+        for name in names:
+            path = os.path.join(base, name)
+            if not os.path.lexists(path):
+                continue
+            cap = _PACKED_REFS_CAP if name == "packed-refs" else GIT_FILE_CAP
+            read = read_file(path, cap)
+            if not read.readable or not read.complete:
+                return False
+    return True
+
+
 def _branch_from_gitpython(checkout: Path) -> str | None:
+    """GitPython's answer, within :data:`GITPYTHON_TIME_LIMIT` (None after it)."""
+    import threading
+
+    answer: list[str | None] = []
+    worker = threading.Thread(target=lambda: answer.append(_ask_gitpython(checkout)),
+                              name="memtui-git-branch", daemon=True)
+    worker.start()
+    worker.join(GITPYTHON_TIME_LIMIT)
+    return answer[0] if answer else None
+
+
+def _ask_gitpython(checkout: Path) -> str | None:
     try:
         import git
 
@@ -131,6 +174,25 @@ def _first_line(path: str) -> str | None:
     except UnicodeDecodeError:
         return None
     return lines[0].strip() if lines else None
+
+
+def find_checkout(project: Path) -> str | None:
+    """The top of the working tree holding ``project`` (its real path, walking up), or None."""
+    return _find_checkout(os.path.realpath(project))
+
+
+def common_git_dir(checkout: str) -> str:
+    """The git dir holding the checkout's ``config``: ``.git``, or for a ``.git`` file its
+    gitdir's ``commondir`` (the gitdir itself without one). Read with the bounded reader."""
+    gitdir, _head = _read_head(Path(checkout))
+    return common_git_dir_of(gitdir)
+
+
+def common_git_dir_of(gitdir: str) -> str:
+    """The common dir a git dir's ``commondir`` names, else the git dir itself."""
+    text, _ = _read_text(os.path.join(gitdir, "commondir"))
+    first = text.splitlines()[0].strip() if text and text.strip() else ""
+    return _js_resolve(gitdir, first) if first else gitdir
 
 
 # --- walking up -----------------------------------------------------------------------------

@@ -409,6 +409,8 @@ def _prepare(
         undoes=undoes,
         more_roots=more_roots,
         more_lock_old=[old for _lk, old in more_locks],
+        state_files=[(f.rel, f.data) for f in proposal.state_files],
+        op_id=proposal.op_id,
     )
 
 
@@ -470,6 +472,12 @@ def _run(
 
 
 def finish(tree: DirTree, journal: Journal, record: OpRecord, steps: Callable[[], None]) -> None:
+    """The end of an operation whose files are changed: its state files (an archive entry, a
+    decision: part of the operation, so a crash cannot leave the change without its record),
+    the locks put back, emptied directories removed, ``done``."""
+    if record.state_files:
+        journal.write_state_files(record)
+        steps()
     restore_lock(tree, journal, record, steps)
     if not record.locks():
         steps()
@@ -535,16 +543,26 @@ def _after_failure(
     kind: type[EditRefused],
     late: dict[int, bytes] | None = None,
 ) -> EditRefused:
-    """Roll back what was done; the error to raise says whether that worked."""
+    """Roll back what was done; the error to raise says whether that worked. The files put
+    back but the journal unable to record it (a full disk): the operation changed nothing, so
+    its record goes (freeing space) instead of standing as an interrupted operation."""
     try:
         restore_before(tree, journal, record, force=False, own=True, late=late or {})
-        journal.set_state(record, "rolled-back")
     except (EditRefused, OSError) as exc:
         return EditRefused(
             f"{reason}; putting files back also failed ({exc}): run "
             f"`memtui undo --rollback {record.id}` to finish",
             path,
         )
+    try:
+        journal.set_state(record, "rolled-back")
+    except OSError:
+        if late:  # the bytes another process wrote stay in the journal, whatever it says
+            return EditRefused(
+                f"{reason}; every file was put back, the bytes another process wrote too, but "
+                f"the journal could not record it: `memtui undo --rollback {record.id}` "
+                "clears it", path)
+        journal.discard(record)
     if kind is EditRefused and "nothing was written" not in reason and not late:
         reason += "; every file was put back as it was"
     return kind(reason, path)

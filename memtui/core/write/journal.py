@@ -157,8 +157,13 @@ def write_private(path: Path, data: bytes) -> None:
     tmp = path.with_name(f".{path.name}.tmp")
     with contextlib.suppress(FileNotFoundError):
         os.unlink(tmp)
-    write_synced(tmp, data, FILE_MODE)
-    os.replace(tmp, path)
+    try:
+        write_synced(tmp, data, FILE_MODE)
+        os.replace(tmp, path)
+    except BaseException:  # a full disk: no half-written temp file is left behind
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
     fsync_dir(path.parent)
 
 
@@ -184,6 +189,12 @@ def _still_running(record: OpRecord) -> bool:
     if record.pid == os.getpid():
         return record.id in RUNNING
     return pid_alive(record.pid)
+
+
+def new_op_id() -> str:
+    """A fresh operation id, for a plan whose state files must name its operation
+    (:attr:`memtui.core.write.proposal.Proposal.op_id`)."""
+    return _new_op_id(datetime.now(UTC))
 
 
 def _new_op_id(now: datetime) -> str:
@@ -346,14 +357,24 @@ class Journal:
         undoes: str | None = None,
         more_roots: builtins.list[RootRecord] | None = None,
         more_lock_old: builtins.list[bytes | None] | None = None,
+        state_files: builtins.list[tuple[str, bytes]] | None = None,
+        op_id: str | None = None,
     ) -> OpRecord:
         """Save the old and new bytes, then ``op.json`` in state ``prepared``. When any of it
         fails (a full disk), the operation's directory is removed again and the error raised:
         nothing was touched yet. ``more_roots`` are the operation's other store roots,
-        ``more_lock_old`` the bytes of each one's lock (by position)."""
+        ``more_lock_old`` the bytes of each one's lock (by position); ``state_files`` the
+        files of memtui's state dir to write once the changes are made (relative path, bytes),
+        checked here: each must name a file inside the state dir. ``op_id``: the id chosen
+        by the plan (:func:`new_op_id`), else a new one."""
+        if op_id is not None and (not op_id or "/" in op_id or op_id.startswith(".")):
+            raise _refusal(f"{op_id!r} is not an operation id")
+        states = list(state_files or [])
+        for rel, _data in states:
+            self.state_path(rel)
         now = datetime.now(UTC)
         record = OpRecord(
-            id=_new_op_id(now),
+            id=op_id or _new_op_id(now),
             time=_iso(now),
             kind=kind,
             title=title,
@@ -369,6 +390,7 @@ class Journal:
             undoes=undoes,
             home=self.home,
             more_roots=list(more_roots or []),
+            state_files=[rel for rel, _data in states],
         )
         op_dir = self.directory / record.id
         _make_private_dirs(self.directory)
@@ -376,6 +398,8 @@ class Journal:
         try:
             os.chmod(op_dir, DIR_MODE)
             self._write_blobs(op_dir, old, new, [lock_old, *(more_lock_old or [])])
+            for n, (_rel, data) in enumerate(states):
+                write_private(op_dir / f"state-{n}", data)
             self.save(record)
             fsync_dir(self.directory)
         except BaseException:
@@ -403,6 +427,59 @@ class Journal:
     def set_progress(self, record: OpRecord, progress: int) -> None:
         record.progress = progress
         self.save(record)
+
+    def discard(self, record: OpRecord) -> None:
+        """Remove an operation that changed nothing (its rollback is done) from the journal."""
+        self._discard(self.directory / record.id)
+
+    # --- memtui's own files written with an operation -----------------------------------
+
+    @property
+    def state_dir(self) -> Path:
+        """memtui's state dir: the journal's parent (the archive and the judge's ledger)."""
+        return self.directory.parent
+
+    def state_path(self, rel: str) -> Path:
+        """Where the state file ``rel`` lives; EditRefused for a path that would leave the
+        state dir (absolute, ``..``, not normalized: a record from disk is hostile input)."""
+        parts = rel.split("/")
+        if not rel or rel.startswith("/") or any(p in ("", ".", "..") for p in parts) or (
+            "\0" in rel
+        ):
+            raise _refusal(f"{rel!r} is not a file of memtui's state dir")
+        return self.state_dir.joinpath(*parts)
+
+    def write_state_files(self, record: OpRecord) -> None:
+        """Write the operation's state files (once its changes are made): each file that
+        does not hold its bytes yet, in its 0o700 directories. OSError when the disk is full."""
+        for n, rel in enumerate(record.state_files):
+            path = self.state_path(rel)
+            data = self._read_blob(record, f"state-{n}")
+            if data is None:
+                raise _refusal(f"the journal lost the bytes of {path}")
+            try:
+                if path.read_bytes() == data:
+                    continue
+            except OSError:
+                pass
+            _make_private_dirs(path.parent)
+            write_private(path, data)
+
+    def remove_state_files(self, record: OpRecord) -> None:
+        """Remove the operation's state files (its rollback), and the directories that held
+        only them."""
+        for rel in record.state_files:
+            path = self.state_path(rel)
+            for each in (path, path.with_name(f".{path.name}.tmp")):  # a write cut short too
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(each)
+            parent = path.parent
+            while parent != self.state_dir and parent.is_relative_to(self.state_dir):
+                try:
+                    os.rmdir(parent)
+                except OSError:
+                    break
+                parent = parent.parent
 
     # --- internals ----------------------------------------------------------------------
 

@@ -117,6 +117,18 @@ class StoreRoot:
     lock_dir: Path | None
 
 
+@dataclass(frozen=True)
+class StateFile:
+    """A file of memtui's own state dir (never a user's memory) that an operation writes once
+    its changes are made: an archive entry, a decision for the judge's ledger. ``rel`` is
+    relative to the state dir of the journal the operation is applied with. Journaled with the
+    operation (so an interrupted one finished by recovery writes it too), removed by its
+    rollback; never previewed, and left alone by an undo."""
+
+    rel: str
+    data: bytes
+
+
 @dataclass
 class Proposal:
     """A planned operation: nothing outside ``root`` is touched; ``lock_dir`` is the memory
@@ -144,6 +156,11 @@ class Proposal:
     secret mask it); None: the texts as they are."""
     more_roots: list[StoreRoot] = field(default_factory=list)
     """The operation's other store roots, each with its own lock (empty: one root)."""
+    state_files: list[StateFile] = field(default_factory=list)
+    """memtui's own records the operation writes once its changes are made."""
+    op_id: str | None = None
+    """The id the journal gives the operation, chosen by a plan whose state files name it
+    (``memtui.core.write.journal.new_op_id``); None: a new one."""
 
     def roots(self) -> list[StoreRoot]:
         """Every store root of the operation, ``root`` first."""
@@ -199,8 +216,8 @@ def roots_base(roots: Sequence[Path]) -> Path:
 def combine(kind: str, title: str, parts: Sequence[Proposal]) -> Proposal:
     """ONE operation doing every change of ``parts`` (proposals of single stores, each with
     its root and lock): the first part's root comes first, a root two parts share is one
-    root. Notes, reads, listings and directories to remove are joined; the first ``shown``
-    applies."""
+    root. Notes, reads, listings, directories to remove and state files are joined; the
+    first ``shown`` applies."""
     if not parts:
         raise EditRefused("nothing to change")
     roots: list[StoreRoot] = []
@@ -220,6 +237,7 @@ def combine(kind: str, title: str, parts: Sequence[Proposal]) -> Proposal:
         listings=[d for p in parts for d in p.listings],
         shown=next((p.shown for p in parts if p.shown is not None), None),
         more_roots=roots[1:],
+        state_files=[f for p in parts for f in p.state_files],
     )
 
 

@@ -87,6 +87,9 @@ class OpRecord:
     more_roots: list[RootRecord] = field(default_factory=list)
     """The operation's other store roots, each with its own lock (``root``, ``lock_dir`` and
     ``lock`` are the first); empty for an operation of one root (and every older record)."""
+    state_files: list[str] = field(default_factory=list)
+    """Paths (relative to the state dir) of memtui's own files written once the changes are
+    made, their bytes in ``state-<n>`` (:class:`memtui.core.write.proposal.StateFile`)."""
 
     @property
     def incomplete(self) -> bool:

@@ -108,6 +108,7 @@ def restore_before(
             Path(conflicts[0]),
         )
     remove_temps(tree, record)
+    journal.remove_state_files(record)
     for directory, mode in sorted(record.removed_dirs, key=lambda d: len(Path(d[0]).parts)):
         tree.mkdir(Path(directory), mode)
     for index in _space_freeing_order(record, states):

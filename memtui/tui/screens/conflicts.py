@@ -569,7 +569,7 @@ class ConflictsScreen(ReportsWork, Screen[None]):
         ledger = found.ledger
         try:
             ledger.record(pair.candidate, verdict, note=decision)
-            ledger.save()
+            ledger.write()
         except OSError as err:
             self.notify(line(f"the ledger could not be saved: {err}"), title="Judge",
                         severity="error", markup=False)

@@ -3,7 +3,8 @@
 ``script`` is a list of what to do for each ``/v1/messages`` call in turn (the last one
 repeats): ``"ok"`` (a verdict for every pair of the request), ``"partial"`` (verdicts for the
 first pair only), ``"malformed"`` (text, no tool call), ``"bad-json"`` (a tool call whose input
-breaks the schema), or an HTTP status code (``429``, ``529``, ``500``) with a ``retry-after-ms``
+breaks the schema), ``"not-json"`` (a 200 whose body is no JSON), ``"not-a-message"`` (JSON that
+is no message), or an HTTP status code (``429``, ``529``, ``500``) with a ``retry-after-ms``
 of 1 so the SDK's backoff stays short. Every request body is kept in ``bodies``.
 
 The Message Batches API too: a created batch is ``in_progress`` for ``polls`` retrievals, then
@@ -56,6 +57,11 @@ class FakeMessagesAPI:
         self.calls += 1
         if isinstance(step, int):
             return self.error(step)
+        if step == "not-json":  # a 200 whose body is no JSON (a proxy's page)
+            return httpx2.Response(200, content=b"<html>\xff gateway</html>",
+                                   headers={"content-type": "application/json"})
+        if step == "not-a-message":  # JSON, but no message: no usage, no content
+            return httpx2.Response(200, json=["surprise", {"usage": 3}])
         ids = _PAIR.findall(json.loads(body)["messages"][0]["content"])
         return httpx2.Response(200, json=self.message(step, ids))
 

@@ -115,6 +115,18 @@ def test_a_malformed_reply_is_asked_again_then_judged_locally(candidates: list[C
     assert judge.notes == ["2 pairs judged locally: a malformed reply (asked twice)"]
 
 
+@pytest.mark.parametrize("step", ["not-json", "not-a-message"])
+def test_a_200_reply_that_is_no_message_falls_back_to_the_local_judge(
+    candidates: list[Candidate], step: str
+) -> None:
+    api = FakeMessagesAPI(script=[step])
+    judge = make_judge(api)
+    verdicts = judge.judge(candidates)
+    assert all(v is not None and v.judge == "local" for v in verdicts)
+    assert all(v is not None and v.fallback is not None and "anthropic: " in v.fallback
+               for v in verdicts)
+
+
 def test_a_reply_that_breaks_the_schema_counts_as_malformed(candidates: list[Candidate]) -> None:
     api = FakeMessagesAPI(script=["bad-json", "ok"])
     verdicts = make_judge(api).judge(candidates)

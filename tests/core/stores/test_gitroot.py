@@ -276,3 +276,21 @@ def test_current_branch_outside_a_repository(base: Path) -> None:
     (plain / ".git").write_text("gitdir: /nowhere\n")
     assert current_branch(plain) is None
     assert current_branch(base / "missing") is None
+
+
+def test_gitpython_that_does_not_answer_in_time_gives_no_branch(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The fallback's time limit: GitPython blocked (a file swapped for a FIFO after it was
+    vetted) gives None instead of hanging the scan; its daemon thread is left blocked."""
+    import threading
+
+    from memtui.core.stores import gitroot
+
+    release = threading.Event()
+    monkeypatch.setattr(gitroot, "GITPYTHON_TIME_LIMIT", 0.0)
+    monkeypatch.setattr(gitroot, "_ask_gitpython", lambda _checkout: release.wait() and "x")
+    try:
+        assert gitroot._branch_from_gitpython(tmp_path) is None
+    finally:
+        release.set()

@@ -106,7 +106,7 @@ def test_github_url_forms(url: str, slug: str | None) -> None:
     assert github_slug(url) == slug
 
 
-def test_origin_is_read_with_gitpython(tmp_path: Path) -> None:
+def test_origin_is_read_from_the_git_config(tmp_path: Path) -> None:
     home = build_demo_home(tmp_path / "demo")
     assert origin_repo(home.project) == ("acme/shop", DEMO_ORIGIN)
     assert origin_repo(home.worktree) == ("acme/shop", DEMO_ORIGIN)  # a linked worktree

@@ -23,12 +23,12 @@ FILE = 48 * 1024
 MOUNT_SIZE = 180 * 1024
 
 
-def _mount(where: Path) -> str | None:
+def _mount(where: Path, size: int = MOUNT_SIZE) -> str | None:
     """Mount a small tmpfs at ``where``; None when done, else why it cannot be done here."""
     if os.geteuid() != 0:
         return "mounting a tmpfs needs root"
     done = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", f"size={MOUNT_SIZE},mode=0755", "tmpfs", str(where)],
+        ["mount", "-t", "tmpfs", "-o", f"size={size},mode=0755", "tmpfs", str(where)],
         capture_output=True,
         text=True,
         check=False,
@@ -75,3 +75,67 @@ def test_replace_on_a_full_tmpfs_rolls_back_to_the_exact_tree(
     with contextlib.suppress(OSError):  # the space is free again: the tmpfs is as it was
         st = os.statvfs(local)
         assert st.f_bfree * st.f_bsize >= MOUNT_SIZE - 3 * FILE - 64 * 1024
+
+
+@pytest.fixture
+def full_home(tmp_path: Path) -> Iterator[Path]:
+    """A small tmpfs to hold a judge home and memtui's state dir (room for the records of the
+    operations rolled back on the way: the journal keeps them)."""
+    where = tmp_path / "fs"
+    where.mkdir()
+    why = _mount(where, 2 * 1024 * 1024)
+    if why is not None:
+        pytest.skip(f"no real full filesystem here ({why}); test_decisions_journaled injects "
+                    "ENOSPC")
+    try:
+        yield where
+    finally:
+        subprocess.run(["umount", "-l", str(where)], check=False)
+
+
+def _fill(where: Path, leave: int) -> Path:
+    """A file taking all but ``leave`` bytes of ``where``'s free space."""
+    st = os.statvfs(where)
+    filler = where / "filler"
+    with open(filler, "wb") as out, contextlib.suppress(OSError):
+        out.write(b"\0" * max(0, st.f_bavail * st.f_frsize - leave))
+    return filler
+
+
+def test_a_merge_on_a_full_disk_says_the_truth_and_leaves_no_temp_file(
+    full_home: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``judge resolve PAIR merge`` with less and less room left, until it fits: every refusal
+    says what happened (never "putting files back also failed" for a store left intact), no
+    ``.tmp`` stays in the journal, and the merge that fits has its archive entry and ledger
+    decision."""
+    import json
+
+    from core.judge.homes import cli_args, write_timeout_home
+
+    from memtui.cli import main
+
+    ctx = write_timeout_home(full_home / "home")
+    monkeypatch.setenv("MEMTUI_STATE_DIR", str(full_home / "state"))
+    args = cli_args(ctx)
+    assert main([*args, "judge", "--json"]) == 1
+    [pair] = [p["id"] for p in json.loads(capsys.readouterr().out)["pairs"]
+              if {p["a"]["path"], p["b"]["path"]} == {"api-timeout.md", "gateway-timeout.md"}]
+    home = full_home / "home"
+    for leave in range(0, 128 * 1024, 4096):
+        before = tree_state(home)
+        filler = _fill(full_home, leave)
+        code = main([*args, "judge", "resolve", pair, "merge", "--yes"])
+        err = capsys.readouterr().err
+        filler.unlink()
+        assert list((full_home / "state").rglob("*.tmp")) == [], leave
+        if code == 0:
+            break
+        assert "also failed" not in err, err
+        assert "nothing was written" in err or "every file was put back as it was" in err, err
+        assert tree_state(home) == before
+    else:
+        pytest.fail(f"the merge never fitted: {err}")
+    assert main([*args, "judge", "archive", "--json"]) == 0
+    [entry] = json.loads(capsys.readouterr().out)["entries"]
+    assert entry["reason"].startswith("merged into")
