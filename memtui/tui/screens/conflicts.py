@@ -13,7 +13,6 @@ pair of a changed memory shows its new text, is stale, and later decisions plan 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
 from rich.text import Text
@@ -31,7 +30,7 @@ from memtui.core.config import Config, JudgeConfig
 from memtui.core.contents import ScanResult
 from memtui.core.judge.archive import Archive
 from memtui.core.judge.items import CLAUDE_MD
-from memtui.core.judge.ledger import USER, Ledger, default_ledger_path
+from memtui.core.judge.ledger import Ledger, default_ledger_path
 from memtui.core.judge.merge import (
     finish_merge,
     kept_side,
@@ -39,23 +38,15 @@ from memtui.core.judge.merge import (
     plan_merge,
     propose_merge,
 )
-from memtui.core.judge.providers import Estimate, Judge, ProviderError, load_judge
-from memtui.core.judge.refresh import changed_files, refresh_run, reread
+from memtui.core.judge.providers import ProviderError
+from memtui.core.judge.refresh import changed_files, reread
 from memtui.core.judge.resolve import finish_keep, plan_keep
-from memtui.core.judge.run import (
-    MAX_SENT_PAIRS,
-    JudgeRun,
-    collect_items,
-    judge_pairs,
-    pair_up,
-    pairs_to_judge,
-)
 from memtui.core.judge.scoped import finish_scoped, plan_scoped, propose_notes
+from memtui.core.judge.session import JudgeSession, load_provider
 from memtui.core.judge.verdicts import (
     Candidate,
     JudgedPair,
     Relation,
-    Verdict,
 )
 from memtui.core.scan.scanner import cache_for
 from memtui.core.secrets.redact import masked_text
@@ -95,19 +86,6 @@ RECORD_DECISIONS: dict[str, Relation] = {
 }
 COMPACT_WIDTH = 100
 """Under this width the footer is compact (as on the main screen)."""
-
-
-@dataclass
-class Found:
-    """What the first job returns: the run so far, the judge, and (for a provider that sends
-    text) its estimate, to confirm before judging."""
-
-    run: JudgeRun
-    ledger: Ledger
-    judge: Judge
-    estimate: Estimate | None = None
-    todo: list[JudgedPair] = field(default_factory=list)
-    """The pairs the estimate is for (what a confirmation sends)."""
 
 
 class ConflictsScreen(ReportsWork, Screen[None]):
@@ -168,7 +146,8 @@ class ConflictsScreen(ReportsWork, Screen[None]):
         self.settings = settings
         self.config = settings.judge
         self.journal = journal_for(context, settings)
-        self.found: Found | None = None
+        self.found: JudgeSession | None = None
+        """The judge session: its run, ledger, judge and (to send) estimate."""
         self.filter = "open"
         self.store_filter: str | None = None
         """Only pairs with a side in this kind of store (None: every store)."""
@@ -220,60 +199,37 @@ class ConflictsScreen(ReportsWork, Screen[None]):
         """Read, pair and judge in a thread; a provider that sends text shows its estimate
         and sends only on yes (and never over ``judge.spend_cap_usd``)."""
         try:
-            judge = load_judge(self.config.provider, self.config, env=self.context.env)
+            judge = load_provider(self.context, self.settings)
         except ProviderError as err:
             self.say(f"{err}; using the local judge", "bold yellow")
-            judge = load_judge("local", JudgeConfig())
-        result, context = self.result, self.context
+            judge = load_provider(self.context, JudgeConfig(), "local")
+        result, context, settings = self.result, self.context, self.settings
         self.say(f"reading and pairing memories ({judge.name} judge) …", "dim")
 
-        def run() -> Found:
-            def step(name: str, done: int, total: int) -> None:
-                progress(f"judge: {name}", done, total)
+        def step(name: str, done: int, total: int) -> None:
+            progress(f"judge: {name}", done, total)
 
-            items, problems = collect_items(context, result, cancelled=is_cancelled,
-                                            progress=step)
+        def start() -> JudgeSession:
+            session = JudgeSession.start(context, settings, provider=judge, result=result,
+                                         rejudge=rejudge, progress=step, cancelled=is_cancelled)
             check()
-            ledger = Ledger.load(default_ledger_path(context.env))
-            pairs = pair_up(items, ledger, cancelled=is_cancelled)
-            check()
-            found = Found(JudgeRun(items, pairs, notes=[*ledger.problems, *problems]), ledger,
-                          judge)
-            todo = self.todo(found, rejudge)
-            if judge.sends_data:
-                found.todo = todo
-                found.estimate = judge.estimate([p.candidate for p in todo]) if todo else None
-                return found
-            self.judge_now(found, todo)
-            return found
+            if not session.asks_first:
+                session.send(step, is_cancelled)
+            return session
 
-        found = await in_thread(run)
-        self.found = found
-        if await self.confirm_sending(found):
-            todo = found.todo  # exactly the pairs the estimate counted
-            found.estimate = None
-            self.say(f"sending {len(todo)} pairs …", "dim")
-            await in_thread(lambda: self.judge_now(found, todo))
+        session = await in_thread(start)
+        self.found = session
+        if await self.confirm_sending(session):
+            self.say(f"sending {len(session.todo)} pairs …", "dim")
+            await in_thread(lambda: session.send(step, is_cancelled))
+            session.estimate = None
             self.show_pairs()
 
     def worker_ended(self, worker: Worker[Any], failure: str | None) -> None:
         if failure is not None and worker.group == "judge":
             self.say(failure, "bold red")
 
-    def todo(self, found: Found, rejudge: bool) -> list[JudgedPair]:
-        limit = MAX_SENT_PAIRS if found.judge.sends_data else None
-        return pairs_to_judge(found.run.pairs, rejudge=rejudge, limit=limit)
-
-    @staticmethod
-    def judge_now(found: Found, todo: list[JudgedPair]) -> None:
-        def step(text: str, done: int, total: int) -> None:
-            progress(f"judge: {text}", done, total)
-
-        found.run.judged = judge_pairs(todo, found.judge, found.ledger,
-                                       rejudge=True, cancelled=is_cancelled, progress=step)
-        found.ledger.save()
-
-    async def confirm_sending(self, found: Found) -> bool:
+    async def confirm_sending(self, found: JudgeSession) -> bool:
         """Show the pairs; with an estimate (a provider that sends text), ask before sending
         (refused over the spend cap). True: send."""
         estimate = found.estimate
@@ -285,10 +241,12 @@ class ConflictsScreen(ReportsWork, Screen[None]):
                          "[REDACTED:rule]). Nothing is sent unless you say yes.", style="dim")
         for note in estimate.notes:
             body_text.append(f"\n• {line(note)}", style="dim")
-        cap = self.config.spend_cap_usd
-        if cap is not None and estimate.cost_usd > cap:
-            self.say(f"{estimate.describe()}: over judge.spend_cap_usd (${cap:g}); nothing "
-                     "was sent", "bold yellow")
+        if found.held_back:
+            body_text.append(f"\n• only the best {len(found.todo)} pairs are sent; "
+                             f"{found.held_back} more wait for the next run", style="dim")
+        refusal = found.spend_check()
+        if refusal is not None:
+            self.say(f"{estimate.describe()}: {refusal}", "bold yellow")
             return False
         screen = ConfirmScreen("Send these pairs to Claude?", body_text, yes="Send",
                                danger=False)
@@ -314,11 +272,11 @@ class ConflictsScreen(ReportsWork, Screen[None]):
                     f"{len(run.open_pairs())} need a decision", style="bold")
         if self.store_filter is not None:
             head.append(f" · only {line(self.store_filter)} (k: next store)", style="bold cyan")
-        usage = getattr(found.judge, "usage", None)
+        usage = found.usage
         if usage is not None and usage.requests:
             head.append(f" · sent {usage.requests} requests, ${usage.cost_usd:.4f}", style="dim")
         self.query_one("#conf-head", Static).update(head)
-        notes = [*run.notes, *getattr(found.judge, "notes", [])]
+        notes = found.notes
         if not self.shown:
             where = "" if self.store_filter is None else f" in {line(self.store_filter)}"
             self.say(f"no pair {FILTER_LABELS[self.filter]}{where}" +
@@ -414,8 +372,7 @@ class ConflictsScreen(ReportsWork, Screen[None]):
         found = self.found
         if op is None or found is None:
             return
-        found.run.pairs = [p for p in found.run.pairs
-                           if key not in (p.candidate.a.key, p.candidate.b.key)]
+        found.drop(key)
         self.show_pairs()
         self.reread(op)
 
@@ -439,7 +396,7 @@ class ConflictsScreen(ReportsWork, Screen[None]):
         self.changed -= paths
         self.result = fresh.result
         if self.found is not None:
-            refresh_run(self.found.run, fresh.items, self.found.ledger)
+            self.found.refresh(fresh)
         self.show_pairs()
 
     def action_scoped(self) -> None:
@@ -474,11 +431,8 @@ class ConflictsScreen(ReportsWork, Screen[None]):
         )
         if op is None:
             return
-        said = "; ".join(f"{s.tag.upper()} applies when {s.note}" for s in scoped.sides)
-        pair.candidate = scoped.after
-        pair.previous = pair.verdict or pair.previous
-        pair.verdict = Verdict(Relation.SCOPED, 1.0, f"decided: scoped ({said})", USER)
-        pair.state = "decided"
+        if self.found is not None:
+            self.found.scoped(pair, scoped)
         self.show_pairs()
         self.reread(op)
 
@@ -564,19 +518,12 @@ class ConflictsScreen(ReportsWork, Screen[None]):
         pair, found = self.current(), self.found
         if pair is None or found is None:
             return
-        relation = RECORD_DECISIONS[decision]
-        verdict = Verdict(relation, 1.0, f"decided: {decision}", USER)
-        ledger = found.ledger
         try:
-            ledger.record(pair.candidate, verdict, note=decision)
-            ledger.write()
+            found.decide(pair, decision)
         except OSError as err:
             self.notify(line(f"the ledger could not be saved: {err}"), title="Judge",
                         severity="error", markup=False)
             return
-        pair.previous = pair.verdict or pair.previous
-        pair.verdict = replace(verdict)
-        pair.state = "decided"
         self.notify(line(f"{decision.replace('_', ' ')}: not raised again until one side "
                          "changes"), title="Decided", markup=False)
         self.show_pairs()
