@@ -77,6 +77,10 @@ def edit_in_editor(app: App[Any], ref: NodeRef | None) -> Path | None:
                    markup=False)
         return None
     path = ref.memory.path
+    if not any(os.environ.get(v, "").strip() for v in EDITOR_VARIABLES):
+        app.notify(f"No $VISUAL or $EDITOR is set: opened {FALLBACK_EDITOR}. Choose your "
+                   "editor with e.g. export EDITOR=nano (or VISUAL) before memtui.",
+                   title="Edit", markup=False)
     try:
         command = [*editor_command(os.environ), str(path)]
     except ValueError as err:

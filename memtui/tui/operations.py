@@ -113,7 +113,7 @@ async def delete_flow(
         summary,
         yes="Delete",
         diffs=index_diffs,
-        diffs_title="MEMORY.md after the delete:",
+        diffs_title=f"{', '.join(line(d.rel) for d in index_diffs)} after the delete:",
     )
     if not await ask(screen, dialog):
         return None
@@ -123,9 +123,6 @@ async def delete_flow(
 
 
 # --- X: redact the secrets of a memory --------------------------------------------------------
-
-ROTATE_HINT = "Redacting does not revoke a secret: rotate the secret anyway."
-
 
 def redact_memory(
     screen: Screen[Any], context: Context, journal: Journal, ref: NodeRef | None
@@ -147,8 +144,8 @@ async def redact_flow(
     assert memory is not None
     proposal = await in_thread(lambda: redact_ops.plan_redact(store, memory))
     diffs = await in_thread(proposal.diff)
-    summary = proposal_summary(proposal, diffs, context.show(proposal.base))
-    summary.append(f"\n{ROTATE_HINT}", style="bold yellow")
+    summary = proposal_summary(proposal, diffs, context.show(proposal.base))  # it says to
+    # rotate the secret anyway (the core's note): once
     dialog = ConfirmScreen("Redact the secrets of this memory?", summary, yes="Redact",
                            diffs=diffs, diffs_title="The file after the redaction "
                            "(secrets shown masked):")

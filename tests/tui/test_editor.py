@@ -160,3 +160,22 @@ def test_editor_command_precedence() -> None:
     assert editor_command({}) == [FALLBACK_EDITOR]
     with pytest.raises(ValueError, match="VISUAL"):
         editor_command({"VISUAL": "vim 'unclosed"})
+
+
+async def test_no_editor_set_says_which_editor_opened_and_how_to_choose(
+    home: DemoHome, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``e`` with no $VISUAL or $EDITOR opened vi without a word (issue 25)."""
+    from memtui.tui import editor as editor_module
+
+    monkeypatch.delenv("VISUAL", raising=False)
+    monkeypatch.delenv("EDITOR", raising=False)
+    ran: list[list[str]] = []
+    monkeypatch.setattr(editor_module, "run_editor", lambda _app, command: ran.append(command) or 0)
+    async with app_for(home).run_test(size=SIZE) as pilot:
+        await select(pilot, "auto", f"{home.auto_memory}::architecture.md")
+        await pilot.press("e")
+        await settle(pilot)
+        assert ran and ran[0][0] == FALLBACK_EDITOR
+        said = [n for n in notifications(pilot) if FALLBACK_EDITOR in n]
+        assert said and "export EDITOR=" in said[0]

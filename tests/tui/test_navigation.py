@@ -63,10 +63,14 @@ async def select(pilot: Pilot[None], screen: MainScreen, pane: str, rel_path: st
     await pilot.pause()
 
 
-async def test_arrow_keys_move_between_panes_and_wrap(demo: DemoHome) -> None:
+async def test_arrow_keys_move_between_panes_and_stop_at_the_ends(demo: DemoHome) -> None:
+    """They wrapped: ``h`` from Auto landed on agentmemory, and ``D`` then distilled
+    agentmemory when Auto was meant (issue 25)."""
     app = app_for(demo)
     async with app.run_test(size=(160, 45)) as pilot:
         screen = await settle(pilot)
+        assert app.focused is not None and app.focused.id == "tree-auto"
+        await pilot.press("h")
         assert app.focused is not None and app.focused.id == "tree-auto"
         seen = []
         for _ in range(6):
@@ -74,11 +78,28 @@ async def test_arrow_keys_move_between_panes_and_wrap(demo: DemoHome) -> None:
             seen.append(app.focused.id if app.focused else None)
         assert seen == [
             "tree-team", "tree-sessions", "tree-agents", "tree-snapshots", "tree-agentmemory",
-            "tree-auto",
+            "tree-agentmemory",
         ]
-        await pilot.press("h")
-        assert app.focused is not None and app.focused.id == "tree-agentmemory"
         assert "agentmemory" in plain(screen.query_one("#pane-info", Static))
+        await pilot.press("h")
+        assert app.focused is not None and app.focused.id == "tree-snapshots"
+
+
+async def test_the_detail_pane_forgets_the_title_of_what_it_showed_before(
+    demo: DemoHome,
+) -> None:
+    """Moving to a pane with nothing selected kept the previous memory's name on the detail
+    pane (issue 25: "psp-sandbox.md" over a snapshot)."""
+    from memtui.tui.widgets.detail import DetailPane
+
+    app = app_for(demo)
+    async with app.run_test(size=(160, 45)) as pilot:
+        screen = await settle(pilot)
+        detail = screen.query_one(DetailPane)
+        assert detail.border_title  # the first scan shows MEMORY.md
+        detail.show(None)
+        await pilot.pause()
+        assert not detail.border_title
 
 
 async def test_keys_typed_faster_than_the_focus_moves_still_step_pane_by_pane(

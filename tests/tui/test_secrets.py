@@ -125,7 +125,8 @@ async def test_redact_then_undo_restores_the_identical_file(tmp_path: Path) -> N
         await settle(pilot)
         assert_no_secret(pilot)  # nothing open yet: the detail pane and the trees
         text = await confirm(pilot, "X")
-        assert "rotate the secret anyway" in text
+        assert "so rotate it anyway" in text
+        assert text.count("rotate") == 1  # it said so twice (issue 25)
         assert "-CI pulls private packages with the bot token `ghp_…defg`" in text
         assert "+CI pulls private packages with the bot token `[REDACTED:github-pat]`" in text
         for secret in SECRETS:

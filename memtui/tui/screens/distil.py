@@ -36,6 +36,7 @@ from memtui.core.distil.model import (
     short_notes,
 )
 from memtui.core.model import StoreKind
+from memtui.core.plaintext import counted
 from memtui.core.stores.locations import Context
 from memtui.core.write.journal import Journal
 from memtui.core.write.proposal import FileDiff, Proposal
@@ -270,7 +271,7 @@ class DistilScreen(ReviewScreen):
         changes.clear_options()
         changes.add_options([Selection(change_prompt(c), c.id, True, id=c.id)
                              for c in self.plan.changes])
-        changes.border_title = f"{len(self.plan.changes)} changes (space toggles)"
+        changes.border_title = f"{counted(len(self.plan.changes), 'change')} (space toggles)"
         if self.plan.changes:
             changes.highlighted = 0
         self.show_outcome(shown)

@@ -128,7 +128,8 @@ class MainScreen(ReportsWork, Screen[None]):
                 tooltip="The judge's archive: memories that decisions took out of their "
                 "stores; restore one (previewed, undoable)"),
         Binding("space", "toggle_mark", "Mark", show=False, id="memory.mark",
-                tooltip="Mark or unmark the selected memory (d deletes every marked one)"),
+                tooltip="Mark or unmark the selected memory (d deletes every marked one); the "
+                "cursor moves on to the next"),
         Binding("escape", "clear_marks", "Clear marks", show=False, id="memory.clear-marks",
                 tooltip="Unmark every marked memory"),
         Binding("X", "redact", "Redact", show=False, id="memory.redact",
@@ -352,7 +353,7 @@ class MainScreen(ReportsWork, Screen[None]):
         if self.result is None or not any(s is view.store for s in self.result.stores):
             return  # a newer scan replaced the store: its own check follows
         self.query_one("#tree-team", StoreTree).set_notes(view.banner, view.fates)
-        self.query_one(DetailPane).team_fates = view.fates
+        self.query_one(DetailPane).set_team_fates(view.fates)
 
     def show_nothing_found(self, found: str | None) -> None:
         """Above the panes, when no store holds a memory: what was looked for, where, and
@@ -476,7 +477,7 @@ class MainScreen(ReportsWork, Screen[None]):
         specs = self.visible_specs()
         current = self.current_spec()
         index = specs.index(current) if current in specs else 0
-        self.focus_pane(specs[(index + step) % len(specs)])
+        self.focus_pane(specs[max(0, min(len(specs) - 1, index + step))])  # no wrap
 
     def action_zoom(self) -> None:
         self.zoomed = not self.zoomed

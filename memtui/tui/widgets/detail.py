@@ -309,6 +309,16 @@ class DetailPane(ReportsWork, VerticalScroll):
         yield Static("", id="detail-hit")
         yield Static("", id="detail-after")
 
+    def set_team_fates(self, fates: dict[str, Text]) -> None:
+        """The Team pane's push check came: a team memory shown says its new fate (after
+        ``X`` it was "refused: secret", now "push")."""
+        self.team_fates = fates
+        loaded = self.loaded
+        if loaded is not None and loaded.ref.memory is not None and (
+            loaded.ref.memory.file in fates and loaded.ref == self.ref
+        ):
+            self._render_loaded(loaded)
+
     def show(self, ref: NodeRef | None) -> None:
         self.ref = ref
         self._keep_y = None
@@ -323,6 +333,7 @@ class DetailPane(ReportsWork, VerticalScroll):
         self.query_one("#detail-body", Markdown).display = False
         self.query_one("#detail-raw", Static).update("")
         if ref is None:
+            self.border_title = None  # nothing shown: no name left over from before
             head.update(Text("Select a memory to read it.", style="dim"))
             return
         if ref.memory is None:
