@@ -122,13 +122,20 @@ def base_key(location: StoreLocation, project: str) -> str:
     return f"agentmemory/{key_part(sanitize_path(str(location.path)))}"
 
 
-def store_ref(location: StoreLocation, project: str, taken: Mapping[str, StoreRef]) -> StoreRef:
+def store_ref(
+    location: StoreLocation,
+    project: str,
+    taken: Mapping[str, StoreRef],
+    by_path: Mapping[tuple[str, str], StoreRef] | None = None,
+) -> StoreRef:
     """The store's ref: the key ``taken`` (the manifest so far) gives its path, else a free
-    one."""
+    one (``by_path``: ``taken`` by (path, kind), when the caller has it)."""
     path = Path(os.path.abspath(location.path))
-    for ref in taken.values():
-        if ref.path == path and ref.kind == location.kind.value:
-            return ref
+    if by_path is None:
+        by_path = {(str(r.path), r.kind): r for r in taken.values()}
+    found = by_path.get((str(path), location.kind.value))
+    if found is not None:
+        return found
     key = base_key(location, project)
     n = 1
     candidate = key

@@ -155,12 +155,14 @@ def _record(
     wanted = _store_refs(locations, project, manifest, touching)
     for ref in wanted:
         manifest.setdefault(ref.key, ref)
+    wanted_keys = {ref.key for ref in wanted}
     gone = [ref for key, ref in state.manifest.items()
-            if ref not in wanted and not os.path.lexists(ref.path)
-            and state.stores.get(key, StoreState()).files and touching is None]
+            if touching is None and key not in wanted_keys and key in state.stores
+            and state.stores[key].files and not os.path.lexists(ref.path)]
     only_set = {os.path.abspath(p) for p in only} if only is not None else None
     skip_set = {os.path.abspath(p) for p in skip or ()}
     pending: list[_Pending] = []
+    refreshed = manifest != state.manifest
     now = time.time()
     for ref in [*wanted, *gone]:
         old = state.stores.get(ref.key, StoreState())
@@ -171,12 +173,14 @@ def _record(
             continue
         new_state, changes, blobs = found
         if not changes:
-            state.stores[ref.key] = new_state  # stats refreshed, nothing to record
+            if new_state != old:
+                state.stores[ref.key] = new_state  # stats refreshed, nothing to record
+                refreshed = True
             continue
         pending.append(_Pending(ref, new_state, changes, blobs,
                                 _attribution_of(ref, attribution)))
     if not pending:
-        if state.head is not None or state.stores:
+        if refreshed and (state.head is not None or state.stores):
             state.manifest = manifest
             _save(repo, state)
         return result
@@ -241,16 +245,18 @@ def _store_refs(
     manifest: dict[str, StoreRef],
     touching: Iterable[Path] | None,
 ) -> list[StoreRef]:
-    refs: list[StoreRef] = []
+    refs: dict[str, StoreRef] = {}
     touched = [os.path.abspath(p) for p in touching] if touching is not None else None
+    by_path = {(str(r.path), r.kind): r for r in manifest.values()}
     for location in located_stores(locations):
-        ref = store_ref(location, project, manifest)
+        ref = store_ref(location, project, manifest, by_path)
         if touched is not None and not any(_related(str(ref.path), t) for t in touched):
             continue
-        if ref not in refs and all(r.key != ref.key for r in refs):
+        if ref.key not in refs:
             manifest.setdefault(ref.key, ref)
-            refs.append(ref)
-    return refs
+            by_path.setdefault((str(ref.path), ref.kind), ref)
+            refs[ref.key] = ref
+    return list(refs.values())
 
 
 def _related(store: str, path: str) -> bool:

@@ -99,6 +99,7 @@ class HistoryRepo:
         self.directory = directory
         self.git_dir = directory / GIT_DIR
         self._repo: Any = None
+        self._loose: Any = None
 
     def exists(self) -> bool:
         return (self.git_dir / "HEAD").is_file()
@@ -131,6 +132,17 @@ class HistoryRepo:
             raise HistoryError(f"the history repository {self.git_dir} cannot be opened: "
                                f"{type(exc).__name__}: {exc}") from exc
 
+    @property
+    def objects(self) -> Any:
+        """The repository's loose object database (gitdb's, as GitPython uses it): objects
+        written and read in this process, no git started per object."""
+        if self._loose is None:
+            from gitdb import LooseObjectDB
+
+            self.repo  # noqa: B018 - created first
+            self._loose = LooseObjectDB(str(self.git_dir / "objects"))
+        return self._loose
+
     def close(self) -> None:
         if self._repo is not None:
             with contextlib.suppress(Exception):
@@ -142,7 +154,7 @@ class HistoryRepo:
         from gitdb import IStream
 
         try:
-            stream = self.repo.odb.store(IStream(kind, len(data), io.BytesIO(data)))
+            stream = self.objects.store(IStream(kind, len(data), io.BytesIO(data)))
         except OSError as exc:
             raise HistoryError(f"cannot write to the history: {exc.strerror or exc}") from exc
         sha = stream.hexsha
@@ -183,7 +195,7 @@ class HistoryRepo:
 
     def read_blob(self, sha: str) -> bytes:
         try:
-            return bytes(self.repo.odb.stream(bytes.fromhex(sha)).read())
+            return bytes(self.objects.stream(bytes.fromhex(sha)).read())
         except Exception as exc:
             raise HistoryError(f"cannot read object {sha[:12]} of the history: {exc}") from exc
 

@@ -300,7 +300,7 @@ class History:
         if blob == NULL_SHA:
             return None, False
         try:
-            info = self.repo.repo.odb.info(bytes.fromhex(blob))
+            info = self.repo.objects.info(bytes.fromhex(blob))
             size = int(info.size)
         except Exception:
             return None, False
