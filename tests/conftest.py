@@ -38,13 +38,16 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
 
 @pytest.fixture
 def state_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """memtui's journal (XDG state dir) and scan cache inside the test's temporary directory,
-    no ``MEMTUI_STATE_DIR`` from outside, and a standard input that is not a terminal (so a
-    command that would ask refuses instead of waiting)."""
+    """memtui's journal (XDG state dir), scan cache and history (XDG data dir) inside the
+    test's temporary directory, no ``MEMTUI_STATE_DIR`` or ``MEMTUI_DATA_DIR`` from outside,
+    and a standard input that is not a terminal (so a command that would ask refuses instead
+    of waiting)."""
     state = tmp_path / "state"
     monkeypatch.setenv("XDG_STATE_HOME", str(state))
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))  # the history's repository
     monkeypatch.delenv("MEMTUI_STATE_DIR", raising=False)
+    monkeypatch.delenv("MEMTUI_DATA_DIR", raising=False)
     monkeypatch.setattr(sys, "stdin", io.StringIO(""))
     return state
 

@@ -126,3 +126,55 @@ def run_killed(plan: Proposal, journal: Journal, step: int) -> int:
         os._exit(code)
     _pid, status = os.waitpid(pid, 0)
     return os.waitstatus_to_exitcode(status)
+
+
+@dataclasses.dataclass
+class SmallHome:
+    """What :func:`build_small_home` made."""
+
+    root: Path
+    claude_home: Path
+    project: Path
+    auto: Path
+    agent: Path
+    data: Path
+    ctx: Context
+
+
+def build_small_home(tmp_path: Path) -> SmallHome:
+    """A small Claude Code home (auto memory with an index, a team folder, a user-scope agent
+    memory with a plain file, a session with its transcript) in ``tmp_path/home``, memtui's
+    data dir in ``tmp_path/data`` (``ctx`` uses it)."""
+    from memtui.core.demo.writers import (
+        index_entry,
+        write_file,
+        write_index,
+        write_memory,
+        write_session,
+    )
+    from memtui.core.stores.sanitize import sanitize_path
+
+    root = tmp_path / "home"
+    claude_home = root / ".claude"
+    project = root / "src" / "shop"
+    project.mkdir(parents=True)
+    auto = claude_home / "projects" / sanitize_path(str(project)) / "memory"
+    write_memory(auto, "testing.md", description="run the suite with -n 0", type="feedback",
+                 body="Use real files in temp dirs.\n")
+    write_memory(auto, "payments.md", description="PSP sandbox", type="project",
+                 body="The sandbox resets nightly.\n")
+    write_index(auto, [index_entry("Testing", "testing.md", "real files"),
+                       index_entry("Payments", "payments.md", "PSP sandbox")])
+    write_memory(auto / "team", "review.md", description="two approvals", type="project")
+    write_index(auto / "team", [index_entry("Review", "review.md", "two approvals")])
+    agent = claude_home / "agent-memory" / "reviewer"
+    write_memory(agent, "checklist.md", description="what to check", type="reference")
+    write_index(agent, [index_entry("Checklist", "checklist.md", "what to check")])
+    write_session(claude_home, str(project), "5e551011-aaaa-4bbb-8ccc-0123456789ab",
+                  sections={"Session Title": "history"})
+    write_file(agent / "notes.txt", "plain\n")
+    data = tmp_path / "data"
+    ctx = Context.create(project=project, claude_home=claude_home,
+                         agent_memory_home=root / ".agent-memory",
+                         env={"HOME": str(root), "MEMTUI_DATA_DIR": str(data)})
+    return SmallHome(root, claude_home, project, auto, agent, data, ctx)

@@ -21,6 +21,7 @@ from memtui.cli.edit_commands import (
     cmd_redact,
     cmd_snapshot_action,
 )
+from memtui.cli.history_commands import add_history_parser, cmd_history
 from memtui.cli.judge_commands import add_judge_parser, cmd_judge
 from memtui.cli.read_commands import cmd_index, cmd_scan, cmd_snapshot_status
 from memtui.cli.recall_commands import add_recall_parser, cmd_recall
@@ -169,6 +170,7 @@ def _build_parser() -> argparse.ArgumentParser:
     add_distil_parser(sub)
     add_recall_parser(sub)
     add_context_parser(sub)
+    add_history_parser(sub)
 
     add_config_parser(sub)
 
@@ -218,6 +220,10 @@ def cmd_demo(args: argparse.Namespace) -> int:
 STATE_DIR_ENV = "MEMTUI_STATE_DIR"
 """``memtui.core.write.journal.STATE_DIR_ENV``, spelled out: the journal is not imported on every
 run."""
+DATA_DIR_ENV = "MEMTUI_DATA_DIR"
+"""``memtui.core.history.paths.DATA_DIR_ENV``, spelled out (the history's repository)."""
+READ_ONLY_COMMANDS = ("scan", "index", "demo", "config", "context")
+"""Commands that never apply an operation: no history observer is registered for them."""
 
 
 def make_demo_root() -> Path:
@@ -234,7 +240,8 @@ def use_demo_home(args: argparse.Namespace, root: Path) -> None:
     home = build_demo_home(root / "home")
     args.claude_home, args.project = home.claude_home, home.project
     args.agent_memory_home = home.agent_memory_home
-    args.env_overrides = {STATE_DIR_ENV: str(root / "state"), "XDG_CACHE_HOME": str(root / "cache")}
+    args.env_overrides = {STATE_DIR_ENV: str(root / "state"), "XDG_CACHE_HOME": str(root / "cache"),
+                          DATA_DIR_ENV: str(root / "data")}
     after = "kept on exit" if args.keep_demo else "removed on exit; --keep-demo keeps it"
     print(f"memtui: demo home in {home.root} ({after})", file=sys.stderr)
 
@@ -298,12 +305,22 @@ def run_command(args: argparse.Namespace) -> int:
             finish_demo(demo_root, args.keep_demo)
 
 
+def record_operations(args: argparse.Namespace) -> None:
+    """Record the stores before and after every operation this run applies (once the history
+    repository exists: ``memtui history record`` makes it)."""
+    from memtui.core.history.observe import record_operations as observe_operations
+
+    observe_operations(context_from(args))
+
+
 def dispatch(args: argparse.Namespace) -> int:
     if args.command not in ("index", "demo", "config"):
         problem = project_problem(args)
         if problem is not None:
             say(f"memtui: {problem}", err=True)
             return EXIT_USAGE
+    if args.command not in READ_ONLY_COMMANDS:
+        record_operations(args)
     if args.command == "scan":
         return cmd_scan(args)
     if args.command == "index":
@@ -318,6 +335,8 @@ def dispatch(args: argparse.Namespace) -> int:
         return cmd_recall(args)
     if args.command == "context":
         return cmd_context(args)
+    if args.command == "history":
+        return cmd_history(args)
     if args.command not in ("undo", "demo"):
         warn_incomplete_operations(context_from(args))
     if args.command == "snapshot" and args.snapshot_command != "status":

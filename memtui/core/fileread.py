@@ -353,3 +353,45 @@ def read_first_lines(path: Path | str, count: int, byte_cap: int = 256 * 1024) -
     except OSError:
         return out
     return out
+
+
+HASH_READ_CAP = 1024 * 1024 * 1024
+"""``hash_file`` reads no more than this (1 GB) of a file to hash it."""
+
+
+def hash_file(
+    path: Path | str, algorithm: str = "sha256", cap: int = HASH_READ_CAP
+) -> tuple[str | None, ReadResult]:
+    """The hex digest of a regular file's bytes, read in chunks without keeping them (a link
+    is never followed: ``O_NOFOLLOW``), and the result of the read (size, stat, problems);
+    None when it cannot be read or is larger than ``cap``."""
+    import hashlib
+
+    result = ReadResult()
+    fd = _open_regular(path, result, follow=False)
+    if fd is None:
+        return None, result
+    if result.size > cap:
+        os.close(fd)
+        result.problems.append(f"larger than {cap // 1_048_576} MB: not hashed")
+        return None, result
+    digest = hashlib.new(algorithm)
+    total = 0
+    try:
+        while total <= cap:
+            chunk = os.read(fd, 1024 * 1024)
+            if not chunk:
+                break
+            digest.update(chunk)
+            total += len(chunk)
+    except OSError as err:
+        _failed(result, err)
+        return None, result
+    finally:
+        os.close(fd)
+    if total > cap:
+        result.problems.append(f"larger than {cap // 1_048_576} MB: not hashed")
+        return None, result
+    result.complete = True
+    result.size = total
+    return digest.hexdigest(), result

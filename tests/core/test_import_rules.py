@@ -27,12 +27,13 @@ ALLOWED: dict[str, set[str]] = {
     "team": {KERNEL, "parse", "stores", "secrets", "team"},
     "scan": {KERNEL, "parse", "stores", "secrets", "scan"},
     "write": {KERNEL, "write"},
-    "write.ops": {KERNEL, "parse", "stores", "secrets", "write", "write.ops"},
+    "write.ops": {KERNEL, "parse", "stores", "secrets", "write", "write.ops", "history"},
     "demo": {KERNEL, "parse", "stores", "demo"},
     "judge": {KERNEL, "parse", "stores", "secrets", "scan", "write", "write.ops", "judge"},
     "distil": {KERNEL, "parse", "stores", "secrets", "team", "scan", "write", "write.ops",
                "distil"},
     "recall": {KERNEL, "parse", "stores", "secrets", "scan", "judge", "recall"},
+    "history": {KERNEL, "stores", "write", "history"},
 }
 """Which layers each layer may import. A new package must be added here, deciding its rules."""
 

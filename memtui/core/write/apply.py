@@ -61,6 +61,7 @@ from memtui.core.write.journal import (
     temp_name,
 )
 from memtui.core.write.lock import LOCK_NAME, check_lock, lock_plan, restore_lock, take_locks
+from memtui.core.write.observers import notify
 from memtui.core.write.proposal import (
     NEW_DIR_MODE,
     NEW_FILE_MODE,
@@ -364,6 +365,7 @@ def apply(
                 f"cannot check the files to change: {exc.strerror or exc}{where}; "
                 "nothing was written"
             ) from exc
+        notify("before", proposal)
         try:
             record = _prepare(journal, proposal, targets, created, removed, locks, undoes)
         except OSError as exc:
@@ -376,7 +378,9 @@ def apply(
             _run(tree, journal, record, targets, progress, cancelled)
         finally:
             RUNNING.discard(record.id)
-    return AppliedOp(record.id, record.kind, record.title, [t.path for t in targets], record)
+    applied = AppliedOp(record.id, record.kind, record.title, [t.path for t in targets], record)
+    notify("after", proposal, applied)
+    return applied
 
 
 def _prepare(

@@ -1,0 +1,143 @@
+"""``memtui history``: record (by hand and from Claude Code's hook), timelines, diff, restore
+asked like ``delete``, install-hook / remove-hook on a real settings file."""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from helpers import SmallHome, build_small_home
+
+from memtui.cli import main
+
+pytestmark = pytest.mark.usefixtures("state_home")  # tests/conftest.py
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> SmallHome:
+    built = build_small_home(tmp_path)
+    monkeypatch.setenv("MEMTUI_DATA_DIR", str(built.data))
+    monkeypatch.setenv("HOME", str(built.root))
+    return built
+
+
+def args_of(home: SmallHome) -> list[str]:
+    return ["--claude-home", str(home.claude_home), "--project", str(home.project),
+            "--agent-memory-home", str(home.root / ".agent-memory")]
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def hook_stdin(monkeypatch: pytest.MonkeyPatch, payload: dict[str, object]) -> None:
+    stream = io.TextIOWrapper(io.BytesIO(json.dumps(payload).encode()))
+    monkeypatch.setattr(sys, "stdin", stream)
+
+
+def test_record_is_quiet_and_the_timeline_shows_each_version(
+        home: SmallHome, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(capsys, *args_of(home), "history", "record") == (0, "", "")
+    target = home.auto / "testing.md"
+    target.write_text("changed\n")
+    assert run(capsys, *args_of(home), "history", "record")[0] == 0
+    code, out, _err = run(capsys, *args_of(home), "history", str(target), "--json")
+    assert code == 0
+    versions = json.loads(out)["versions"]
+    assert [v["status"] for v in versions] == ["changed", "added"]
+    code, out, _err = run(capsys, *args_of(home), "history", "auto")
+    assert code == 0 and "testing.md" in out
+    code, out, _err = run(capsys, *args_of(home), "history", "diff", str(target),
+                          versions[1]["rev"][:12], versions[0]["rev"])
+    assert code == 0 and "+changed" in out
+
+
+def test_the_hook_attributes_the_file_to_its_session(
+        home: SmallHome, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    assert run(capsys, *args_of(home), "history", "record")[0] == 0
+    target = home.auto / "payments.md"
+    other = home.agent / "checklist.md"
+    target.write_text("the agent wrote this\n")
+    other.write_text("someone else wrote this\n")
+    hook_stdin(monkeypatch, {
+        "session_id": "2afc901a-7c1e", "transcript_path": "/t.jsonl",
+        "cwd": str(home.project), "hook_event_name": "PostToolUse", "tool_name": "Write",
+        "tool_input": {"file_path": str(target), "content": "the agent wrote this\n"},
+        "tool_response": {"filePath": str(target), "success": True}})
+    code, out, err = run(capsys, "--claude-home", str(home.claude_home),
+                         "--agent-memory-home", str(home.root / ".agent-memory"),
+                         "history", "record", "--hook")
+    assert (code, out, err) == (0, "", "")
+    code, out, _ = run(capsys, *args_of(home), "history", str(target), "--json")
+    newest = json.loads(out)["versions"][0]["attribution"]
+    assert (newest["kind"], newest["session_id"], newest["tool"], newest["file"]) == (
+        "session", "2afc901a-7c1e", "Write", str(target))
+    code, out, _ = run(capsys, *args_of(home), "history", str(other), "--json")
+    assert json.loads(out)["versions"][0]["attribution"]["kind"] == "unknown"
+
+
+def test_restore_asks_and_refuses_without_a_terminal_then_applies_with_yes(
+        home: SmallHome, capsys: pytest.CaptureFixture[str]) -> None:
+    target = home.auto / "testing.md"
+    original = target.read_bytes()
+    run(capsys, *args_of(home), "history", "record")
+    target.unlink()
+    run(capsys, *args_of(home), "history", "record")
+    code, out, _ = run(capsys, *args_of(home), "history", "--json")
+    deleted = json.loads(out)["deleted"]
+    assert [d["rel"] for d in deleted] == ["testing.md"]
+    spec = f"{target}@{deleted[0]['restore_rev'][:12]}"
+    code, out, err = run(capsys, *args_of(home), "history", "restore", spec)
+    assert code == 1 and "re-run with --yes" in err and "added" in out
+    assert not target.exists()
+    code, out, err = run(capsys, *args_of(home), "history", "restore", spec, "--yes")
+    assert code == 0, err
+    assert target.read_bytes() == original
+    op_id = out.split("memtui undo ")[-1].strip()
+    assert run(capsys, *args_of(home), "undo", op_id, "--yes")[0] == 0
+    assert not target.exists()
+    code, out, _ = run(capsys, *args_of(home), "history", str(target), "--json")
+    kinds = [v["attribution"]["kind"] for v in json.loads(out)["versions"]]
+    assert kinds[:2] == ["memtui", "memtui"]  # the restore and its undo, recorded
+
+
+def test_install_then_remove_hook_leaves_the_settings_byte_identical(
+        home: SmallHome, capsys: pytest.CaptureFixture[str]) -> None:
+    settings = home.claude_home / "settings.json"
+    original = (json.dumps({"model": "opus", "hooks": {"Stop": [{"hooks": [
+        {"type": "command", "command": "say done"}]}]}}, indent=2) + "\n").encode()
+    settings.write_bytes(original)
+    code, out, err = run(capsys, *args_of(home), "history", "install-hook")
+    assert code == 1 and "history record --hook" in out and settings.read_bytes() == original
+    assert run(capsys, *args_of(home), "history", "install-hook", "--yes")[0] == 0
+    value = json.loads(settings.read_text())
+    assert value["hooks"]["PostToolUse"][0]["matcher"] == "Write|Edit|MultiEdit"
+    assert value["hooks"]["Stop"] == json.loads(original)["hooks"]["Stop"]
+    code, _out, err = run(capsys, *args_of(home), "history", "install-hook", "--yes")
+    assert code == 1 and "already installed" in err
+    assert run(capsys, *args_of(home), "history", "remove-hook", "--yes")[0] == 0
+    assert settings.read_bytes() == original
+
+
+def test_a_settings_file_that_is_not_json_is_refused_untouched(
+        home: SmallHome, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    settings = tmp_path / "elsewhere.json"
+    settings.write_bytes(b'{"model": "opus"')
+    code, _out, err = run(capsys, *args_of(home), "history", "install-hook",
+                          "--settings", str(settings), "--yes")
+    assert code == 1 and "not valid JSON" in err
+    assert settings.read_bytes() == b'{"model": "opus"'
+
+
+def test_without_a_history_the_commands_say_so(
+        home: SmallHome, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _out, err = run(capsys, *args_of(home), "history")
+    assert code == 1 and "history record" in err
+    code, _out, err = run(capsys, *args_of(home), "history", "restore", "nope")
+    assert code == 2
