@@ -62,15 +62,20 @@ def _suffix_dot() -> re.Pattern[str]:
     return re.compile(SUFFIX_DOT)
 
 
+_PLAIN = tuple(k for k in KEYWORDS if k not in BY_PATTERN)
+
+
 @cache
-def _prefilter() -> re.Pattern[str]:
-    plain = [re.escape(k) for k in KEYWORDS if k not in BY_PATTERN]
-    return re.compile(f"(?i:{'|'.join(plain)})|" + "|".join(BY_PATTERN.values()))
+def _by_pattern() -> tuple[re.Pattern[str], ...]:
+    return tuple(re.compile(p) for p in BY_PATTERN.values())
 
 
 def may_hold_secret(text: str) -> bool:
-    """Whether ``text`` holds a keyword of the rules (else no rule can find a secret in it)."""
-    return _prefilter().search(text) is not None
+    """Whether ``text`` holds a keyword of the rules (else no rule can find a secret in it),
+    looked for as the scanner does, in the lower-cased text (one substring search each: no
+    regex tries every keyword at every position)."""
+    lowered = text.lower()
+    return any(k in lowered for k in _PLAIN) or any(p.search(text) for p in _by_pattern())
 
 
 def output_findings(
