@@ -5,6 +5,8 @@ that skips the rules on text holding none of their keywords."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from samples import SAMPLES, Sample
 
 from memtui.core.secrets.mask import (
@@ -73,3 +75,29 @@ def test_mask_data_masks_every_string_keys_too() -> None:
     assert shown["n"] == 3 and shown["list"][:2] == [None, True]
     clean = {"path": "notes.md", "list": [1, "task"]}
     assert mask_data(clean) is clean
+
+
+BEFORE = (" ", "\n", "(", "[", "/", '"', "`", ": ")
+AFTER = (" ", "\n", ".md", ".md)", ")", "/", "]", '"', ". ", ",")
+
+
+@settings(max_examples=150, deadline=None)
+@given(left=st.text(max_size=40), right=st.text(max_size=40),
+       sample=st.sampled_from(SAMPLES), before=st.sampled_from(BEFORE),
+       after=st.sampled_from(AFTER))
+def test_a_secret_between_any_texts_is_masked(
+    left: str, right: str, sample: Sample, before: str, after: str
+) -> None:
+    """Hostile text on either side (any characters, control ones too) never unmasks a
+    secret that a separator keeps apart from it, and masking only ever shortens a text."""
+    text = left + before + sample.secret + after + right
+    shown = mask_secrets(text)
+    assert sample.secret not in shown
+    assert len(shown) <= len(text) and mask_secrets(shown) == shown
+
+
+@settings(max_examples=100, deadline=None)
+@given(text=st.text(max_size=200))
+def test_text_without_a_secret_is_never_changed(text: str) -> None:
+    assert mask_secrets(text) == text or output_findings(text)
+    assert mask_data({"k": [text]}) == {"k": [mask_secrets(text)]}
