@@ -78,7 +78,7 @@ def test_mask_data_masks_every_string_keys_too() -> None:
 
 
 BEFORE = (" ", "\n", "(", "[", "/", '"', "`", ": ")
-AFTER = (" ", "\n", ".md", ".md)", ")", "/", "]", '"', ". ", ",")
+AFTER = (" ", "\n", ".md\n", ".md)", ".md ", ")", "/", "]", '"', ". ", ",")
 
 
 @settings(max_examples=150, deadline=None)
