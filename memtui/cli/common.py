@@ -1,4 +1,8 @@
-"""What every CLI command shares: exit codes, the Context from the options, JSON output."""
+"""What every CLI command shares: exit codes, the Context from the options, JSON output.
+
+Every line and JSON document a command prints goes out through :func:`say`, :func:`shown`,
+:func:`write` or :func:`print_json`: each masks the secrets in it
+(:mod:`memtui.core.secrets.mask`) and escapes its control characters."""
 
 from __future__ import annotations
 
@@ -8,6 +12,7 @@ import sys
 from pathlib import Path
 
 from memtui.core.plaintext import escape_controls, json_safe
+from memtui.core.secrets.mask import mask_data, mask_secrets
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (slow) at run time
 if TYPE_CHECKING:
@@ -69,7 +74,8 @@ def project_problem(args: argparse.Namespace) -> str | None:
 
 
 def print_json(data: Any) -> None:
-    """One compact JSON document (C encoder, one write: large homes print fast). ``json.dumps``
+    """One compact JSON document (C encoder, one write: large homes print fast), every string
+    in it with its secrets masked (:func:`memtui.core.secrets.mask.mask_data`). ``json.dumps``
     escapes C0 controls; the C1 controls, DEL and bidi controls it leaves raw are written as
     ``\\uXXXX`` escapes too (:func:`memtui.core.plaintext.json_safe`: the same JSON value)."""
     import json
@@ -77,22 +83,29 @@ def print_json(data: Any) -> None:
     from memtui.core.cache import gc_paused
 
     with gc_paused():
-        text = json_safe(json.dumps(data, ensure_ascii=False))
+        text = json_safe(json.dumps(mask_data(data), ensure_ascii=False))
     sys.stdout.write(text + "\n")
 
 
 def shown(value: object) -> str:
     """A value from disk (a name, path, title, description, rule, problem) for a line of
-    output: control characters escaped, newlines too, so it stays on its line and nothing in
-    it reaches the terminal as a control sequence."""
-    return escape_controls(str(value))
+    output: its secrets masked, control characters escaped, newlines too, so it stays on its
+    line and nothing in it reaches the terminal as a control sequence."""
+    return escape_controls(mask_secrets(str(value)))
 
 
 def say(text: str = "", *, err: bool = False) -> None:
-    """Print a line memtui composed (its values passed through :func:`shown`). Any control
-    character still in it is escaped as well; only the newlines memtui writes stay."""
+    """Print a line memtui composed (its values passed through :func:`shown`). Any secret or
+    control character still in it is masked or escaped as well; only the newlines memtui
+    writes stay."""
+    write(text + "\n", err=err)
+
+
+def write(text: str, *, err: bool = False) -> None:
+    """Write ``text`` (lines memtui composed, a diff, a file's body) as it is, but with its
+    secrets masked and its control characters but newlines and tabs escaped."""
     stream = sys.stderr if err else sys.stdout
-    stream.write(escape_controls(text, keep_newlines=True) + "\n")
+    stream.write(escape_controls(mask_secrets(text), keep_newlines=True))
 
 
 def ask_to_apply(question: str = "Apply?") -> bool | None:

@@ -17,6 +17,7 @@ from memtui.cli.common import (
     print_json,
     say,
     settings_of,
+    write,
 )
 from memtui.cli.common import shown as esc
 
@@ -232,5 +233,5 @@ def print_proposal(plan: DistilPlan, outcome: DistilOutcome, ctx: Context) -> No
         return
     for diff in outcome.proposal.diff():
         if diff.unified:
-            sys.stdout.write("\n" + escape_diff(diff.unified, diff.rel))
+            write("\n" + escape_diff(diff.unified, diff.rel))
     say("\npreview only: memtui distil STORE --apply writes it (journaled; memtui undo)")

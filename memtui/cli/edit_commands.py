@@ -18,6 +18,7 @@ from memtui.cli.common import (
     say,
     settings_of,
     shown,
+    write,
 )
 from memtui.cli.undo_commands import add_undo_parser
 from memtui.core.model import StoreKind, StoreLocation
@@ -112,7 +113,7 @@ def print_plan(proposal: Proposal, diffs: list[FileDiff], ctx: Context) -> None:
         say(f"  * {shown(note)}")
     for d in diffs:
         if d.status in ("changed", "deleted") and d.rel.endswith(".md") and d.unified:
-            sys.stdout.write("\n" + escape_diff(d.unified, d.rel))
+            write("\n" + escape_diff(d.unified, d.rel))
 
 
 def confirm_and_apply(
@@ -136,7 +137,7 @@ def confirm_and_apply(
         sys.stdout.flush()
         _target, refused = proposal.target()
         if refused is not None:
-            print(f"memtui: refused: {refused}; nothing was written", file=sys.stderr)
+            say(f"memtui: refused: {shown(refused)}; nothing was written", err=True)
             return EXIT_PROBLEMS
         answer = ask_to_apply()
         if answer is None:

@@ -83,13 +83,15 @@ def index_summary(report: LoadReport, limit: int | None = None) -> list[str]:
 
 def memory_row(memory: Memory) -> str:
     """One memory's line of ``scan``: type, path, age, description and problems. A value with
-    a control character (an ESC, a newline in a file name) is shown escaped; one check of all
-    of them keeps the common case, thousands of plain rows, cheap."""
+    a control character (an ESC, a newline in a file name) is shown escaped, a secret masked;
+    one check of all of them keeps the common case, thousands of plain rows, cheap."""
     values = [memory.type or "-", memory.rel_path, memory.description or "",
               "; ".join(memory.problems)]
     from memtui.core.age import age_text
+    from memtui.core.secrets.mask import may_hold_secret
 
-    if has_controls("".join(values)):
+    joined = "".join(values)
+    if has_controls(joined) or may_hold_secret(joined):
         values = [shown(value) for value in values]
     kind, rel, description, problems = values
     flagged = f"  ! {problems}" if memory.problems else ""

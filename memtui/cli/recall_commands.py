@@ -53,7 +53,7 @@ def add_recall_parser(sub: Any) -> None:
 def masked_lines(texts: list[str]) -> list[str]:
     """Each text with its secrets masked, in one pass over them all (a secret's mask keeps its
     newlines, so the lines stay apart); one by one when a text holds a newline itself."""
-    from memtui.core.secrets.redact import masked_text
+    from memtui.core.secrets.mask import mask_secrets as masked_text
 
     if any("\n" in text for text in texts):
         return [masked_text(text) for text in texts]
@@ -62,7 +62,7 @@ def masked_lines(texts: list[str]) -> list[str]:
 
 
 def manifest_json(manifest: Manifest) -> dict[str, Any]:
-    from memtui.core.secrets.redact import masked_text
+    from memtui.core.secrets.mask import mask_secrets as masked_text
 
     return {
         "store": str(manifest.root),
@@ -78,7 +78,7 @@ def manifest_json(manifest: Manifest) -> dict[str, Any]:
 def cmd_recall(args: argparse.Namespace) -> int:
     from memtui.cli.distil_commands import StoreSpecError, resolve_store
     from memtui.core.recall.manifest import build_manifest
-    from memtui.core.secrets.redact import masked_text
+    from memtui.core.secrets.mask import mask_secrets as masked_text
 
     if not args.manifest and args.prompt is None:
         say("memtui recall: give a PROMPT (the memories recall would attach for it) or "
@@ -112,7 +112,7 @@ def shown_lines(text: str) -> str:
 
 
 def preview_json(preview: RecallPreview) -> dict[str, Any]:
-    from memtui.core.secrets.redact import masked_text
+    from memtui.core.secrets.mask import mask_secrets as masked_text
 
     return {
         "provider": preview.provider,
@@ -165,7 +165,7 @@ def print_preview(manifest: Manifest, args: argparse.Namespace, ctx: Context) ->
     import time
 
     from memtui.core.recall.preview import preview_local
-    from memtui.core.secrets.redact import masked_text
+    from memtui.core.secrets.mask import mask_secrets as masked_text
 
     now_ms = time.time() * 1000
     if args.provider == "anthropic":

@@ -4,9 +4,10 @@ Runs only when the user chose it (``judge.provider = "anthropic"`` in the config
 ``--provider anthropic``), with the key from the environment variable the config names
 (``ANTHROPIC_API_KEY`` by default). Before anything is sent, :meth:`AnthropicJudge.estimate`
 counts the tokens of every request with ``count_tokens`` and prices them. Every text put in a
-request went through :func:`memtui.core.secrets.redact.redact` first: :func:`pair_text` takes
-:class:`~memtui.core.secrets.redact.Redacted` values only, and :func:`redacted_side` is the only
-way this module makes them.
+request went through :func:`memtui.core.secrets.outbound.outbound` first: :func:`pair_text`
+takes :class:`~memtui.core.secrets.redact.Redacted` values only, and :func:`redacted_side` and
+:func:`side_attributes` (a side's path, scope, agent and dates: a file may be named after a
+secret) are the only ways this module makes them.
 
 Requests: :data:`PAIRS_PER_REQUEST` pairs each; the shared instructions and the tool are marked
 for prompt caching; the verdicts come back through a tool (``record_verdicts``) whose schema
@@ -34,7 +35,7 @@ from memtui.core.config import JudgeConfig
 from memtui.core.judge.local import judge_pair
 from memtui.core.judge.providers import Estimate, ProviderError
 from memtui.core.judge.verdicts import Candidate, JudgeItem, Relation, Verdict
-from memtui.core.secrets.redact import Redacted, redact
+from memtui.core.secrets.outbound import Redacted, outbound
 
 NAME = "anthropic"
 DEFAULT_MODEL = "claude-haiku-5-5"
@@ -165,10 +166,11 @@ def redacted_side(item: JudgeItem) -> Redacted:
     if item.type:
         lines.append(f"type: {item.type}")
     lines += ["", body]
-    return redact("\n".join(lines), path=item.rel_path)
+    return outbound("\n".join(lines), path=item.rel_path)
 
 
-def _side_tag(tag: str, item: JudgeItem, text: Redacted) -> str:
+def side_attributes(item: JudgeItem) -> dict[str, Redacted]:
+    """The attributes of one side's tag as they are sent, each value's secrets replaced."""
     attrs = {"store": item.kind, "path": item.rel_path}
     if item.scope:
         attrs["scope"] = item.scope
@@ -178,7 +180,12 @@ def _side_tag(tag: str, item: JudgeItem, text: Redacted) -> str:
         attrs["modified"] = item.modified
     elif item.mtime:
         attrs["mtime"] = datetime.fromtimestamp(item.mtime, UTC).strftime("%Y-%m-%dT%H:%MZ")
-    rendered = " ".join(f'{k}="{_attribute(v)}"' for k, v in attrs.items())
+    return {key: outbound(value, path=item.rel_path) for key, value in attrs.items()}
+
+
+def _side_tag(tag: str, item: JudgeItem, text: Redacted) -> str:
+    attrs = side_attributes(item)
+    rendered = " ".join(f'{k}="{_attribute(v.text)}"' for k, v in attrs.items())
     safe = text.text.replace(f"</{tag}>", f"<\\/{tag}>")
     return f"<{tag} {rendered}>\n{safe}\n</{tag}>"
 
@@ -291,7 +298,11 @@ class AnthropicJudge:
             redactions = 0
             for n, candidate in enumerate(chunk, 1):
                 a, b = redacted_side(candidate.a), redacted_side(candidate.b)
-                redactions += len(a.findings) + len(b.findings)
+                redactions += len(a.findings) + len(b.findings) + sum(
+                    len(v.findings)
+                    for side in (candidate.a, candidate.b)
+                    for v in side_attributes(side).values()
+                )
                 parts.append(pair_text(f"p{n}", candidate, a, b))
             ask = "Judge this pair." if len(chunk) == 1 else f"Judge these {len(chunk)} pairs."
             content = ask + "\n\n" + "\n\n".join(parts)

@@ -141,8 +141,25 @@ class AnthropicRecall:
         chosen = answer.get("selected_memories") if isinstance(answer, dict) else None
         if not isinstance(chosen, list):
             raise ValueError("the answer has no selected_memories list")
-        valid = {f.rel_path for f in manifest.files}
-        return [name for name in chosen if isinstance(name, str) and name in valid], spent
+        return chosen_files(manifest, chosen), spent
+
+
+def chosen_files(manifest: Manifest, chosen: list[Any]) -> list[str]:
+    """The manifest's files the selector named, in its order: by name, or by the name as it
+    was sent (a file named after a secret went as ``[REDACTED:<rule>].md``; every file sent
+    under that name, when several were)."""
+    names = {f.rel_path for f in manifest.files}
+    by_sent: dict[str, list[str]] = {name: [name] for name in names}
+    for file in manifest.files:
+        sent = outbound(file.rel_path).text
+        if sent not in names:
+            by_sent.setdefault(sent, []).append(file.rel_path)
+    found: list[str] = []
+    for name in chosen:
+        for rel in by_sent.get(name, []) if isinstance(name, str) else []:
+            if rel not in found:
+                found.append(rel)
+    return found
 
 
 def preview_anthropic(recall: AnthropicRecall, manifest: Manifest, prompt: str,

@@ -17,7 +17,9 @@ the transcript beside a session) is worked out on every run.
 The text is byte for byte ``json_safe(json.dumps(scan_json(scan(ctx)), ensure_ascii=False))``
 (a test pins it on the demo home, after every kind of change and on a home of hostile names):
 every piece is made JSON-safe as it is rendered (no raw C1 / DEL / bidi control, see
-:func:`memtui.core.plaintext.json_safe`), so the stored pieces are safe already.
+:func:`memtui.core.plaintext.json_safe`) and has its secrets masked
+(:func:`memtui.core.secrets.mask.mask_data`, as ``scan_json`` has), so the stored pieces are
+safe already.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from memtui.core.scan.serialize import (
     project_json,
     snapshot_json,
 )
+from memtui.core.secrets.mask import mask_data, mask_secrets
 from memtui.core.stores.gitroot import current_branch
 from memtui.core.stores.locations import Context, Locations, locate
 from memtui.core.stores.projects import discover_projects
@@ -57,8 +60,9 @@ if TYPE_CHECKING:
     Fingerprint: TypeAlias = tuple[Any, ...]
 
 FRAGMENT_KIND = "store-json"
-FRAGMENT_VERSION = 9  # 5: bold index entries, folder links, health.wikilinks_checked; 6: secrets
-# 7: health.listed; 8: health.topic_dangling; 9: DEL and undecodable bytes of names escaped
+FRAGMENT_VERSION = 10  # 5: bold index entries, folder links, health.wikilinks_checked; 6: secrets
+# 7: health.listed; 8: health.topic_dangling; 9: DEL and undecodable bytes of names escaped;
+# 10: secrets masked in every string
 
 Fragment = tuple[str, str, tuple[str | None, bool] | None]
 """A store's rendered ``index`` and ``memories`` JSON, and a session summary's (title, empty)."""
@@ -66,7 +70,7 @@ EMPTY: Fragment = ("null", "[]", None)
 
 
 def dumps(value: Any) -> str:
-    return json_safe(json.dumps(value, ensure_ascii=False))
+    return json_safe(json.dumps(mask_data(value), ensure_ascii=False))
 
 
 def target_key(path: str) -> tuple[int, int, int, int, int] | None:
@@ -243,7 +247,7 @@ class StoreRenderer:
 
 
 def string(value: str | None) -> str:
-    return "null" if value is None else json_safe(encode_basestring(value))
+    return "null" if value is None else json_safe(encode_basestring(mask_secrets(value)))
 
 
 def flag(value: bool) -> str:

@@ -128,12 +128,15 @@ def project_json(ref: ProjectRef) -> dict[str, Any]:
 
 
 def scan_json(result: ScanResult) -> dict[str, Any]:
+    """``memtui scan --json``'s document, every string with its secrets masked."""
+    from memtui.core.secrets.mask import mask_data
+
     with gc_paused():  # thousands of small dicts: no collection walks them meanwhile
-        return {
+        return mask_data({
             "project": str(result.project),
             "claude_home": str(result.claude_home),
             "git_root": str(result.git_root) if result.git_root else None,
             "git_branch": result.git_branch,
             "stores": [store_json(s) for s in result.stores],
             "projects": [project_json(p) for p in result.projects],
-        }
+        })

@@ -33,8 +33,13 @@ def redact(text: str, *, path: str = "") -> Redacted:
 
 def masked_text(text: str, *, path: str = "") -> str:
     """``text`` with each secret shown as its mask (``ghp_…9abc``): what a preview of a file
-    shows (a diff, a detail pane), never the secret itself."""
-    return _replaced(text, find_secrets(text, path=path), _masker(text))[0]
+    shows (a diff, a detail pane), never the secret itself. The secrets every output masks
+    (:func:`memtui.core.secrets.mask.output_findings`: one before ``.md`` in an index line
+    too, ``gitleaks:allow`` unmasking nothing)."""
+    from memtui.core.secrets.mask import output_findings, replace_findings
+
+    findings = output_findings(text, path=path)
+    return replace_findings(text, findings) if findings else text
 
 
 def _masker(text: str) -> Callable[[SecretFinding], str]:

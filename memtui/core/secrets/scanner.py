@@ -207,10 +207,15 @@ def _default_keywords() -> _Keywords:
 
 
 def find_secrets(
-    text: str, *, path: str = "", rules: tuple[SecretRule, ...] | None = None
+    text: str,
+    *,
+    path: str = "",
+    rules: tuple[SecretRule, ...] | None = None,
+    allow_signature: bool = True,
 ) -> list[SecretFinding]:
     """Every secret of ``text`` (the whole file), in order of position; ``path`` (posix, as
-    the store names it) for the rules' path allowlists."""
+    the store names it) for the rules' path allowlists. ``allow_signature=False``: a line's
+    ``gitleaks:allow`` allows nothing (output masking, where one line may join many values)."""
     lowered = text.lower()
     lines: _Lines | None = None
     found: list[SecretFinding] = []
@@ -229,7 +234,7 @@ def find_secrets(
             if rule.entropy is not None and shannon_entropy(secret) <= rule.entropy:
                 continue
             lines = lines or _Lines(text)
-            if lines.marked_allowed(start, end):
+            if allow_signature and lines.marked_allowed(start, end):
                 continue
             if rule.allowlists and any(
                 _allowed(a, path, secret, text[start:end], partial(lines.text_of, start, end))
