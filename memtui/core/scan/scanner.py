@@ -29,15 +29,10 @@ from memtui.core.fileread import ReadResult, read_full, read_header
 from memtui.core.lazylist import LazyList
 from memtui.core.model import Frontmatter, StoreKind, StoreLocation
 from memtui.core.parse.frontmatter import parse_frontmatter
-from memtui.core.parse.index import (
-    TopicEntry,
-    broken_wikilinks,
-    index_health,
-    is_topic_file,
-    load_report,
-    topic_entries,
-    wikilinks,
-)
+from memtui.core.parse.index_health import index_health
+from memtui.core.parse.load_report import load_report
+from memtui.core.parse.topic_files import TopicEntry, is_topic_file, topic_entries
+from memtui.core.parse.wikilinks import broken_wikilinks, wikilinks
 from memtui.core.stores.walk import NOT_A_DIRECTORY, FileEntry, StoreWalk, store_skip, walk_store
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (slow) at run time

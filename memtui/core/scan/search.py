@@ -17,7 +17,7 @@ from urllib.parse import unquote
 
 from memtui.core.contents import Memory, ScanResult, Store
 from memtui.core.fileread import HUGE_FILE_BYTES
-from memtui.core.parse.index import is_external_target, resolve_target
+from memtui.core.parse.link_targets import is_external_target, resolve_target
 from memtui.core.scan.scanner import INDEX_NAME, load_full_text
 
 SearchField = Literal["name", "path", "description", "hook", "body"]
