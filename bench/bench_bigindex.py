@@ -253,7 +253,7 @@ def floor_command(index: Path) -> list[str]:
     memtui import, no comment strip, no report): what exact entry parsing costs at least in
     CPython, with the regex compiled as every fresh ``memtui index`` compiles it."""
     sys.path.insert(0, str(ROOT))
-    from memtui.core.parse.index import every_line_source
+    from memtui.core.parse.index_entries import every_line_source
 
     code = (f"import re\nraw = open({str(index)!r}, encoding='utf-8').read()\n"
             f"matches = list(re.compile({every_line_source()!r}).finditer(raw))\n")

@@ -96,10 +96,10 @@ def home_args(home: DemoHome) -> list[str]:
 
 
 def counting_reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The names of the files the scan module reads whole, from now on (the real reader is
+    """The names of the files the scan modules read whole, from now on (the real reader is
     called: the scan sees what it would)."""
     from memtui.core.fileread import FULL_READ_CAP, ReadResult
-    from memtui.core.scan import scanner
+    from memtui.core.scan import scanner, store_index
 
     read: list[str] = []
     original = scanner.read_full
@@ -109,6 +109,7 @@ def counting_reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         return original(path, store_root, cap)
 
     monkeypatch.setattr(scanner, "read_full", counted)
+    monkeypatch.setattr(store_index, "read_full", counted)
     return read
 
 

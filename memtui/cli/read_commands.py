@@ -178,12 +178,12 @@ def cmd_index(args: argparse.Namespace) -> int:
 
 def index_command(args: argparse.Namespace) -> int:
     from memtui.core.model import StoreKind, StoreLocation
-    from memtui.core.scan.scanner import (
+    from memtui.core.scan.scanner import scan_store
+    from memtui.core.scan.store_index import (
         INDEX_NAME,
         check_whole_files,
         compute_store_index,
         own_index_dirs,
-        scan_store,
     )
 
     path: Path = args.path

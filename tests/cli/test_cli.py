@@ -228,7 +228,7 @@ def test_index_imports_only_what_it_needs(tmp_path: Path) -> None:
     write_memory(tmp_path, "a.md", description="a memory")
     out, modules = run_with_modules("index", str(tmp_path / "MEMORY.md"))
     assert out.startswith("MEMORY.md: 2 lines / 200") and "dangling: line 2" in out
-    assert {"memtui.core.parse.index", "memtui.core.scan.scanner"} <= modules
+    assert {"memtui.core.parse.load_report", "memtui.core.scan.scanner"} <= modules
     unneeded = {
         "memtui.core.stores.locations", "memtui.core.stores.cc_settings",
         "memtui.core.stores.agents",
@@ -262,6 +262,6 @@ def test_index_of_a_runaway_index_imports_no_heavy_module(
         assert len(json.loads(out)["dropped"]) == 2_000 - 199
     else:
         assert "1,801 entries are never loaded" in out
-    assert "memtui.core.parse.index" in modules
+    assert "memtui.core.parse.load_report" in modules
     assert not {m for m in modules if m.split(".")[0] in HEAVY_MODULES or m in HEAVY_MODULES}
     assert not {m for m in modules if any(m.startswith(f"{h}.") for h in HEAVY_MODULES)}

@@ -1,15 +1,16 @@
 """agentmemory's entries, parsed from the text of one file: what its ``distil`` reads.
 
-agentmemory (jayzeng/agentmemory, ``src/core.ts``) appends entries to ``daily/YYYY-MM-DD.md``
-and ``topics/<slug>.md``, each opened by a marker line ``<!-- YYYY-MM-DD HH:MM:SS [sid8] -->``;
-a topic entry ends with ``Daily: [[YYYY-MM-DD]]`` and a topic file starts with
-``# Topic: Title``. Tags are ``#word`` (its regex ``(?:^|\\s)#([a-zA-Z][\\w-]*)``, lowercased,
-the ``#`` kept), links ``[[x]]``. Before distilling it drops inactive entries: those whose first
-paragraph says ``Trust: untrusted``, ``Status: expired|superseded|revoked|retired`` or
-``Valid until: YYYY-MM-DD`` before today (UTC).
+agentmemory (docs/claude-code-rules.md#agentmemory-distil) appends entries to
+``daily/YYYY-MM-DD.md`` and ``topics/<slug>.md``, each opened by a marker line
+``<!-- YYYY-MM-DD HH:MM:SS [sid8] -->``; a topic entry ends with ``Daily: [[YYYY-MM-DD]]`` and a
+topic file starts with ``# Topic: Title``. Tags are ``#word`` (its regex
+``(?:^|\\s)#([a-zA-Z][\\w-]*)``, lowercased, the ``#`` kept), links ``[[x]]``. Before distilling
+it drops inactive entries: those whose first paragraph says ``Trust: untrusted``,
+``Status: expired|superseded|revoked|retired`` or ``Valid until: YYYY-MM-DD`` before today
+(UTC).
 
 Pure functions over text: no file is opened here (``memtui.core.distil.agentmemory`` reads).
-docs/claude-code-rules.md ("agentmemory distil") lists where memtui differs on purpose.
+That section also lists where memtui differs on purpose.
 """
 
 from __future__ import annotations

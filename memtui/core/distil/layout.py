@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 
 from memtui.core.contents import IndexEntry, TopicDangling
 from memtui.core.distil.model import DistilChange
-from memtui.core.parse.index import ENTRY_SOFT_LIMIT, parse_entries
+from memtui.core.parse.index_entries import parse_entries
+from memtui.core.parse.index_health import ENTRY_SOFT_LIMIT
 
 TYPE_ORDER: tuple[str, ...] = ("user", "feedback", "project", "reference", "other")
 """The type groups, in the order a new index lists them (and keeps them inside the cut)."""

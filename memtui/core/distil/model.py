@@ -69,7 +69,7 @@ class DistilCancelled(Exception):
 @dataclass(frozen=True)
 class Meter:
     """How one MEMORY.md text measures against Claude Code's load limits (200 lines, 25,000
-    UTF-16 units), computed with :func:`memtui.core.parse.index.load_report` (main-session
+    UTF-16 units), computed with :func:`memtui.core.parse.load_report.load_report` (main-session
     rules for auto and team memory, the raw file for agent memory)."""
 
     lines: int

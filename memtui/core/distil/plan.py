@@ -26,16 +26,11 @@ from memtui.core.distil.render import IndexPlan, measure
 from memtui.core.fileread import read_full, read_header
 from memtui.core.model import StoreKind
 from memtui.core.parse.frontmatter import parse_frontmatter
-from memtui.core.parse.index import (
-    TopicEntry,
-    index_health,
-    is_external_target,
-    is_topic_file,
-    load_report,
-    parse_entries,
-    resolve_target,
-    topic_entries,
-)
+from memtui.core.parse.index_entries import parse_entries
+from memtui.core.parse.index_health import index_health
+from memtui.core.parse.link_targets import is_external_target, resolve_target
+from memtui.core.parse.load_report import load_report
+from memtui.core.parse.topic_files import TopicEntry, is_topic_file, topic_entries
 from memtui.core.stores.walk import StoreWalk, store_skip, walk_store
 from memtui.core.write.lock import live_lock
 from memtui.core.write.ops.memory import INDEX_NAME, lock_dir_of

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from memtui.core.contents import LoadReport
 from memtui.core.distil.layout import TYPE_ORDER, Entry, Layout
 from memtui.core.distil.model import DistilOutcome, DistilPlan, Meter
-from memtui.core.parse.index import MAX_LINES, MAX_UNITS, load_report
+from memtui.core.parse.load_report import MAX_LINES, MAX_UNITS, load_report
 
 Enabled = Callable[[str | None], bool]
 

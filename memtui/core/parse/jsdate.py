@@ -85,7 +85,7 @@ def parse_js_date(s: str) -> float | None:
     return _to_time_value(fields)
 
 
-# --- time arithmetic (V8 src/date/date.cc) -------------------------------------------------
+# --- time arithmetic (V8's: docs/claude-code-rules.md#snapshot-status) ----------------------
 
 
 def _to_integer(x: float) -> float:
@@ -187,7 +187,7 @@ def _local_offset_ms(local_ms: float) -> float | None:
     return ((days + shift) * 86_400 + second_of_day - utc_seconds) * 1000.0
 
 
-# --- the parser (V8 src/date/dateparser*) ---------------------------------------------------
+# --- the parser (V8's: docs/claude-code-rules.md#snapshot-status) --------------------------
 
 
 @dataclass(frozen=True, slots=True)

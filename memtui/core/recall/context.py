@@ -22,7 +22,7 @@ from pathlib import Path
 from memtui.core.fileread import read_full
 from memtui.core.judge.ledger import Ledger
 from memtui.core.model import StoreLocation
-from memtui.core.parse.index import load_report
+from memtui.core.parse.load_report import load_report
 from memtui.core.parse.utf16 import units
 from memtui.core.stores.claudemd import MANAGED_CLAUDE_MD, load_chain
 from memtui.core.stores.locations import Context, Locations, locate

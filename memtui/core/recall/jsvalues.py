@@ -12,8 +12,9 @@ MAX_TIME_MS = 8.64e15
 
 def node_mtime_ms(mtime_ns: int) -> float:
     """``fs.Stats.mtimeMs``: Node builds it from the seconds and nanoseconds of the stat as
-    ``sec * 1e3 + nsec / 1e6`` in double arithmetic (``msFromTimeSpec`` in Node's
-    ``lib/internal/fs/utils.js``), so it can differ from ``mtime_ns / 1e6`` in the last bit."""
+    ``sec * 1e3 + nsec / 1e6`` in double arithmetic
+    (docs/claude-code-rules.md#the-header-scan-and-the-recall-manifest), so it can differ from
+    ``mtime_ns / 1e6`` in the last bit."""
     sec, nsec = divmod(mtime_ns, 1_000_000_000)
     return float(sec) * 1e3 + float(nsec) / 1e6
 

@@ -17,8 +17,9 @@ from urllib.parse import unquote
 
 from memtui.core.contents import Memory, ScanResult, Store
 from memtui.core.fileread import HUGE_FILE_BYTES
-from memtui.core.parse.index import is_external_target, resolve_target
-from memtui.core.scan.scanner import INDEX_NAME, load_full_text
+from memtui.core.parse.link_targets import is_external_target, resolve_target
+from memtui.core.scan.scanner import load_full_text
+from memtui.core.scan.store_index import INDEX_NAME
 
 SearchField = Literal["name", "path", "description", "hook", "body"]
 

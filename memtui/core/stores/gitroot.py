@@ -1,6 +1,7 @@
 """Claude Code's canonical git root: the directory whose sanitized path names the auto memory dir.
 
-Mirrors ``findGitRoot`` + ``resolveCanonicalRoot`` of CC's ``utils/git.ts``: walk up to the first
+Mirrors CC's ``findGitRoot`` + ``resolveCanonicalRoot``
+(docs/claude-code-rules.md#canonical-git-root-and-worktrees): walk up to the first
 ``.git``; a linked worktree maps to its main repository (so all worktrees share one memory dir)
 only when the worktree's files check out; everything else keeps the checkout itself.
 """

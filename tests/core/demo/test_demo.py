@@ -46,7 +46,8 @@ WIKILINK = re.compile(r"\[\[([^\]]+)\]\]")
 GITHUB_PAT = re.compile(r"ghp_[0-9a-zA-Z]{36}")
 AWS_KEY = re.compile(r"\b((?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16})\b")
 CC_SPECIAL = re.compile(r"[{}\[\]*&#!|>%@`]|: ")
-# sha256 of Claude Code's DEFAULT_SESSION_MEMORY_TEMPLATE (v2.1.88, src/services/SessionMemory)
+# sha256 of Claude Code's DEFAULT_SESSION_MEMORY_TEMPLATE
+# (v2.1.88; docs/claude-code-rules.md#session-memory)
 CC_TEMPLATE_SHA256 = "d8ceb45fb0685ba25b6a41b46b5aacae2828a63804156c664af4afe2db9713e4"
 
 

@@ -54,7 +54,7 @@ AGENTMEMORY_OUTPUT = f"""\
 #billing → 2026-03-02
 """
 """The index of :func:`small_home` at ``NOW``: the same bytes as agentmemory's own
-``distilMemories`` on that home (jayzeng/agentmemory ``src/core.ts``, run with Node)."""
+``distilMemories`` on that home (docs/claude-code-rules.md#agentmemory-distil, run with Node)."""
 
 INACTIVE = [
             ("2026-03-03 07:00:00", "dddd4444", "Status: superseded\nUse implicit flow #auth"),

@@ -1,7 +1,8 @@
 """Distil for an agentmemory home: agentmemory's index shape, nothing of the current index lost.
 
 The expected index of :func:`amhomes.small_home` was checked byte for byte against agentmemory's
-own ``distilMemories`` (jayzeng/agentmemory ``src/core.ts``, run with Node on the same home).
+own ``distilMemories`` (docs/claude-code-rules.md#agentmemory-distil, run with Node on the same
+home).
 """
 
 from __future__ import annotations

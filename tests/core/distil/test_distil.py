@@ -21,7 +21,9 @@ from memtui.core.demo.writers import (
 from memtui.core.distil.model import GROUP_TITLES, DistilCancelled, meter_text, short_notes
 from memtui.core.distil.plan import plan_distil
 from memtui.core.model import Scope, StoreKind, StoreLocation
-from memtui.core.parse.index import load_report, parse_entries, resolve_target
+from memtui.core.parse.index_entries import parse_entries
+from memtui.core.parse.link_targets import resolve_target
+from memtui.core.parse.load_report import load_report
 from memtui.core.scan.scanner import scan_store
 from memtui.core.write.apply import apply
 from memtui.core.write.dirfd import EditRefused

@@ -17,19 +17,13 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from memtui.core.contents import DroppedEntry, IndexHealth, LoadReport
-from memtui.core.parse import index as index_module
-from memtui.core.parse import marked
-from memtui.core.parse.index import (
-    EMPTY_AGENT_INDEX,
-    format_size,
-    index_health,
-    is_external_target,
-    js_trim,
-    load_report,
-    parse_entries,
-    strip_for_main_session,
-    warning_text,
-)
+from memtui.core.parse import link_targets, main_session_text, marked
+from memtui.core.parse.index_entries import parse_entries
+from memtui.core.parse.index_health import index_health
+from memtui.core.parse.jsstring import js_trim
+from memtui.core.parse.link_targets import is_external_target
+from memtui.core.parse.load_report import EMPTY_AGENT_INDEX, format_size, load_report, warning_text
+from memtui.core.parse.main_session_text import strip_for_main_session
 from memtui.core.parse.utf16 import units
 
 ADVICE = (
@@ -532,7 +526,7 @@ def test_skipping_one_line_list_items_gives_marked_s_tokens(raw: str) -> None:
 def test_line_maps_per_piece_equal_the_per_line_ones(raw: str, comment: bool) -> None:
     """Without CRs (a slice of the raw file), a piece's lines are consecutive raw lines."""
     raw = ("<!-- c -->\n" if comment else "") + raw.replace("\r", "")
-    original = index_module._line_map
+    original = main_session_text._line_map
     seen: list[bool] = []
 
     def both(
@@ -544,13 +538,13 @@ def test_line_maps_per_piece_equal_the_per_line_ones(raw: str, comment: bool) ->
         assert result == original(pieces, line_of, first_line)
         return result
 
-    with patch.object(index_module, "_line_map", both):
+    with patch.object(main_session_text, "_line_map", both):
         _text, line_map = strip_for_main_session(raw)
-    front = index_module.FRONTMATTER.match(raw)
+    front = main_session_text.FRONTMATTER.match(raw)
     start = front.end() if front else 0
     assert seen == ([True] if "<!--" in raw[start:] else [])
     if "<!--" not in raw[start:]:  # the file as it is: lines from the one the body starts on
-        lines = index_module._RawLines(raw)
+        lines = main_session_text._RawLines(raw)
         assert line_map == original([(raw[start:], start)], lines.line_of, lines.line_of(start))
 
 
@@ -558,9 +552,9 @@ def test_line_maps_per_piece_equal_the_per_line_ones(raw: str, comment: bool) ->
 def test_a_plain_file_name_is_its_own_store_path(name: str, present: bool) -> None:
     """The health check's shortcut for bare names agrees with the general resolution."""
     files = {name} if present else set()
-    assert index_module._PLAIN_NAME.fullmatch(name)
+    assert link_targets._PLAIN_NAME.fullmatch(name)
     assert not is_external_target(name)
-    assert index_module._target_in_store(name, "", files) == (name if present else None)
+    assert link_targets._target_in_store(name, "", files) == (name if present else None)
 
 
 def test_load_report_survives_deep_nesting() -> None:

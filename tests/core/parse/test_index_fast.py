@@ -16,8 +16,11 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from memtui.core.contents import IndexHealth, LoadReport
-from memtui.core.parse import index as index_module
-from memtui.core.parse.index import IndexEntries, index_health, load_report, parse_entries
+from memtui.core.parse import index_entries, main_session_text
+from memtui.core.parse import index_health as health_module
+from memtui.core.parse.index_entries import IndexEntries, parse_entries
+from memtui.core.parse.index_health import index_health
+from memtui.core.parse.load_report import load_report
 from memtui.core.scan.serialize import load_report_json
 
 TARGETS = [
@@ -132,7 +135,7 @@ def test_entries_are_built_once_when_looked_at() -> None:
 )
 def test_raw_lines_answer_in_any_order(raw: str, offsets: list[int]) -> None:
     """Counted from the last offset asked, or looked up once one goes back."""
-    lines = index_module._RawLines(raw)
+    lines = main_session_text._RawLines(raw)
     for offset in offsets:
         assert lines.line_of(offset) == raw.count("\n", 0, offset) + 1
 
@@ -142,7 +145,7 @@ def test_raw_lines_answer_in_any_order(raw: str, offsets: list[int]) -> None:
 def test_odd_targets_are_those_that_are_no_plain_name(targets: list[str]) -> None:
     targets = [t for t in targets if t]
     plain = re.compile(r"[\w\-][\w\- .]*")
-    odd = index_module._odd_targets("\n".join(targets))
+    odd = health_module._odd_targets("\n".join(targets))
     assert odd == {t for t in targets if not plain.fullmatch(t)}
 
 
@@ -212,13 +215,13 @@ def test_a_scan_builds_every_entry_in_its_worker(
     report = scan_store(location, lazy_index=lazy).index
     assert report is not None
     built: list[int] = []
-    original = index_module._entry
+    original = index_entries._entry
 
     def counting(line: int, match: re.Match[str]) -> object:
         built.append(line)
         return original(line, match)
 
-    monkeypatch.setattr(index_module, "_entry", counting)
+    monkeypatch.setattr(index_entries, "_entry", counting)
     assert len(list(report.entries)) == 400 and len(list(report.dropped)) == 400 - 199
     assert len(list(report.health.dangling)) == 400
     long = len(report.health.long_entries)  # built by the health check: their lengths

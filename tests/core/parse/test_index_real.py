@@ -19,8 +19,9 @@ from memtui.core.cache import RACY_SECONDS, ScanCache
 from memtui.core.contents import Store
 from memtui.core.demo.writers import write_index, write_memory
 from memtui.core.model import StoreKind, StoreLocation
-from memtui.core.scan.scanner import check_whole_files, scan_store
+from memtui.core.scan.scanner import scan_store
 from memtui.core.scan.serialize import load_report_json
+from memtui.core.scan.store_index import check_whole_files
 from memtui.core.write import recovery as recovery_ops
 from memtui.core.write.apply import apply
 from memtui.core.write.journal import Journal

@@ -290,7 +290,8 @@ def test_a_warm_run_imports_no_reader(home: DemoHome, tmp_path: Path) -> None:
     warm, warm_modules = run()
     assert warm == cold
     readers = {
-        "memtui.core.scan.scanner", "memtui.core.contents", "memtui.core.parse.index", "ruamel.yaml"
+        "memtui.core.scan.scanner", "memtui.core.contents", "memtui.core.parse.load_report",
+        "ruamel.yaml",
     }
     assert readers <= cold_modules
     assert not readers & warm_modules

@@ -9,12 +9,9 @@ from urllib.parse import unquote
 
 from memtui.core.contents import IndexEntry, Memory, Store
 from memtui.core.model import StoreKind
-from memtui.core.parse.index import (
-    is_external_target,
-    is_topic_file,
-    parse_entries,
-    resolve_target,
-)
+from memtui.core.parse.index_entries import parse_entries
+from memtui.core.parse.link_targets import is_external_target, resolve_target
+from memtui.core.parse.topic_files import is_topic_file
 from memtui.core.secrets.redact import masked_text
 from memtui.core.write.dirfd import EditRefused
 from memtui.core.write.proposal import (
