@@ -20,7 +20,7 @@ from memtui.core.demo.build import DemoHome, build_demo_home
 from memtui.core.demo.writers import write_big_store, write_memory
 from memtui.core.distil.agentmemory_plan import AgentmemoryPlan
 from memtui.core.model import StoreKind
-from memtui.core.parse.index import load_report
+from memtui.core.parse.load_report import load_report
 from memtui.tui import clock
 from memtui.tui.dialogs.confirm import ConfirmScreen
 from memtui.tui.screens.distil import DistilScreen

@@ -17,7 +17,7 @@ from memtui.core.demo.build import DemoHome, build_demo_home
 from memtui.core.demo.writers import write_index, write_memory
 from memtui.core.distil.plan import plan_distil
 from memtui.core.model import StoreKind, StoreLocation
-from memtui.core.parse.index import parse_entries
+from memtui.core.parse.index_entries import parse_entries
 from memtui.core.scan.scanner import scan_store
 from memtui.core.write.apply import apply
 from memtui.core.write.journal import Journal

@@ -1,7 +1,6 @@
 """Build the model of every store: header reads for the facts Claude Code's header scan sees,
 each memory's whole text (up to its cap) for secrets only, problems per file, no whole
-transcript. Everything read is cached per file by stat. A store's index is ``store_index``'s;
-``check_store_links`` and ``INDEX_NAME`` are re-exported from there for ``memtui/tui``."""
+transcript. Everything read is cached per file by stat. A store's index is ``store_index``'s."""
 
 from __future__ import annotations
 
@@ -18,9 +17,13 @@ from memtui.core.parse.frontmatter import parse_frontmatter
 from memtui.core.parse.topic_files import is_topic_file, topic_entries
 from memtui.core.parse.wikilinks import wikilinks
 from memtui.core.scan.cached_report import store_digest
-from memtui.core.scan.store_index import INDEX_NAME as INDEX_NAME
-from memtui.core.scan.store_index import LINKS_KIND, TOPIC_KIND, own_index_dirs, store_index
-from memtui.core.scan.store_index import check_store_links as check_store_links
+from memtui.core.scan.store_index import (
+    INDEX_NAME,
+    LINKS_KIND,
+    TOPIC_KIND,
+    own_index_dirs,
+    store_index,
+)
 from memtui.core.stores.walk import NOT_A_DIRECTORY, FileEntry, StoreWalk, store_skip, walk_store
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (slow) at run time

@@ -27,8 +27,9 @@ from memtui.core.judge.ledger import Ledger, default_ledger_path
 from memtui.core.model import StoreKind
 from memtui.core.plaintext import counted
 from memtui.core.recall.manifest import build_manifest
-from memtui.core.scan.scanner import cache_for, check_store_links, scan_progressively
+from memtui.core.scan.scanner import cache_for, scan_progressively
 from memtui.core.scan.search import SearchHit
+from memtui.core.scan.store_index import check_store_links
 from memtui.core.stores.locations import Context
 from memtui.core.stores.projects import nothing_found
 from memtui.core.write.journal import Journal, journal_for

@@ -24,7 +24,8 @@ from memtui.core.contents import LoadReport, Memory, Store
 from memtui.core.model import Frontmatter, StoreKind
 from memtui.core.parse.frontmatter import body_of, parse_frontmatter
 from memtui.core.plaintext import counted
-from memtui.core.scan.scanner import INDEX_NAME, load_full_text
+from memtui.core.scan.scanner import load_full_text
+from memtui.core.scan.store_index import INDEX_NAME
 from memtui.core.secrets.redact import masked_file
 from memtui.core.secrets.scanner import SecretFinding
 from memtui.core.stores.paths import tilde

@@ -8,8 +8,8 @@ from rich.segment import Segment
 from rich.text import Text
 
 from memtui.core.contents import IndexHealth, LoadReport
-from memtui.core.parse.index import MAX_LINES as LINE_LIMIT
-from memtui.core.parse.index import MAX_UNITS as UNIT_LIMIT
+from memtui.core.parse.load_report import MAX_LINES as LINE_LIMIT
+from memtui.core.parse.load_report import MAX_UNITS as UNIT_LIMIT
 from memtui.core.plaintext import counted, escape_controls
 
 METER_WIDTH = 24

@@ -13,7 +13,8 @@ from memtui.core.history.hook import SettingsProblem, reformats, with_hook, with
 from memtui.core.history.paths import HistoryError
 from memtui.core.history.timeline import History
 from memtui.core.model import StoreKind
-from memtui.core.parse.index import parse_entries, resolve_target
+from memtui.core.parse.index_entries import parse_entries
+from memtui.core.parse.link_targets import resolve_target
 from memtui.core.secrets.redact import masked_text
 from memtui.core.write.dirfd import EditRefused
 from memtui.core.write.ops.memory import INDEX_NAME, lock_dir_of
