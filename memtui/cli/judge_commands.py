@@ -228,8 +228,9 @@ def cmd_judge(args: argparse.Namespace) -> int:
     kinds = [StoreKind(k) for k in args.store] if args.store else None
     items, problems = collect_items(ctx, result, kinds, claude_md=not args.no_claude_md)
     ledger = Ledger.load(default_ledger_path(ctx.env))
-    pairs = pair_up(items, ledger)
-    run = JudgeRun(items, pairs, notes=[*ledger.problems, *problems])
+    notes = [*ledger.problems, *problems]
+    pairs = pair_up(items, ledger, ctx=ctx, notes=notes)
+    run = JudgeRun(items, pairs, notes=notes)
     estimate = None
     todo = pairs_to_judge(pairs, rejudge=args.rejudge)
     if judge.sends_data and todo:
@@ -322,7 +323,7 @@ def _print_run(
 
 
 def cmd_judge_resolve(args: argparse.Namespace) -> int:
-    from memtui.core.judge.candidates import find_candidates
+    from memtui.core.judge.finder import judge_candidates
     from memtui.core.judge.ledger import USER, Ledger, default_ledger_path
     from memtui.core.judge.run import collect_items
     from memtui.core.judge.verdicts import Relation, Verdict
@@ -331,7 +332,7 @@ def cmd_judge_resolve(args: argparse.Namespace) -> int:
     ctx = context_from(args)
     result = scan(ctx, cache=cache_for(ctx))
     items, _problems = collect_items(ctx, result, None)
-    candidates = {c.id: c for c in find_candidates(items)}
+    candidates = {c.id: c for c in judge_candidates(items, ctx=ctx)}
     candidate = candidates.get(args.pair)
     if candidate is None:
         say(f"memtui judge resolve: no candidate pair {shown(args.pair)} now (run memtui judge "
