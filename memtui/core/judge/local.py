@@ -409,7 +409,7 @@ def lexical_verdict(candidate: Candidate) -> Verdict:
     )
 
 
-LEXICAL_CHARS = 2_000
+LEXICAL_CHARS = 1_200
 """Characters of each side the lexical rules read: their word diffs are quadratic."""
 
 
