@@ -196,6 +196,7 @@ def cmd_judge(args: argparse.Namespace) -> int:
         return cmd_judge_archive(args)
     if getattr(args, "judge_command", None) == "restore":
         return cmd_judge_restore(args)
+    from memtui.core.judge.groups import group_json, group_pairs
     from memtui.core.judge.ledger import Ledger, default_ledger_path
     from memtui.core.judge.providers import ProviderError, load_judge
     from memtui.core.judge.run import (
@@ -261,6 +262,7 @@ def cmd_judge(args: argparse.Namespace) -> int:
                 "usage": vars(usage) if usage is not None else None,
                 "notes": run.notes,
                 "pairs": [_pair_json(p) for p in shown_pairs],
+                "groups": [group_json(g) for g in group_pairs(run.open_pairs())],
             }
         )
         return EXIT_PROBLEMS if run.open_pairs() else EXIT_OK

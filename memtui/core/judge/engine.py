@@ -107,7 +107,7 @@ class Reading:
     aligned: list[tuple[int, int, float]]
     """``(statement of a, statement of b, cosine)`` for each statement of ``a``'s nearest."""
     covered: float
-    """Share of the shorter side's statements aligned with one of the other's."""
+    """Share of the shorter side's content words in statements aligned with the other's."""
 
 
 class Vectors:
@@ -157,10 +157,18 @@ def read(a: JudgeItem, b: JudgeItem, sa: list[Statement], sb: list[Statement],
     mb = vectors.of([s.text for s in sb])
     sims = ma @ mb.T
     aligned = [(i, int(sims[i].argmax()), float(sims[i].max())) for i in range(len(sa))]
-    a_cov = sum(1 for i in range(len(sa)) if sims[i].max() >= DUPLICATE_STATEMENT) / len(sa)
-    b_cov = sum(1 for j in range(len(sb)) if sims[:, j].max() >= DUPLICATE_STATEMENT) / len(sb)
+    a_cov = _share([len(s.stems) for s in sa], sims.max(axis=1))
+    b_cov = _share([len(s.stems) for s in sb], sims.max(axis=0))
     shorter = a_cov if len(sa) <= len(sb) else b_cov
     return Reading(pair, aligned, shorter)
+
+
+def _share(weights: list[int], best: Matrix) -> float:
+    """The share of a side's content words in statements with a match at least
+    :data:`DUPLICATE_STATEMENT` near (a shared "Keep it that way." covers little)."""
+    total = sum(weights) or 1
+    return sum(w for w, b in zip(weights, best.tolist(), strict=True)
+               if b >= DUPLICATE_STATEMENT) / total
 
 
 def _conditions(stems: frozenset[str]) -> list[frozenset[str]]:
