@@ -46,7 +46,7 @@ def test_judge_lists_the_pairs_that_need_a_decision_and_exits_1(
     assert "need a decision" in out.splitlines()[0]
     assert "duplicate 1.00 by local" in out
     assert "A agent:reviewer (user) · deploy-freeze.md" in out
-    assert "the same subject with a negation on one side" in out  # postgres vs sqlite
+    assert "“not sqlite” vs “sqlite”" in out
     assert "memtui judge resolve PAIR" in out
     assert tree_state(home.root) == before  # judging writes no memory
 

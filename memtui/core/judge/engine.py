@@ -211,6 +211,23 @@ def difference(
     return None
 
 
+def _flips(sa: list[Statement], sb: list[Statement], mentions: Counter[str],
+           sim: float) -> list[tuple[int, float, int, int, tuple[str, str, str]]]:
+    """Words a statement of one side negates and one of the other asserts (the other side
+    never negating it), anywhere in the pair: what a negation found in aligned statements is
+    quoted by when the pair talks about it more."""
+    out: list[tuple[int, float, int, int, tuple[str, str, str]]] = []
+    neg_a = frozenset().union(*(s.negated for s in sa))
+    neg_b = frozenset().union(*(s.negated for s in sb))
+    for i, x in enumerate(sa):
+        for j, y in enumerate(sb):
+            for word in (x.negated & y.asserted) - neg_b:
+                out.append((mentions[word], sim, i, j, ("negation", f"not {word}", word)))
+            for word in (y.negated & x.asserted) - neg_a:
+                out.append((mentions[word], sim, i, j, ("negation", word, f"not {word}")))
+    return out
+
+
 def _when(item: JudgeItem) -> str:
     if item.modified:
         return str(item.modified)
@@ -287,13 +304,21 @@ def judge_pair(candidate: Candidate, vectors: Vectors | None = None) -> Verdict:
 
     if reading.pair >= CONFLICT_PAIR:
         mentions = Counter(w for st in (*sa, *sb) for w in st.stems)
-        for i, j, sim in sorted(reading.aligned, key=lambda t: -t[2]):
+        differing: list[tuple[int, float, int, int, tuple[str, str, str]]] = []
+        for i, j, sim in reading.aligned:
             if sim < ALIGNED:
-                break
-            found = difference(sa[i], sb[j], all_a, all_b, vectors, mentions)
-            if found is None:
                 continue
-            kind, left, right = found
+            found = difference(sa[i], sb[j], all_a, all_b, vectors, mentions)
+            if found is not None:
+                quoted = {stem(w) for w in f"{found[1]} {found[2]}".split()} - {"not"}
+                talked = max((mentions[w] for w in quoted), default=0)
+                differing.append((talked, sim, i, j, found))
+        if differing and any(d[4][0] == "negation" for d in differing):
+            differing += _flips(sa, sb, mentions, reading.pair)
+        if differing:
+            # the difference the pair talks about most ("never SQLite" / "SQLite in memory"
+            # before "no docker needed"), then the nearest statements
+            _, sim, i, j, (kind, left, right) = max(differing, key=lambda d: (d[0], d[1]))
             keep = ""
             if side is not None:
                 kept = a if side == "a" else b
