@@ -197,6 +197,7 @@ def cmd_judge(args: argparse.Namespace) -> int:
         return cmd_judge_archive(args)
     if getattr(args, "judge_command", None) == "restore":
         return cmd_judge_restore(args)
+    from memtui.core.judge.groups import group_json, group_pairs
     from memtui.core.judge.providers import ProviderError
     from memtui.core.judge.session import JudgeSession
     from memtui.core.model import StoreKind
@@ -236,6 +237,7 @@ def cmd_judge(args: argparse.Namespace) -> int:
                 "usage": vars(usage) if usage is not None else None,
                 "notes": session.notes,
                 "pairs": [_pair_json(p) for p in shown_pairs],
+                "groups": [group_json(g) for g in group_pairs(run.open_pairs())],
             }
         )
         return EXIT_PROBLEMS if run.open_pairs() else EXIT_OK
@@ -302,7 +304,7 @@ def _print_run(
 
 
 def cmd_judge_resolve(args: argparse.Namespace) -> int:
-    from memtui.core.judge.candidates import find_candidates
+    from memtui.core.judge.finder import judge_candidates
     from memtui.core.judge.ledger import USER, Ledger, default_ledger_path
     from memtui.core.judge.run import collect_items
     from memtui.core.judge.verdicts import Relation, Verdict
@@ -311,7 +313,7 @@ def cmd_judge_resolve(args: argparse.Namespace) -> int:
     ctx = context_from(args)
     result = scan(ctx, cache=cache_for(ctx))
     items, _problems = collect_items(ctx, result, None)
-    candidates = {c.id: c for c in find_candidates(items)}
+    candidates = {c.id: c for c in judge_candidates(items, ctx=ctx)}
     candidate = candidates.get(args.pair)
     if candidate is None:
         say(f"memtui judge resolve: no candidate pair {shown(args.pair)} now (run memtui judge "

@@ -18,13 +18,19 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import replace
 from difflib import SequenceMatcher
 
 from memtui.core.config import JudgeConfig
 from memtui.core.judge.candidates import STOPWORDS
+from memtui.core.judge.finder import semantic_unavailable
 from memtui.core.judge.items import CLAUDE_MD, body_digest, words
 from memtui.core.judge.verdicts import Candidate, JudgeItem, Relation, Verdict
 from memtui.core.secrets.redact import redact
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from memtui.core.judge.engine import Vectors
 
 NAME = "local"
 
@@ -287,7 +293,41 @@ _KIND_WORDS = {
 }
 
 
-def judge_pair(candidate: Candidate) -> Verdict:
+def judge_pair(candidate: Candidate, vectors: Vectors | None = None) -> Verdict:
+    """The verdict on one pair: the verdict engine's (:mod:`memtui.core.judge.engine`), or,
+    when the semantic signal cannot load, the lexical rules of :func:`lexical_verdict`."""
+    if vectors is None and semantic_unavailable() is not None:
+        return lexical_verdict(candidate)
+    parallel = _parallel(candidate)
+    if parallel is not None:
+        return parallel
+    from memtui.core.judge import engine
+
+    return engine.judge_pair(candidate, vectors)
+
+
+def _parallel(candidate: Candidate) -> Verdict | None:
+    """Parallel notes (names of one pattern, each about its own subject: ``emails-runbook``,
+    ``refunds-runbook``) differ in their values by design: related, never a conflict."""
+    a, b = candidate.a, candidate.b
+    if a.digest == b.digest or (body_digest(a) and body_digest(a) == body_digest(b)):
+        return None
+    subjects, parallel = subjects_of(a, b)
+    if not parallel:
+        return None
+    names = " and ".join(sorted(subjects))
+    return Verdict(
+        Relation.RELATED,
+        round(min(0.4, candidate.score * 0.5), 2),
+        f"parallel notes on different subjects ({names}): their values differ by design",
+        NAME,
+    )
+
+
+def lexical_verdict(candidate: Candidate) -> Verdict:
+    """The rules of the first local judge (word overlap and word diffs), for when the
+    embeddings cannot load; every text cut to :data:`LEXICAL_CHARS` first (issue 25)."""
+    candidate = _cut(candidate)
     a, b = candidate.a, candidate.b
     if a.digest == b.digest and (a.body or a.description):
         return Verdict(
@@ -369,6 +409,20 @@ def judge_pair(candidate: Candidate) -> Verdict:
     )
 
 
+LEXICAL_CHARS = 1_200
+"""Characters of each side the lexical rules read: their word diffs are quadratic."""
+
+
+def _cut(candidate: Candidate) -> Candidate:
+    def cut(item: JudgeItem) -> JudgeItem:
+        if len(item.body) <= LEXICAL_CHARS and len(item.description) <= LEXICAL_CHARS:
+            return item
+        return replace(item, body=item.body[:LEXICAL_CHARS],
+                       description=item.description[:LEXICAL_CHARS])
+
+    return replace(candidate, a=cut(candidate.a), b=cut(candidate.b))
+
+
 CONTAINED = 0.9
 """Share of a short side's content words one sentence of the other side must hold for the
 short side to be said again there."""
@@ -440,17 +494,22 @@ class LocalJudge:
         progress: Callable[[int, int], None] | None = None,
     ) -> list[Verdict | None]:
         out: list[Verdict | None] = []
+        vectors = None
+        if candidates and semantic_unavailable() is None:
+            from memtui.core.judge.engine import Vectors
+
+            vectors = Vectors(items=[i for c in candidates for i in (c.a, c.b)])
         for done, candidate in enumerate(candidates):
             if cancelled is not None and cancelled():
                 out.extend(None for _ in candidates[done:])
                 break
             if progress is not None and done % 32 == 0:
                 progress(done, len(candidates))
-            out.append(judge_pair(candidate))
+            out.append(judge_pair(candidate, vectors))
         if progress is not None:
             progress(len(candidates), len(candidates))
         return out
 
 
 def judge_all(candidates: Iterable[Candidate]) -> list[Verdict]:
-    return [judge_pair(c) for c in candidates]
+    return [v for v in LocalJudge().judge(list(candidates)) if v is not None]

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from memtui.core.contents import ScanResult
-from memtui.core.judge.candidates import find_candidates
+from memtui.core.judge.finder import judge_candidates
 from memtui.core.judge.items import claude_md_items, memory_items
 from memtui.core.judge.ledger import Ledger
 from memtui.core.judge.providers import Judge
@@ -73,9 +73,18 @@ def collect_items(
 
 
 def pair_up(
-    items: Sequence[JudgeItem], ledger: Ledger, *, cancelled: Callable[[], bool] | None = None
+    items: Sequence[JudgeItem],
+    ledger: Ledger,
+    *,
+    cancelled: Callable[[], bool] | None = None,
+    ctx: Context | None = None,
+    notes: list[str] | None = None,
 ) -> list[JudgedPair]:
-    return [ledger.lookup(c) for c in find_candidates(items, cancelled=cancelled)]
+    """The candidate pairs of ``items`` (:func:`~memtui.core.judge.finder.judge_candidates`:
+    semantic neighbours fused with the lexical and exact signals) with the ledger's state of
+    each; ``ctx``: its cache dir keeps the embeddings."""
+    found = judge_candidates(items, cancelled=cancelled, ctx=ctx, notes=notes)
+    return [ledger.lookup(c) for c in found]
 
 
 MAX_SENT_PAIRS = 200

@@ -168,7 +168,8 @@ class JudgeSession:
             session.run.complete = False
             return session
         _say(progress, "pairing", 0, 1)
-        session.run.pairs = pair_up(items, ledger, cancelled=cancelled)
+        session.run.pairs = pair_up(items, ledger, cancelled=cancelled, ctx=context,
+                                    notes=session.run.notes)
         if _stopped(cancelled):
             session.run.complete = False
             return session

@@ -41,6 +41,11 @@ def test_the_demo_raises_exactly_its_planted_pairs(pristine: DemoHome, tmp_path:
         frozenset(("auto/checkout-flags.md", "auto/feature-flags.md")): "conflicts_with",
         frozenset(("agent:planner/estimation.md", "agent:planner/sizing.md")): "conflicts_with",
         frozenset(("auto/test-db-postgres.md", "auto/test-db-sqlite.md")): "conflicts_with",
+        # daily logs saying again what a topic file or another log says: found since the
+        # candidates are semantic (issue 22), real repeats of one fact in one store
+        frozenset(("agentmemory/2026-11-25.md", "agentmemory/payments.md")): "duplicate",
+        frozenset(("agentmemory/2026-11-25.md", "auto/2026-11-20.md")): "duplicate",
+        frozenset(("agentmemory/2026-11-27.md", "agentmemory/deploy.md")): "duplicate",
     }
     superseding = next(p for p in run.open_pairs()
                        if side(p.candidate.b) == "agent:planner/sizing.md")

@@ -1,0 +1,343 @@
+"""The offline verdict engine (issue 22, item 4): what the local judge says of a pair.
+
+A pair is read in four steps, each bounded (:mod:`memtui.core.judge.statements`):
+
+1. **split** each side into statements (stemmed content words, numbers, negated words,
+   conditions);
+2. **align** each statement of one side with the nearest of the other by the cosine of their
+   embeddings (wordllama, :mod:`memtui.core.judge.embed`): aligned statements talk about one
+   subject, and the whole pair's cosine says how near the two memories are;
+3. **compare** aligned statements' values: other numbers, a word one side negates and the
+   other asserts, opposite words, or one or two words swapped for words of the same kind
+   (the embedding of the differing words: "jest" vs "vitest" are near, "frontend" vs
+   "backend" name other subjects when the rest differs too);
+4. **decide**: supersession (one side says the other's way is gone: "now", "replaced",
+   "no longer"; the newer side by ``modified``, else mtime, with the dates), scoped (each side
+   names its own condition: staging vs production, unit vs integration, an agent vs the main
+   session), a contradiction (same subject, another value), a duplicate (the same statements,
+   nothing differing), else related, compatible or not a conflict, with a confidence from the
+   pair's similarity.
+
+Every verdict has its evidence: the two statements (quoted, secrets masked) that decided it.
+The thresholds were chosen on the tune half of the labelled home
+(``bench/judge_quality.py --half tune``) and are reported on both halves.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from memtui.core.judge.items import CLAUDE_MD, body_digest
+from memtui.core.judge.statements import Statement, statements_of, stem
+from memtui.core.judge.verdicts import Candidate, JudgeItem, Relation, Verdict
+from memtui.core.secrets.redact import redact
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from memtui.core.judge.embed import Embedder, Matrix
+
+NAME = "local"
+
+ALIGNED = 0.47
+"""Two statements at least this near (cosine) are about one subject."""
+DUPLICATE_PAIR = 0.6
+"""A duplicate: the pair's cosine at least this, and its best aligned statements at least
+:data:`DUPLICATE_STATEMENT`, with nothing differing."""
+DUPLICATE_STATEMENT = 0.6
+DUPLICATE_COVERED = 0.5
+"""... and at least this share of the shorter side's statements with a match that near."""
+CONFLICT_PAIR = 0.45
+"""A contradiction needs the pair at least this near."""
+SCOPED_PAIR = 0.45
+SUPERSEDE_PAIR = 0.45
+RARE_SHARE = 0.02
+SUPERSEDE_SHARED = 0.33
+"""A supersession with a rare word in common needs the pair only this near."""
+SWAP_NEAR = 0.6
+"""Swapped words at least this near (cosine of their embeddings) are values of one kind."""
+MAX_SWAP = 3
+
+GONE = re.compile(
+    r"\b(?:now|no longer|anymore|any more|replaced|moved|migrated|switched (?:to|off)"
+    r"|ported|upgraded|retired|decommissioned|deprecated|(?:was|were|is|are|got) (?:removed|"
+    r"deleted|dropped|archived|closed|gone|retired|switched off)|is gone|after the migration"
+    r"|since the migration|since \w+ was)\b",
+    re.IGNORECASE,
+)
+"""Phrases that say one side's way is over ("was removed", "now", "no longer")."""
+CONDITIONS: tuple[frozenset[str], ...] = tuple(
+    frozenset(stem(w) for w in group.split())
+    for group in (
+        "production prod staging local locally development dev ci",
+        "unit integration e2e end-to-end component",
+        "internal external partner public private",
+        "weekend weekends weekday weekdays week night daytime window hours",
+        "script scripts service services batch consumer server webhook",
+        "agent agents reviewer planner session main",
+        "feature release hotfix",
+        "bug bugs story stories",
+        "incident sev1 declared",
+        "docs repository sdk tools",
+        "migrations refactors",
+    )
+)
+"""Kinds of condition: two sides naming different ones of a kind are scoped."""
+ANTONYMS = tuple(
+    frozenset((stem(a), stem(b)))
+    for a, b in (
+        ("always", "never"), ("enable", "disable"), ("enabled", "disabled"), ("on", "off"),
+        ("allow", "forbid"), ("allowed", "forbidden"), ("required", "optional"),
+        ("true", "false"), ("sync", "async"), ("synchronous", "asynchronous"),
+        ("tabs", "spaces"), ("single", "double"), ("mock", "real"), ("squash", "rebase"),
+        ("immediately", "afterwards"), ("roll", "fix"), ("include", "exclude"),
+        ("public", "private"), ("more", "less"), ("min", "max"),
+    )
+)
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What the engine found in a pair, before it decides."""
+
+    pair: float
+    aligned: list[tuple[int, int, float]]
+    """``(statement of a, statement of b, cosine)`` for each statement of ``a``'s nearest."""
+    covered: float
+    """Share of the shorter side's content words in statements aligned with the other's."""
+
+
+class Vectors:
+    """Embeddings of texts through an :class:`~memtui.core.judge.embed.Embedder` (each text
+    once per run)."""
+
+    def __init__(self, embedder: Embedder | None = None,
+                 items: Sequence[JudgeItem] = ()) -> None:
+        from memtui.core.judge.embed import Embedder
+
+        self.embedder = embedder if embedder is not None else Embedder()
+        self.df: dict[str, int] = {}
+        """In how many of the run's items each stem occurs (rare stems name a subject)."""
+        self.items = 0
+        for item in {i.key: i for i in items}.values():
+            self.items += 1
+            for word in {w for s in statements_of(item) for w in s.stems}:
+                self.df[word] = self.df.get(word, 0) + 1
+
+    def rare(self, words: frozenset[str]) -> frozenset[str]:
+        """The stems of ``words`` in at most :data:`RARE_SHARE` of the run's items (all of
+        them when the run is one pair)."""
+        limit = max(2, int(self.items * RARE_SHARE))
+        return frozenset(w for w in words if self.df.get(w, 0) <= limit)
+
+    def of(self, texts: Sequence[str]) -> Matrix:
+        return self.embedder.embed(list(texts))
+
+    def cosine(self, a: str, b: str) -> float:
+        m = self.of([a, b])
+        return float(m[0] @ m[1])
+
+
+def _text(item: JudgeItem) -> str:
+    from memtui.core.judge.embed import text_of
+
+    return text_of(item)
+
+
+def read(a: JudgeItem, b: JudgeItem, sa: list[Statement], sb: list[Statement],
+         vectors: Vectors) -> Reading:
+    whole = vectors.of([_text(a), _text(b)])
+    pair = float(whole[0] @ whole[1])
+    if not sa or not sb:
+        return Reading(pair, [], 0.0)
+    ma = vectors.of([s.text for s in sa])
+    mb = vectors.of([s.text for s in sb])
+    sims = ma @ mb.T
+    aligned = [(i, int(sims[i].argmax()), float(sims[i].max())) for i in range(len(sa))]
+    a_cov = _share([len(s.stems) for s in sa], sims.max(axis=1))
+    b_cov = _share([len(s.stems) for s in sb], sims.max(axis=0))
+    shorter = a_cov if len(sa) <= len(sb) else b_cov
+    return Reading(pair, aligned, shorter)
+
+
+def _share(weights: list[int], best: Matrix) -> float:
+    """The share of a side's content words in statements with a match at least
+    :data:`DUPLICATE_STATEMENT` near (a shared "Keep it that way." covers little)."""
+    total = sum(weights) or 1
+    return sum(w for w, b in zip(weights, best.tolist(), strict=True)
+               if b >= DUPLICATE_STATEMENT) / total
+
+
+def _conditions(stems: frozenset[str]) -> list[frozenset[str]]:
+    return [stems & group for group in CONDITIONS]
+
+
+def scoped_by(sa: frozenset[str], sb: frozenset[str]) -> tuple[str, str] | None:
+    """A kind of condition each side names differently: ``(a's words, b's words)``."""
+    for ca, cb in zip(_conditions(sa), _conditions(sb), strict=True):
+        if ca and cb and not ca & cb:
+            return " ".join(sorted(ca)), " ".join(sorted(cb))
+    return None
+
+
+def difference(
+    x: Statement, y: Statement, other_x: frozenset[str], other_y: frozenset[str],
+    vectors: Vectors, mentions: Counter[str] | None = None,
+) -> tuple[str, str, str] | None:
+    """What two aligned statements disagree on: ``(kind, x's part, y's part)`` with kind
+    ``number``, ``negation``, ``antonym`` or ``value``; None when they agree.
+    ``other_x`` / ``other_y``: every stem of each side (a word swapped in one statement but
+    said elsewhere on the other side is no swap); ``mentions``: in how many statements of the
+    pair each stem is (of two negated words, the one the pair talks about most is quoted)."""
+    if x.numbers and y.numbers and not x.numbers & y.numbers:
+        return "number", " ".join(sorted(x.numbers)), " ".join(sorted(y.numbers))
+    flipped = (x.negated & y.asserted) - y.negated or (y.negated & x.asserted) - x.negated
+    if flipped:
+        counts = mentions if mentions is not None else Counter[str]()
+        word = min(flipped, key=lambda w: (-counts[w], w))
+        neg_x = word in x.negated
+        return "negation", (f"not {word}" if neg_x else word), (word if neg_x else f"not {word}")
+    only_x, only_y = x.stems - other_y, y.stems - other_x
+    for pair in ANTONYMS:
+        if pair & only_x and pair & only_y and (pair & only_x) != (pair & only_y):
+            return "antonym", " ".join(sorted(pair & only_x)), " ".join(sorted(pair & only_y))
+    if only_x and only_y and len(only_x) <= MAX_SWAP and len(only_y) <= MAX_SWAP:
+        left, right = " ".join(sorted(only_x)), " ".join(sorted(only_y))
+        if vectors.cosine(left, right) >= SWAP_NEAR:
+            return "value", left, right
+    return None
+
+
+def _flips(sa: list[Statement], sb: list[Statement], mentions: Counter[str],
+           sim: float) -> list[tuple[int, float, int, int, tuple[str, str, str]]]:
+    """Words a statement of one side negates and one of the other asserts (the other side
+    never negating it), anywhere in the pair: what a negation found in aligned statements is
+    quoted by when the pair talks about it more."""
+    out: list[tuple[int, float, int, int, tuple[str, str, str]]] = []
+    neg_a = frozenset().union(*(s.negated for s in sa))
+    neg_b = frozenset().union(*(s.negated for s in sb))
+    for i, x in enumerate(sa):
+        for j, y in enumerate(sb):
+            for word in (x.negated & y.asserted) - neg_b:
+                out.append((mentions[word], sim, i, j, ("negation", f"not {word}", word)))
+            for word in (y.negated & x.asserted) - neg_a:
+                out.append((mentions[word], sim, i, j, ("negation", word, f"not {word}")))
+    return out
+
+
+def _when(item: JudgeItem) -> str:
+    if item.modified:
+        return str(item.modified)
+    if item.mtime:
+        return datetime.fromtimestamp(item.mtime, UTC).strftime("%Y-%m-%d")
+    return "no date"
+
+
+def newer(a: JudgeItem, b: JudgeItem) -> str | None:
+    """``"a"`` or ``"b"``: the newer side (a CLAUDE.md rule always stays), or None."""
+    if a.kind == CLAUDE_MD and b.kind != CLAUDE_MD:
+        return "a"
+    if b.kind == CLAUDE_MD and a.kind != CLAUDE_MD:
+        return "b"
+    if a.modified and b.modified and a.modified != b.modified:
+        return "a" if str(a.modified) > str(b.modified) else "b"
+    if a.mtime != b.mtime:
+        return "a" if a.mtime > b.mtime else "b"
+    return None
+
+
+def _short(text: str, limit: int = 160) -> str:
+    text = redact(" ".join(text.split())).text
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+_KIND_WORDS = {
+    "number": "a different number",
+    "negation": "a negation on one side",
+    "antonym": "opposite words",
+    "value": "another value of the same kind",
+}
+
+
+def judge_pair(candidate: Candidate, vectors: Vectors | None = None) -> Verdict:
+    """The engine's verdict on one candidate pair."""
+    a, b = candidate.a, candidate.b
+    if a.digest == b.digest and (a.body or a.description):
+        return Verdict(Relation.DUPLICATE, 1.0, "the same content, word for word", NAME,
+                       evidence=(_short(a.body or a.description),))
+    if body_digest(a) and body_digest(a) == body_digest(b):
+        return Verdict(Relation.DUPLICATE, 0.95, "the same text under two names", NAME,
+                       winner=newer(a, b), evidence=(_short(a.body),))
+    vectors = vectors if vectors is not None else Vectors()
+    sa, sb = statements_of(a), statements_of(b)
+    reading = read(a, b, sa, sb, vectors)
+    all_a = frozenset().union(*(s.stems for s in sa)) if sa else frozenset()
+    all_b = frozenset().union(*(s.stems for s in sb)) if sb else frozenset()
+    best = max(reading.aligned, key=lambda t: t[2], default=None)
+    quote = (_short(sa[best[0]].text), _short(sb[best[1]].text)) if best else ()
+
+    gone_a, gone_b = GONE.search(a.body), GONE.search(b.body)
+    marked = "b" if gone_b else "a"
+    said = gone_b or gone_a
+    side = newer(a, b)
+    shared = vectors.rare(all_a & all_b)
+    near = reading.pair >= SUPERSEDE_PAIR or (shared and reading.pair >= SUPERSEDE_SHARED)
+    if near and said is not None and bool(gone_a) != bool(gone_b) and side in (None, marked):
+        kept = a if marked == "a" else b
+        old = b if marked == "a" else a
+        return Verdict(
+            Relation.SUPERSEDES, round(min(0.85, reading.pair), 2),
+            f"{'B' if marked == 'b' else 'A'} says the other way is over "
+            f"(“{said.group(0)}”); the newer is "
+            f"{marked.upper()} ({_when(kept)} vs {_when(old)})",
+            NAME, winner=marked, evidence=quote)
+
+    scope = scoped_by(sa[best[0]].stems, sb[best[1]].stems) if best is not None else None
+    if scope is not None and reading.pair >= SCOPED_PAIR:
+        return Verdict(
+            Relation.SCOPED, round(min(0.8, reading.pair), 2),
+            f"each applies under its own condition: “{scope[0]}” vs “{scope[1]}”",
+            NAME, evidence=quote)
+
+    if reading.pair >= CONFLICT_PAIR:
+        mentions = Counter(w for st in (*sa, *sb) for w in st.stems)
+        differing: list[tuple[int, float, int, int, tuple[str, str, str]]] = []
+        for i, j, sim in reading.aligned:
+            if sim < ALIGNED:
+                continue
+            found = difference(sa[i], sb[j], all_a, all_b, vectors, mentions)
+            if found is not None:
+                quoted = {stem(w) for w in f"{found[1]} {found[2]}".split()} - {"not"}
+                talked = max((mentions[w] for w in quoted), default=0)
+                differing.append((talked, sim, i, j, found))
+        if differing and any(d[4][0] == "negation" for d in differing):
+            differing += _flips(sa, sb, mentions, reading.pair)
+        if differing:
+            # the difference the pair talks about most ("never SQLite" / "SQLite in memory"
+            # before "no docker needed"), then the nearest statements
+            _, sim, i, j, (kind, left, right) = max(differing, key=lambda d: (d[0], d[1]))
+            keep = ""
+            if side is not None:
+                kept = a if side == "a" else b
+                keep = ("; the CLAUDE.md rule stays" if kept.kind == CLAUDE_MD
+                        else f"; the newer is {side.upper()} ({_when(kept)})")
+            confidence = 0.8 if kind in ("number", "negation", "antonym") else 0.6
+            return Verdict(
+                Relation.CONFLICTS_WITH, round(confidence * min(1.0, sim + 0.2), 2),
+                f"the same subject with {_KIND_WORDS[kind]}: “{_short(left, 60)}” vs "
+                f"“{_short(right, 60)}”{keep}",
+                NAME, winner=side, evidence=(_short(sa[i].text), _short(sb[j].text)))
+
+    if (reading.pair >= DUPLICATE_PAIR and best is not None and best[2] >= DUPLICATE_STATEMENT
+            and reading.covered >= DUPLICATE_COVERED):
+        what = "repeats a CLAUDE.md rule" if CLAUDE_MD in (a.kind, b.kind) else "says the same"
+        return Verdict(Relation.DUPLICATE, round(min(0.9, reading.pair), 2),
+                       f"{what} ({reading.pair:.2f}; its nearest statements "
+                       f"{best[2]:.2f}), nothing differs", NAME, winner=newer(a, b), evidence=quote)
+    confidence = round(min(0.5, reading.pair * 0.6), 2)
+    return Verdict(Relation.RELATED, confidence,
+                   f"near subjects ({reading.pair:.2f}), no disagreement found", NAME,
+                   evidence=quote)

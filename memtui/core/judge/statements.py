@@ -1,0 +1,129 @@
+"""A memory taken apart for the verdict engine (issue 22, item 4): its statements (sentences,
+clauses after ``;``, list items), each with its stemmed content words, the numbers it gives,
+the words it negates and the conditions it names.
+
+Everything here is bounded, whatever the file holds (issue 25: two memories of ``Fact k. ``
+× 1000 took 53 s): at most :data:`MAX_STATEMENTS` statements of at most
+:data:`MAX_STATEMENT_WORDS` words each, from the first :data:`MAX_TEXT_CHARS` characters.
+Stemming is Snowball's English stemmer (``snowballstemmer``, pure Python), so "mocks",
+"mocked" and "mock" are one word to the engine.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from memtui.core.judge.candidates import STOPWORDS
+from memtui.core.judge.items import CLAUDE_MD, words
+from memtui.core.judge.verdicts import JudgeItem
+
+MAX_TEXT_CHARS = 4_000
+MAX_STATEMENTS = 24
+MAX_STATEMENT_WORDS = 60
+MAX_STATEMENT_CHARS = 400
+NEGATION_REACH = 4
+"""A negation covers the next few content words: "never SQLite", "don't add new handlers"."""
+
+NEGATIONS = frozenset(
+    ("not", "no", "never", "don't", "dont", "doesn't", "isn't", "aren't", "won't",
+     "shouldn't", "mustn't", "can't", "cannot", "without", "nothing", "nobody", "none",
+     "neither", "nor", "avoid", "avoids")
+)
+NUMBER_WORDS = {
+    "zero": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6",
+    "seven": "7", "eight": "8", "nine": "9", "ten": "10", "twelve": "12", "fifteen": "15",
+    "twenty": "20", "thirty": "30", "once": "1", "twice": "2", "single": "1", "double": "2",
+}
+ONE_OF = frozenset(("hour", "daily", "weekly", "monthly"))
+"""Words that give a number without one ("after an hour", "monthly")."""
+_NUMBER = re.compile(r"^\d+(?:[.,]\d+)*$")
+_SENTENCE = re.compile(r"(?<=[.!?;:])\s+|\n+")
+_COMMENT = re.compile(r"<!--[\s\S]*?-->")
+_MARKUP = re.compile(r"\*\*[^*]{1,40}:\*\*|[`*_>#]")
+"""``**Why:**`` labels and inline markdown."""
+
+
+@lru_cache(maxsize=1)
+def _stemmer() -> object:
+    import snowballstemmer
+
+    return snowballstemmer.stemmer("english")
+
+
+@lru_cache(maxsize=65_536)
+def stem(word: str) -> str:
+    stemmer = _stemmer()
+    return str(stemmer.stemWord(word))  # type: ignore[attr-defined]
+
+
+def content(word: str) -> bool:
+    return len(word) > 1 and word not in STOPWORDS and word not in NEGATIONS
+
+
+@dataclass(frozen=True)
+class Statement:
+    text: str
+    tokens: tuple[str, ...]
+    stems: frozenset[str]
+    """Stemmed content words (no stopwords, no negations, no numbers)."""
+    numbers: frozenset[str]
+    """The numbers it gives (``3.12``, ``15``; number words read as digits)."""
+    negated: frozenset[str]
+    """Stems a negation covers."""
+    asserted: frozenset[str]
+    """Stems no negation covers."""
+
+
+def _numbers(tokens: tuple[str, ...]) -> frozenset[str]:
+    found: set[str] = set()
+    for token in tokens:
+        for part in token.split("-"):
+            if _NUMBER.match(part):
+                found.add(part.replace(",", ""))
+            elif part in NUMBER_WORDS:
+                found.add(NUMBER_WORDS[part])
+    if not found and any(t in ONE_OF for t in tokens):
+        found.add("1")
+    return frozenset(found)
+
+
+def statement(text: str) -> Statement:
+    tokens = tuple(words(text)[:MAX_STATEMENT_WORDS])
+    stems: set[str] = set()
+    negated: set[str] = set()
+    asserted: set[str] = set()
+    reach = 0
+    for token in tokens:
+        if token in NEGATIONS:
+            reach = NEGATION_REACH
+            continue
+        if not content(token) or _NUMBER.match(token) or token in NUMBER_WORDS:
+            continue
+        s = stem(token)
+        stems.add(s)
+        (negated if reach else asserted).add(s)
+        reach = max(0, reach - 1)
+    return Statement(text, tokens, frozenset(stems), _numbers(tokens), frozenset(negated),
+                     frozenset(asserted))
+
+
+def split(text: str) -> list[str]:
+    """The statements of a text: sentences, clauses and lines of two words or more."""
+    text = _MARKUP.sub(" ", _COMMENT.sub(" ", text[:MAX_TEXT_CHARS]))
+    out: list[str] = []
+    for part in _SENTENCE.split(text):
+        part = part.strip(" -+\t")
+        if len(words(part)) >= 2:
+            out.append(part[:MAX_STATEMENT_CHARS])
+            if len(out) >= MAX_STATEMENTS:
+                break
+    return out
+
+
+def statements_of(item: JudgeItem) -> list[Statement]:
+    """The body's statements (a CLAUDE.md paragraph's text; a memory without a body: its
+    description)."""
+    text = item.body if item.body or item.kind == CLAUDE_MD else item.description
+    return [statement(part) for part in split(text)]
