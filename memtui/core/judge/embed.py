@@ -110,6 +110,16 @@ def text_of(item: JudgeItem) -> str:
     return "\n".join(part for part in parts if part)[:MAX_TEXT_CHARS]
 
 
+def tokenizable(text: str) -> str:
+    """``text`` as the tokenizer takes it: a lone surrogate (an undecodable byte of a file
+    name, kept as ``surrogateescape`` does) becomes U+FFFD."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+    return text
+
+
 def text_digest(text: str) -> bytes:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()
 
@@ -183,6 +193,7 @@ class Embedder:
     def embed(self, texts: Sequence[str]) -> Matrix:
         """One unit vector (float32, :data:`DIMENSIONS`) per text, in order; an empty text is
         the zero vector (near nothing)."""
+        texts = [tokenizable(text) for text in texts]
         out = np.zeros((len(texts), DIMENSIONS), dtype=np.float32)
         cache = self._load_cache()
         todo: dict[bytes, list[int]] = {}
