@@ -7,10 +7,15 @@ import io
 import os
 import stat
 import time
+import weakref
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
+import pytest
 from rich.console import Console
+from textual.app import App
+from textual.notifications import Notification, SeverityLevel
 from textual.pilot import Pilot
 from textual.widgets import OptionList, Static
 
@@ -105,8 +110,40 @@ async def confirm(pilot: Pilot[None], key: str) -> str:
     return text
 
 
-def notifications(app: MemtuiApp) -> list[tuple[str, str]]:
-    return [(n.message, n.severity) for n in app._notifications]
+_NOTIFIED: weakref.WeakKeyDictionary[App[Any], list[Notification]] = weakref.WeakKeyDictionary()
+
+
+def record_notifications(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Record every ``App.notify`` call, when it is made (``tests/tui/conftest.py`` does this
+    for every TUI test). Textual's own list is no record: ``notify`` only posts a message, and
+    a toast expires by the wall clock (5 s), so on a busy machine it can be gone before a pilot
+    reads it."""
+    original = App.notify
+
+    def notify(
+        self: App[Any],
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        shown = self.NOTIFICATION_TIMEOUT if timeout is None else timeout
+        note = Notification(message, title, severity, shown, markup=markup)
+        _NOTIFIED.setdefault(self, []).append(note)
+        original(self, message, title=title, severity=severity, timeout=timeout, markup=markup)
+
+    monkeypatch.setattr(App, "notify", notify)
+
+
+def notified(app: App[Any]) -> list[Notification]:
+    """Every notification ``app`` made, in order, expired or not (see record_notifications)."""
+    return list(_NOTIFIED.get(app, []))
+
+
+def notifications(app: App[Any]) -> list[tuple[str, str]]:
+    return [(n.message, n.severity) for n in notified(app)]
 
 
 def rendered(content: object, width: int) -> list[str]:
