@@ -188,16 +188,17 @@ async def test_an_edit_cancelled_halfway_still_says_that_nothing_changed(home: D
         job = Job("replace x", write, group="edit", title="Nothing changed", header="replace x",
                   failed=heard.append)
         handle = app.jobs.start(job, main)
-        for _ in range(300):
+        for _ in range(3000):
             await pilot.pause(0.01)
             if started.is_set():
                 break
         assert started.is_set() and "jobs: replace x" in header(main)
         handle.cancel()
-        for _ in range(300):
+        for _ in range(3000):  # the thread ends at its next check; a bound, not a timing
             await pilot.pause(0.01)
             if heard:
                 break
+        await settle(pilot)  # the header's update, posted by the failure handler, is shown
         assert heard == ["cancelled: every file was put back"]
         assert errors(app) == ["cancelled: every file was put back"]
         assert "jobs:" not in header(main)
