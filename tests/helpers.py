@@ -7,6 +7,9 @@ import hashlib
 import os
 import shutil
 import stat
+import subprocess
+import sys
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -179,3 +182,61 @@ def build_small_home(tmp_path: Path) -> SmallHome:
                          agent_memory_home=root / ".agent-memory",
                          env={"HOME": str(root), "MEMTUI_DATA_DIR": str(data)})
     return SmallHome(root, claude_home, project, auto, agent, data, ctx)
+
+
+_WRITER = textwrap.dedent(
+    """
+    import os, sys
+    path, fd = sys.argv[1], None
+    for command in sys.stdin:
+        verb, _, text = command.rstrip("\\n").partition(" ")
+        data = (text + "\\n").encode()
+        if verb == "open":
+            fd = os.open(path, os.O_WRONLY | os.O_APPEND)
+        elif verb in ("write", "write-close"):
+            assert os.write(fd, data) == len(data)
+            if verb == "write-close":
+                os.close(fd)
+                fd = None
+        elif verb == "close":
+            os.close(fd)
+            fd = None
+        elif verb == "append":
+            one = os.open(path, os.O_WRONLY | os.O_APPEND)
+            assert os.write(one, data) == len(data)
+            os.close(one)
+        print("ok", flush=True)  # the step is done: a write is acknowledged
+    """
+)
+
+
+class PipedWriter:
+    """Another process appending to ``path`` as Claude Code does (``O_APPEND``), one step at
+    a time and only when told over its stdin: ``open`` (and pause there), ``write LINE``,
+    ``write-close LINE``, ``close``, ``append LINE`` (open, write, close). Each call returns
+    once the child has done the step, so a test forces an interleaving without any timing."""
+
+    def __init__(self, path: Path) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, "-c", _WRITER, str(path)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+        )
+        self.acknowledged: list[str] = []
+        """Every line the child has written, in order."""
+
+    def __call__(self, verb: str, line: str = "") -> None:
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self.process.stdin.write(f"{verb} {line}\n" if line else f"{verb}\n")
+        self.process.stdin.flush()
+        reply = self.process.stdout.readline()
+        assert reply == "ok\n", f"the writer failed on {verb!r}: {reply!r}"
+        if line:
+            self.acknowledged.append(line)
+
+    def __enter__(self) -> PipedWriter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.close()
+        self.process.wait()

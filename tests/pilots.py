@@ -2,15 +2,24 @@
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import io
 import os
 import stat
 import time
+import weakref
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
+import pytest
+import textual.app
+import textual.pilot
 from rich.console import Console
+from textual._context import active_app
+from textual.app import App
+from textual.notifications import Notification, SeverityLevel
 from textual.pilot import Pilot
 from textual.widgets import OptionList, Static
 
@@ -96,7 +105,7 @@ async def confirm(pilot: Pilot[None], key: str) -> str:
     """Press an action key; return the confirmation's text (summary and diffs), then confirm
     with ``y``."""
     await pilot.press(key)
-    await pilot.pause()
+    await settle(pilot)  # the plan is a job: the confirmation opens when it is done
     modal = pilot.app.screen
     assert isinstance(modal, ConfirmScreen)
     text = "".join(plain(part) for part in modal.query_one("#confirm-scroll").query(Static))
@@ -105,8 +114,40 @@ async def confirm(pilot: Pilot[None], key: str) -> str:
     return text
 
 
-def notifications(app: MemtuiApp) -> list[tuple[str, str]]:
-    return [(n.message, n.severity) for n in app._notifications]
+_NOTIFIED: weakref.WeakKeyDictionary[App[Any], list[Notification]] = weakref.WeakKeyDictionary()
+
+
+def record_notifications(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Record every ``App.notify`` call, when it is made (``tests/tui/conftest.py`` does this
+    for every TUI test). Textual's own list is no record: ``notify`` only posts a message, and
+    a toast expires by the wall clock (5 s), so on a busy machine it can be gone before a pilot
+    reads it."""
+    original = App.notify
+
+    def notify(
+        self: App[Any],
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        shown = self.NOTIFICATION_TIMEOUT if timeout is None else timeout
+        note = Notification(message, title, severity, shown, markup=markup)
+        _NOTIFIED.setdefault(self, []).append(note)
+        original(self, message, title=title, severity=severity, timeout=timeout, markup=markup)
+
+    monkeypatch.setattr(App, "notify", notify)
+
+
+def notified(app: App[Any]) -> list[Notification]:
+    """Every notification ``app`` made, in order, expired or not (see record_notifications)."""
+    return list(_NOTIFIED.get(app, []))
+
+
+def notifications(app: App[Any]) -> list[tuple[str, str]]:
+    return [(n.message, n.severity) for n in notified(app)]
 
 
 def rendered(content: object, width: int) -> list[str]:
@@ -171,3 +212,63 @@ async def open_conflicts(pilot: Pilot[None]) -> ConflictsScreen:
     screen = pilot.app.screen
     assert isinstance(screen, ConflictsScreen)
     return screen
+
+
+CALM_CHECKS = 3
+"""Turns of the event loop in a row with every message queue empty: the app is idle."""
+MAX_TURNS = 5000
+REFRESH_POLL = 0.004
+"""Seconds between looks while the screen owes a refresh (its timer runs at 60 Hz)."""
+"""A widget that repaints itself on every turn never lets the app be idle: stop after these."""
+
+
+def _busy(app: App[Any]) -> bool:
+    """A message or a next-idle callback is waiting on the app, a screen or a widget."""
+    nodes: list[Any] = [app]
+    for screen in app.screen_stack:
+        nodes.extend(screen.walk_children(with_self=True))
+    return any(
+        ("_message_queue" in vars(node) and not node._message_queue.empty())
+        or node._next_callbacks
+        for node in nodes
+    )
+
+
+async def until_idle(min_sleep: float = 0.0, max_sleep: float = 1.0) -> None:
+    """Textual's ``wait_for_idle`` for the pilots, by the app's state instead of the clock:
+    Textual's version sleeps 20 ms at least and then until the process used under a
+    millisecond of CPU in 20 ms (up to 1 s), a fixed pause per key press and ``pilot.pause()``
+    that grows with the machine's load. This one returns once every message queue of the app
+    stayed empty for :data:`CALM_CHECKS` turns of the event loop and the screen owes no
+    refresh. Workers (threads) are waited for by ``settle`` (memtui/tui/testing.py):
+    Textual's clock also counted their CPU, this does not."""
+    app = active_app.get(None)
+    if app is None:
+        await asyncio.sleep(0)
+        return
+    calm = 0
+    for _turn in range(MAX_TURNS):
+        await asyncio.sleep(0)
+        screen = app.screen
+        if _refresh_due(screen):  # the screen's own timer (60 Hz) does it: app code counts them
+            calm = 0
+            await asyncio.sleep(REFRESH_POLL)
+            continue
+        calm = 0 if _busy(app) else calm + 1
+        if calm >= CALM_CHECKS:
+            return
+
+
+def _refresh_due(screen: Any) -> bool:
+    """The screen has a layout, repaint or after-refresh callback waiting for its timer."""
+    return bool(
+        screen._layout_required or screen._scroll_required or screen._repaint_required
+        or screen._recompose_required or screen._dirty_widgets or screen._callbacks
+    )
+
+
+def idle_by_state(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pilots wait for the app's queues, not the clock (``until_idle``; tests/tui/conftest.py
+    does this for every TUI test)."""
+    monkeypatch.setattr(textual.app, "wait_for_idle", until_idle)
+    monkeypatch.setattr(textual.pilot, "wait_for_idle", until_idle)

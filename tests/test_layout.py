@@ -4,6 +4,7 @@ and no test module imports another (shared code lives in helpers.py, pilots.py, 
 from __future__ import annotations
 
 import ast
+import tomllib
 
 from helpers import REPO
 
@@ -32,3 +33,10 @@ def test_every_core_package_has_its_test_folder() -> None:
     missing = [str(p) for p in packages if not any((TESTS / "core" / p).glob("test_*.py"))]
     assert missing == [], f"no tests/core/<package>/test_*.py for: {missing}"
     assert (TESTS / "cli").is_dir() and (TESTS / "tui").is_dir()
+
+
+def test_addopts_leave_the_summary_line_to_the_command_line() -> None:
+    """``-q`` in addopts plus ``pytest -q`` is ``-qq``, which hides the ``N passed`` line."""
+    config = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
+    addopts = config["tool"]["pytest"]["ini_options"]["addopts"].split()
+    assert not [opt for opt in addopts if opt.startswith("-q") or opt == "--quiet"]

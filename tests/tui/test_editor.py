@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from helpers import demo_app
+from pilots import notified
 from textual.pilot import Pilot
 
 from memtui.core.demo.build import DemoHome, build_demo_home
@@ -75,7 +76,7 @@ async def select(pilot: Pilot[None], pane: str, key: str) -> MainScreen:
 
 
 def notifications(pilot: Pilot[None]) -> list[str]:
-    return [n.message for n in pilot.app._notifications]
+    return [n.message for n in notified(pilot.app)]
 
 
 async def test_edit_appends_and_detail_shows_it(home: DemoHome, editor_log: Path) -> None:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from helpers import demo_app, tree_state
+from pilots import notified
 from rich.console import Console
 from textual.pilot import Pilot
 from textual.widgets import Static
@@ -40,7 +41,7 @@ def header(screen: MainScreen) -> str:
 
 
 def errors(app: MemtuiApp) -> list[str]:
-    return [n.message for n in app._notifications if n.severity == "error"]
+    return [n.message for n in notified(app) if n.severity == "error"]
 
 
 def auto_store(main: MainScreen) -> Store:
@@ -80,7 +81,7 @@ async def test_an_edit_that_raises_clears_the_header_and_says_what_failed(
         assert errors(app) == [
             f"delete {VICTIM} failed: RuntimeError: disk on fire [bold]not markup[/bold]"
         ]
-        assert all(n.markup is False for n in app._notifications if n.severity == "error")
+        assert all(n.markup is False for n in notified(app) if n.severity == "error")
     assert tree_state(home.auto_memory) == before
 
 

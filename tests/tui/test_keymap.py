@@ -8,6 +8,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from pilots import notified
 from rich.console import Console
 from textual.app import App
 from textual.pilot import Pilot
@@ -49,7 +50,7 @@ def visible_panes(screen: MainScreen) -> list[str | None]:
 
 
 def warnings(app: App[None], title: str) -> list[str]:
-    return [n.message for n in app._notifications if n.severity == "warning" and n.title == title]
+    return [n.message for n in notified(app) if n.severity == "warning" and n.title == title]
 
 
 async def main_screen(pilot: Pilot[None]) -> MainScreen:
@@ -108,7 +109,7 @@ async def test_an_unknown_binding_id_is_a_warning(demo: DemoHome, tmp_path: Path
         assert config_problem.endswith(
             "config.toml: key 'judge.provider': must be 'local' or 'anthropic', not \"openai\"; "
             "using \"local\"")
-        assert all(not n.markup for n in app._notifications)
+        assert all(not n.markup for n in notified(app))
         await pilot.press("right")
         await pilot.pause()
         assert screen.focused is not None and screen.focused.id != "tree-auto"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from helpers import demo_app
+from pilots import notified
 from textual.pilot import Pilot
 from textual.widgets import OptionList, Static
 
@@ -148,7 +149,7 @@ async def test_an_orphaned_project_opens_by_its_cc_home_dir(
         text = header(main)
         assert name in text
         assert f"{note}: showing its stores under the CC home only" in text
-        assert not [n for n in app._notifications if n.severity != "information"]
+        assert not [n for n in notified(app) if n.severity != "information"]
 
         screen = await open_projects(pilot)  # the opened project is the current one
         assert [r.name for r in screen.rows if r.current] == [name]

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from helpers import copy_demo, demo_app
+from pilots import notified
 from rich.console import Console
 from textual.widgets import Static
 
@@ -78,7 +79,7 @@ async def test_a_scan_step_that_raises_clears_the_header_and_says_so(
         screen = app.screen
         assert isinstance(screen, MainScreen)
         assert "scan:" not in header(screen)
-        messages = [n for n in app._notifications if n.severity == "error"]
+        messages = [n for n in notified(app) if n.severity == "error"]
         assert len(messages) == 1
         assert messages[0].message == (
             "scan failed: OSError: [Errno 5] Input/output error [bold]not markup[/bold]"

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from pilots import notified
+
 from memtui.core.demo.build import DemoHome, build_demo_home
 from memtui.core.stores.locations import Context
 from memtui.tui.app import MemtuiApp, make_app
@@ -44,7 +46,7 @@ async def test_bad_user_theme_notifies_and_the_app_still_runs(tmp_path: Path) ->
     async with app.run_test(size=(160, 45)) as pilot:
         await pilot.app.workers.wait_for_complete()
         await pilot.pause()
-        warnings = [n for n in app._notifications if n.severity == "warning"]
+        warnings = [n for n in notified(app) if n.severity == "warning"]
         messages = sorted(n.message for n in warnings)
         assert len(messages) == 2
         assert messages[0].startswith(f"{themes / 'broken.toml'}: key 'primary': ")
@@ -66,7 +68,7 @@ async def test_theme_option_beats_env(tmp_path: Path) -> None:
         await pilot.pause()
         assert app.theme == "memtui-paper"
         assert app.current_theme.dark is False
-        assert list(app._notifications) == []
+        assert notified(app) == []
 
 
 async def test_unknown_env_theme_falls_back_with_a_warning(tmp_path: Path) -> None:
@@ -74,6 +76,6 @@ async def test_unknown_env_theme_falls_back_with_a_warning(tmp_path: Path) -> No
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.pause()
         assert app.theme == DEFAULT_THEME
-        [note] = list(app._notifications)
+        [note] = notified(app)
         assert note.severity == "warning"
         assert "'no-such-theme' not found" in note.message

@@ -8,8 +8,10 @@ memory files (docs/architecture.md#the-safety-model-as-implemented).
    directory on the way to the root or to a file is a symlink (:mod:`memtui.core.write.dirfd`:
    each is opened without following links, and every write is made relative to those
    descriptors), no file is a symlink or a directory, every file still has the planned bytes,
-   and no live Claude Code ``.consolidate-lock`` holds any root's ``lock_dir``
-   (:mod:`memtui.core.write.lock`);
+   no live Claude Code ``.consolidate-lock`` holds any root's ``lock_dir``
+   (:mod:`memtui.core.write.lock`), and no other process holds a file to replace or delete
+   open for writing (:mod:`memtui.core.write.writers`: it would write into the replaced inode
+   after memtui's last look);
 2. journals the operation (:mod:`memtui.core.write.journal`): old and new bytes, modes, mtimes;
 3. takes every root's ``.consolidate-lock`` (in the order of their paths), creates missing
    directories (0o700), writes each file atomically (temp file in the same directory, fsync,
@@ -17,10 +19,10 @@ memory files (docs/architecture.md#the-safety-model-as-implemented).
    0o600), deletes files. Right before each replace
    or delete the file is read once more and must still hold the bytes the journal holds; the
    replaced inode is kept open, and when the writing is done (at least
-   :data:`~memtui.core.write.restore.LATE_WRITE_GRACE` after the last replace) it must still hold
-   them: a process that appended to it meanwhile (Claude Code appends to ``MEMORY.md``) would
-   lose its bytes, so the operation is rolled back with those bytes put back (also saved in the
-   journal) and refused;
+   :data:`~memtui.core.write.restore.LATE_WRITE_GRACE` after the last replace, and once no
+   other process holds it open for writing) it must still hold them: a process that appended
+   to it meanwhile (Claude Code appends to ``MEMORY.md``) would lose its bytes, so the
+   operation is rolled back with those bytes put back (also saved in the journal) and refused;
 4. puts each lock back exactly as it was, or removes it when there was none, and marks the
    operation done.
 
@@ -75,6 +77,7 @@ from memtui.core.write.proposal import (
     sha256_hex,
 )
 from memtui.core.write.restore import LATE_WRITE_GRACE, restore_before
+from memtui.core.write.writers import Inode, Writer, inode_of, wait_until_closed, writers_of
 
 Progress = Callable[[int, int], None]
 Cancelled = Callable[[], bool]
@@ -157,22 +160,60 @@ def _link_new(tree: DirTree, parent: int, tmp: str, path: Path) -> None:
 
 
 def _verify_held(held: list[Held], last_change: float) -> None:
-    """Every replaced or removed inode still holds the bytes memtui saw (see
-    :data:`LATE_WRITE_GRACE`); _LateWrite naming what another process wrote meanwhile."""
+    """Every replaced or removed inode still holds the bytes memtui saw, once no other process
+    holds it open for writing (waited for, :data:`~memtui.core.write.writers.WRITER_WAIT` at
+    most, after :data:`LATE_WRITE_GRACE`); _LateWrite naming what another process wrote
+    meanwhile, or who still holds such an inode open (its bytes so far are put back)."""
     if not held:
         return
     wait = LATE_WRITE_GRACE - (time.monotonic() - last_change)
     if wait > 0:
         time.sleep(wait)
-    late = {h.index: data for h in held if (data := read_all(h.fd)) != h.expected}
-    if late:
-        first = next(h.path for h in held if h.index in late)
-        raise _LateWrite(
-            f"{first} was written by another process while memtui changed it; its bytes were "
-            "kept and nothing was changed, try again",
-            first,
-            late,
+    inodes = {h.index: inode_of(os.fstat(h.fd)) for h in held}
+    still = wait_until_closed(set(inodes.values()))
+    late = {
+        h.index: data
+        for h in held
+        if (data := read_all(h.fd)) != h.expected or inodes[h.index] in still
+    }
+    if not late:
+        return
+    first = next(h for h in held if h.index in late)
+    who = still.get(inodes[first.index])
+    if who:
+        reason = (
+            f"{first.path} was opened for writing by another process ({_names(who)}) while "
+            "memtui changed it, and that process still holds it open; the bytes it wrote so "
+            "far were kept and nothing was changed, try again once it is done"
         )
+    else:
+        reason = (
+            f"{first.path} was written by another process while memtui changed it; its bytes "
+            "were kept and nothing was changed, try again"
+        )
+    raise _LateWrite(reason, first.path, late)
+
+
+def _names(writers: list[Writer]) -> str:
+    return "; ".join(str(w) for w in writers)
+
+
+def _check_writers(targets: Sequence[_Target]) -> None:
+    """Refused, nothing written, while another process holds a file to replace or delete open
+    for writing: it would write into the inode memtui replaced, after memtui's last look."""
+    inodes: dict[Inode, Path] = {}
+    for target in targets:
+        if target.st is not None:
+            inodes.setdefault(inode_of(target.st), target.path)
+    held = writers_of(inodes)
+    if not held:
+        return
+    inode, path = next((i, p) for i, p in inodes.items() if i in held)
+    raise EditRefused(
+        f"{path} is open for writing by another process ({_names(held[inode])}); nothing was "
+        "written, try again once it is done",
+        path,
+    )
 
 
 def close_held(held: list[Held]) -> None:
@@ -359,6 +400,7 @@ def apply(
                 tree, [absolute(r.path) for r in roots], proposal.remove_dirs
             )
             locks = [lock_plan(tree, r.lock_dir) for r in roots]
+            _check_writers(targets)
         except OSError as exc:
             where = f" ({exc.filename})" if exc.filename else ""
             raise EditRefused(

@@ -1,19 +1,21 @@
-"""No lost update on MEMORY.md (issue 8, item 2): a separate process appending to MEMORY.md
-with O_APPEND (as Claude Code does) while memtui deletes memories, and so rewrites MEMORY.md,
-loses no acknowledged append: each one is in the final MEMORY.md, whether the delete it raced
-went through or was refused because of it."""
+"""No lost update on MEMORY.md (issue 8, item 2; issue 25, items 3 and 5): a separate process
+appending to MEMORY.md with O_APPEND (as Claude Code does) while memtui deletes memories, and so
+rewrites MEMORY.md, loses no acknowledged append: each one is in the final MEMORY.md, whether
+the delete it raced went through or was refused because of it. The interleavings are forced
+over pipes (``helpers.PipedWriter``), so the test never races nothing and never depends on
+timing."""
 
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
-import textwrap
-import time
+from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from helpers import PipedWriter
 
+import memtui.core.write.writers as writers
 from memtui.core.demo.writers import write_file
 from memtui.core.model import StoreKind, StoreLocation
 from memtui.core.scan.scanner import scan_store
@@ -24,22 +26,21 @@ from memtui.core.write.ops.memory import plan_delete_memory
 
 DELETES = 200
 
-APPENDER = textwrap.dedent(
-    """
-    import os, random, sys, time
-    index, stop = sys.argv[1], sys.argv[2]
-    acknowledged = 0
-    while not os.path.exists(stop):
-        fd = os.open(index, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-        line = f"- appended line {acknowledged}\\n".encode()
-        written = os.write(fd, line)
-        os.close(fd)
-        assert written == len(line)
-        acknowledged += 1  # the write returned: this append is acknowledged
-        time.sleep(random.expovariate(1 / 0.015))  # bursts and pauses, 15 ms apart on average
-    print(acknowledged)
-    """
-)
+STALE = "changed on disk since the preview"
+OPEN = "is open for writing by another process"
+LATE = "was written by another process while memtui changed it"
+DONE = "done"
+
+PHASES: list[tuple[str, str]] = [
+    ("appends between the plan and the apply", STALE),
+    ("appends after the checks, before MEMORY.md is replaced", STALE),
+    ("holds MEMORY.md open across the apply, writes after it", OPEN),
+    ("opens after the checks, writes into the replaced inode", LATE),
+    ("opens after the checks, writes while memtui waits for it to close", LATE),
+    ("appends to the new MEMORY.md right after the replace", DONE),
+    ("appends after the apply", DONE),
+]
+"""What the appender does during each delete (delete k: phase k mod 7), and the outcome."""
 
 
 @pytest.fixture
@@ -53,48 +54,70 @@ def store(tmp_path: Path) -> Path:
     return root
 
 
-def test_an_appending_process_loses_nothing_to_200_deletes(store: Path, tmp_path: Path) -> None:
+def test_an_appending_process_loses_nothing_to_200_deletes(
+    store: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     scanned = scan_store(StoreLocation(kind=StoreKind.AUTO, path=store, rule="test"))
     memories = sorted((m for m in scanned.memories if not m.is_index), key=lambda m: m.rel_path)
     assert len(memories) == DELETES
-    stop = tmp_path / "stop"
-    appender = subprocess.Popen(
-        [sys.executable, "-c", APPENDER, str(store / "MEMORY.md"), str(stop)],
-        stdout=subprocess.PIPE, text=True,
-    )
-    deleted: list[str] = []
-    refused: list[str] = []
-    try:
-        started = time.monotonic()  # the appender is running: its first append is in the file
-        while b"- appended line 0\n" not in (store / "MEMORY.md").read_bytes():
-            assert appender.poll() is None and time.monotonic() - started < 60
-            time.sleep(0.01)
-        deadline = time.monotonic() + 8
+    on_pause: list[Callable[[], None]] = []  # run when memtui waits for a writer to close
+    real_pause = writers.pause
+
+    def pause(seconds: float) -> None:
+        while on_pause:
+            on_pause.pop()()
+        real_pause(seconds)
+
+    monkeypatch.setattr(writers, "pause", pause)
+    outcomes: dict[int, str] = {}
+    with PipedWriter(store / "MEMORY.md") as writer:
         for number, memory in enumerate(memories):
-            if time.monotonic() > deadline:
-                break
+            phase = number % len(PHASES)
+            line = f"- appended line {number}"
+            plan = plan_delete_memory(scanned, memory)
+
+            def progress(done: int, total: int, phase: int = phase, line: str = line) -> None:
+                if done == 0 and phase == 1:
+                    writer("append", line)
+                elif done == 0 and phase in (3, 4):
+                    writer("open")
+                    if phase == 4:
+                        on_pause.append(lambda: writer("write-close", line))
+                elif done == total and phase == 3:
+                    writer("write-close", line)
+                elif done == total and phase == 5:
+                    writer("append", line)
+
+            if phase == 0:
+                writer("append", line)
+            elif phase == 2:
+                writer("open")
             journal = Journal(tmp_path / "journal" / str(number // 25))
             try:
-                apply(plan_delete_memory(scanned, memory), journal)
-                deleted.append(memory.rel_path)
+                apply(plan, journal, progress=progress)
+                outcomes[number] = DONE
             except EditRefused as exc:
-                refused.append(exc.reason)
-    finally:
-        stop.touch()
-        out, _ = appender.communicate(timeout=30)
-    acknowledged = int(out.strip())
+                outcomes[number] = next(
+                    (kind for kind in (STALE, OPEN, LATE) if kind in exc.reason), exc.reason)
+            assert on_pause == [], f"delete {number}: memtui never waited for the writer"
+            if phase == 2:
+                writer("write-close", line)
+            elif phase == 6:
+                writer("append", line)
     final = (store / "MEMORY.md").read_text()
-    missing = [n for n in range(acknowledged) if f"- appended line {n}\n" not in final]
-    assert missing == [], f"{len(missing)} of {acknowledged} acknowledged appends lost"
-    assert final.count("- appended line ") == acknowledged  # none doubled either
-    for rel in deleted:
-        assert f"]({rel})" not in final
-        assert not (store / rel).exists()
-    assert deleted, "no delete went through: the test raced nothing"
-    assert acknowledged > 50
-    late = sum("while memtui changed it" in reason for reason in refused)
-    print(f"{acknowledged} appends, {len(deleted)} deletes done, {len(refused)} refused "
-          f"({late} after the replace)")
+    missing = [line for line in writer.acknowledged if f"{line}\n" not in final]
+    assert missing == [], f"{len(missing)} of {len(writer.acknowledged)} acknowledged appends lost"
+    assert final.count("- appended line ") == len(writer.acknowledged) == DELETES  # none doubled
+    for number, memory in enumerate(memories):
+        expected = PHASES[number % len(PHASES)][1]
+        assert outcomes[number] == expected, f"delete {number}: {PHASES[number % 7][0]}"
+        gone = expected == DONE
+        assert (f"]({memory.rel_path})" not in final) == gone
+        assert (store / memory.rel_path).exists() != gone
+    counts = Counter(outcomes.values())  # 200 = 28 rounds of the 7 phases + phases 0 to 3
+    assert counts == {STALE: 58, OPEN: 29, LATE: 57, DONE: 56}
+    assert sorted(os.listdir(store)) == sorted(
+        ["MEMORY.md", *(m.rel_path for n, m in enumerate(memories) if outcomes[n] != DONE)])
 
 
 def test_an_append_to_the_replaced_inode_is_put_back_and_refused(
