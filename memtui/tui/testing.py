@@ -34,10 +34,11 @@ LOOK_SECONDS = 0.1
 
 
 def busy_workers(app: App[Any]) -> list[Worker[Any]]:
-    """The workers still at work: not over, not cancelled, not waiting for the user."""
+    """The workers still at work: not over, not waiting for the user. A cancelled async
+    worker may still be finishing (a write putting every file back): it counts until its
+    task ends; a cancelled thread worker is over at once (its state says so)."""
     return [w for w in app.workers
-            if w.state in (WorkerState.PENDING, WorkerState.RUNNING) and not w.is_cancelled
-            and w not in WAITING]
+            if w.state in (WorkerState.PENDING, WorkerState.RUNNING) and w not in WAITING]
 
 
 async def _ended(worker: Worker[Any]) -> None:

@@ -86,13 +86,13 @@ def detail_pane_id(app: MemtuiApp) -> str:
 
 
 async def test_the_detail_pane_belongs_to_the_pane_its_node_came_from(demo: DemoHome) -> None:
-    """Every tree visited once, back in Auto on its MEMORY.md, then Tab through agentmemory
+    """Every tree visited once and back to Auto on its MEMORY.md, then Tab through agentmemory
     into the detail pane: the info line, ``z`` and ``←`` follow the pane of what the detail
     shows (they named, zoomed and stepped from agentmemory above Auto's MEMORY.md)."""
     app = app_for(demo)
     async with app.run_test(size=(160, 48)) as pilot:
         await settle(pilot)
-        await press(pilot, *["right"] * 6, "down", "up")
+        await press(pilot, *["right"] * 5, *["left"] * 5, "down", "up")  # no wrap: back
         assert focused_id(app) == "tree-auto"
         await press(pilot, *["tab"] * 6)
         assert isinstance(app.focused, DetailPane)
