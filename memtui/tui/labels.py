@@ -30,7 +30,7 @@ MEMORY_MARKS = (
     ("●", "marked"),
     ("⊘", "never recalled"),
 )
-"""The marks beside a memory's name (:meth:`memtui.tui.nodes.MemoryMarks.glyphs`, the judge's
+"""The marks beside a memory's name (:meth:`memtui.tui.nodes.MemoryBadges.glyphs`, the judge's
 ``≠``, the ``●`` of a memory marked with space, the ``⊘`` of a memory past the 200 newest that
 recall is never offered)."""
 

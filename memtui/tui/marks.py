@@ -1,7 +1,7 @@
 """The memories a user marked (``space``, or every hit of a search) for one bulk action.
 
 Marks are kept by node key (store path and memory path) with the node they were made on; a
-rescan keeps the marks whose memory is still there (:meth:`Marks.refresh`)."""
+rescan keeps the marks whose memory is still there (:meth:`MarkedMemories.refresh`)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from memtui.tui.nodes import NodeRef
 MARK_GLYPH = "●"
 
 
-class Marks:
+class MarkedMemories:
     """Marked memories, in the order they were marked."""
 
     def __init__(self) -> None:

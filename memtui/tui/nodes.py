@@ -24,7 +24,7 @@ class NodeRef:
 
 
 @dataclass
-class MemoryMarks:
+class MemoryBadges:
     """Why a memory deserves attention in a tree."""
 
     past_cut: bool = False
@@ -46,10 +46,10 @@ class MemoryMarks:
         return " ".join(out)
 
 
-def marks_for_store(store: Store) -> dict[str, MemoryMarks]:
-    """Marks of every memory of ``store``, keyed by relative path."""
+def badges_for_store(store: Store) -> dict[str, MemoryBadges]:
+    """The badges of every memory of ``store``, keyed by relative path."""
     marks = {
-        m.rel_path: MemoryMarks(problems=bool(m.problems or m.secrets), secrets=bool(m.secrets))
+        m.rel_path: MemoryBadges(problems=bool(m.problems or m.secrets), secrets=bool(m.secrets))
         for m in store.memories
     }
     report = store.index

@@ -85,8 +85,8 @@ class Shown:
     diffs: list[FileDiff] = field(default_factory=list)
 
 
-def render_outcome(plan: DistilPlan, disabled: frozenset[str]) -> Shown:
-    """The outcome of ``disabled`` and its diffs against the disk (reads: run in a job)."""
+def shown_outcome(plan: DistilPlan, disabled: frozenset[str]) -> Shown:
+    """The outcome of ``disabled`` and its diffs against the disk (reads: run in a worker)."""
     outcome = plan.outcome(disabled)
     diffs = [] if outcome.proposal is None else outcome.proposal.diff()
     diffs.sort(key=lambda d: d.path != plan.index_path)  # the index first, then its files
@@ -242,7 +242,7 @@ class DistilScreen(ReviewScreen):
             plan = plan_distil(store, headroom=headroom, now=now,
                                progress=step, cancelled=is_cancelled)
             check()
-            return plan, render_outcome(plan, frozenset())
+            return plan, shown_outcome(plan, frozenset())
 
         self.planning = self.run_worker(partial(self._plan, run), name=f"distil {store.title}",
                                         group="distil-plan", description="Distil",
@@ -304,7 +304,7 @@ class DistilScreen(ReviewScreen):
     @work(exclusive=True, group="distil-outcome", exit_on_error=False,
           name="rendering the distilled index", description="Distil")
     async def render_toggles(self, plan: DistilPlan, disabled: frozenset[str]) -> None:
-        self.show_outcome(await in_thread(lambda: render_outcome(plan, disabled)))
+        self.show_outcome(await in_thread(lambda: shown_outcome(plan, disabled)))
 
     def show_outcome(self, shown: Shown) -> None:
         if self.plan is None or shown.outcome.disabled != self.disabled_ids():

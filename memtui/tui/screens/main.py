@@ -41,7 +41,7 @@ from memtui.tui.dialogs.search import MarkHits, SearchIndexCache, SearchScreen
 from memtui.tui.editor import edit_in_editor
 from memtui.tui.labels import agent_labeler, legend
 from memtui.tui.live import LiveUpdates
-from memtui.tui.marks import Marks
+from memtui.tui.marks import MarkedMemories
 from memtui.tui.messages import SelectPath, StoresChanged
 from memtui.tui.nodes import NodeRef
 from memtui.tui.operations import (
@@ -169,7 +169,7 @@ class MainScreen(ReportsWork, Screen[None]):
         self.search_cache = SearchIndexCache()
         self._tab_echoes: set[str | None] = set()
         self.pane_id = PANES[0].id
-        self.marks = Marks()
+        self.marks = MarkedMemories()
         self.legend_shown: bool | None = None
         """``L`` chose to show (True) or hide (False) the legend; None: when there is room."""
 

@@ -21,8 +21,8 @@ from memtui.core.contents import Memory, Store
 from memtui.core.write.prune import human_size
 from memtui.tui import clock
 from memtui.tui.labels import TYPE_STYLE, Label, fit
-from memtui.tui.marks import MARK_GLYPH, Marks
-from memtui.tui.nodes import MemoryMarks, NodeRef, marks_for_store
+from memtui.tui.marks import MARK_GLYPH, MarkedMemories
+from memtui.tui.nodes import MemoryBadges, NodeRef, badges_for_store
 from memtui.tui.plain import line, text
 
 StoreLabeler = Callable[[Store], Label]
@@ -45,7 +45,7 @@ UNRECALLED_GLYPH = "⊘"
 """A memory in a pair the judge says needs a decision (``J`` shows it)."""
 
 
-def memory_label(memory: Memory, marks: MemoryMarks, *, marked: bool = False) -> Label:
+def memory_label(memory: Memory, marks: MemoryBadges, *, marked: bool = False) -> Label:
     name = memory.rel_path.rsplit("/", 1)[-1]
     tail = Text()
     if memory.type:
@@ -109,7 +109,7 @@ class StoreTree(Tree[NodeRef]):
         self._filled = False
         self._generation = 0
         self._pending: list[_PendingItems] = []
-        self.marks: Marks | None = None
+        self.marks: MarkedMemories | None = None
         """The screen's marked memories, drawn in the labels (None: no marks)."""
         self.banner: Text | None = None
         """A first row above the stores (the Team pane's push check), None: none."""
@@ -127,7 +127,7 @@ class StoreTree(Tree[NodeRef]):
         wanted = set(keys)
         if not wanted:
             return
-        store_marks: dict[int, dict[str, MemoryMarks]] = {}
+        store_marks: dict[int, dict[str, MemoryBadges]] = {}
         for node in self._all_nodes():
             ref = node.data
             if ref is None or ref.memory is None or ref.key not in wanted:
@@ -136,17 +136,17 @@ class StoreTree(Tree[NodeRef]):
                 continue
             marks = store_marks.get(id(ref.store))
             if marks is None:
-                marks = store_marks[id(ref.store)] = marks_for_store(ref.store)
+                marks = store_marks[id(ref.store)] = badges_for_store(ref.store)
             self.relabel(node, self._memory_label(ref.store, ref.memory, marks))
 
     def _memory_label(
-        self, store: Store, memory: Memory, marks: dict[str, MemoryMarks]
+        self, store: Store, memory: Memory, marks: dict[str, MemoryBadges]
     ) -> Label:
         """A memory's label: its marks (and ``●`` when marked), ``≠`` when the judge raised
         it, and a team file's push fate as the badge (kept whole when the row is narrow)."""
         found = marks.get(memory.rel_path)
         marked = self.marks is not None and NodeRef(store, memory).key in self.marks
-        label = memory_label(memory, found or MemoryMarks(), marked=marked)
+        label = memory_label(memory, found or MemoryBadges(), marked=marked)
         if memory.file in self.conflicts:
             label.tail.append(f" {CONFLICT_GLYPH}", style="bold magenta")
         if memory.file in self.unrecalled:
@@ -411,7 +411,7 @@ class _PendingItems:
         self.expanded = expanded
         self.memories = memories
         self.position = 0
-        self.marks = marks_for_store(store)
+        self.marks = badges_for_store(store)
         self.folders: dict[str, TreeNode[NodeRef]] = {"": parent}
 
     @property
