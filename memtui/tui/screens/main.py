@@ -186,8 +186,8 @@ class MainScreen(ReportsWork, Screen[None]):
                         single=spec.single,
                         empty_text="scanning …",
                         id=f"tree-{spec.id}",
+                        marks=self.marks,
                     )
-                    tree.marks = self.marks
                     yield tree
         yield Static(legend(), id="legend")
         yield Static("", id="pane-info")

@@ -98,6 +98,7 @@ class StoreTree(Tree[NodeRef]):
         empty_text: str = "nothing here",
         name: str | None = None,
         id: str | None = None,
+        marks: MarkedMemories | None = None,
     ) -> None:
         super().__init__("stores", name=name, id=id)
         self.show_root = False
@@ -109,7 +110,7 @@ class StoreTree(Tree[NodeRef]):
         self._filled = False
         self._generation = 0
         self._pending: list[_PendingItems] = []
-        self.marks: MarkedMemories | None = None
+        self.marks: MarkedMemories | None = marks
         """The screen's marked memories, drawn in the labels (None: no marks)."""
         self.banner: Text | None = None
         """A first row above the stores (the Team pane's push check), None: none."""
