@@ -17,11 +17,16 @@ from memtui.core.model import (
     Scope,
     SnapshotInfo,
     SnapshotScopeStatus,
+    StoreKind,
     StoreLocation,
 )
+from memtui.core.stores.agents import agent_dir_name
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (slow) at run time
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from memtui.core.contents import Store
     from memtui.core.model import SnapshotStatus
     from memtui.core.stores.locations import Locations
 
@@ -34,6 +39,7 @@ __all__ = [
     "snapshot_files",
     "snapshot_info",
     "snapshot_status",
+    "snapshot_store_of",
 ]
 
 SNAPSHOT_JSON = "snapshot.json"
@@ -221,3 +227,21 @@ def snapshot_info(location: StoreLocation, locations: Locations) -> SnapshotInfo
         definition.memory if definition else None,
         locations.auto.enabled,
     )
+
+
+def snapshot_store_of(store: Store, stores: Sequence[Store]) -> Store | None:
+    """The snapshot store that belongs to ``store``: itself when it is a snapshot store (with
+    a snapshot), else, for an agent's memory store, the snapshot a project ships for that
+    agent (matched by agent type or its directory name, ``:`` as ``-``); None otherwise."""
+    if store.kind == StoreKind.SNAPSHOT:
+        return store if store.snapshot is not None else None
+    if store.kind != StoreKind.AGENT:
+        return None
+    for candidate in stores:
+        snap = candidate.snapshot
+        if candidate.kind != StoreKind.SNAPSHOT or snap is None:
+            continue
+        if store.location.agent in (snap.agent, agent_dir_name(snap.agent)):
+            return candidate
+    return None
+

@@ -22,8 +22,9 @@ from textual.widgets import Footer, OptionList, ProgressBar, Select, Static, Tab
 from textual.worker import Worker
 
 from memtui.core.contents import ScanResult, Store
-from memtui.core.model import Scope, SnapshotInfo, StoreKind
+from memtui.core.model import Scope, SnapshotInfo
 from memtui.core.stores.locations import Context
+from memtui.core.stores.snapshot import snapshot_store_of
 from memtui.core.write.dirfd import EditRefused
 from memtui.core.write.journal import Journal
 from memtui.core.write.ops.snapshot import (
@@ -90,21 +91,11 @@ def plan_all(snapshot: SnapshotInfo, scope: Scope) -> dict[SnapshotAction, Plan]
 
 
 def snapshot_store_for(ref: NodeRef | None, result: ScanResult | None) -> Store | None:
-    """The snapshot store of the selection ``ref``: a snapshot store (or a file in one), or
-    the snapshot shipped for the selected agent store."""
+    """The snapshot store of the selection ``ref`` (the core's matching:
+    :func:`memtui.core.stores.snapshot.snapshot_store_of`)."""
     if ref is None or result is None:
         return None
-    store = ref.store
-    if store.kind == StoreKind.SNAPSHOT:
-        return store if store.snapshot is not None else None
-    if store.kind != StoreKind.AGENT:
-        return None
-    for candidate in result.stores:
-        snap = candidate.snapshot
-        names = () if snap is None else (snap.agent, snap.agent.replace(":", "-"))
-        if candidate.kind == StoreKind.SNAPSHOT and store.location.agent in names:
-            return candidate
-    return None
+    return snapshot_store_of(ref.store, result.stores)
 
 
 def scope_text(snapshot: SnapshotInfo, selected: Scope, *, compact: bool = False) -> Table:
