@@ -290,10 +290,31 @@ def exit_now(code: int) -> None:
     os._exit(code)
 
 
+HANGUP_EXIT = 129
+"""The exit code after a hangup or a terminate (128 + SIGHUP), as a shell reports it."""
+
+
+def end_on_hangup() -> None:
+    """A closed terminal (SIGHUP) or a ``kill`` (SIGTERM) ends the run like an exception, so
+    what ``finally`` cleans up (the demo's temporary home) goes: by default they kill the
+    process on the spot."""
+    import signal
+
+    def stop(signum: int, _frame: object) -> None:
+        raise SystemExit(HANGUP_EXIT if signum == signal.SIGHUP else 128 + signum)
+
+    for name in ("SIGHUP", "SIGTERM"):
+        number = getattr(signal, name, None)
+        if number is not None:
+            with contextlib.suppress(ValueError, OSError):  # not the main thread
+                signal.signal(number, stop)
+
+
 def run_command(args: argparse.Namespace) -> int:
     demo_root = make_demo_root() if args.demo or args.keep_demo else None
     try:
         if demo_root is not None:
+            end_on_hangup()
             use_demo_home(args, demo_root)
         return dispatch(args)
     except BrokenPipeError:
