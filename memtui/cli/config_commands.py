@@ -34,14 +34,27 @@ def cmd_config(args: argparse.Namespace) -> int:
     ctx = context_from(args)
     config = settings_of(args, ctx)
     bindings, keymap_problems = binding_keys(config)
+    theme_problem = theme_check(config, ctx)
     if args.json:
         data = config_json(config)
         data["bindings"] = bindings
         data["problems"] += [{"key": "keymap", "message": m} for m in keymap_problems]  # type: ignore[operator]
+        if theme_problem is not None:
+            data["problems"].append({"key": "theme", "message": theme_problem})  # type: ignore[attr-defined]
         print_json(data)
     else:
-        print_config(config, bindings, keymap_problems)
-    return EXIT_PROBLEMS if config.problems or keymap_problems else EXIT_OK
+        print_config(config, bindings, [*keymap_problems, *filter(None, [theme_problem])])
+    return EXIT_PROBLEMS if config.problems or keymap_problems or theme_problem else EXIT_OK
+
+
+def theme_check(config: Config, ctx: Any) -> str | None:
+    """The configured theme when the TUI has no theme of that name (with the closest
+    names), else None: the TUI would say so and fall back to its default."""
+    if not config.theme:
+        return None
+    from memtui.tui.themes import theme_names, unknown_theme
+
+    return unknown_theme(config.theme, theme_names(ctx.env, ctx.home))
 
 
 def binding_keys(config: Config) -> tuple[dict[str, dict[str, str]], list[str]]:
@@ -58,6 +71,13 @@ def binding_keys(config: Config) -> tuple[dict[str, dict[str, str]], list[str]]:
         for binding_id, keys in defaults.items()
     }
     return bindings, unknown_binding_ids(config.keymap, set(defaults))
+
+
+DEFAULT_NOTES = {
+    "judge.model": "default: claude-haiku-5-5",
+    "judge.spend_cap_usd": "no cap: the estimate is shown and confirmed before anything is sent",
+}
+"""What an unset key means (``memtui config`` said only "not set")."""
 
 
 def print_config(
@@ -79,6 +99,8 @@ def print_config(
             note = "  (no limit)" + note
         if key.name == "theme" and value is None:
             note = "  (the TUI's default theme)"
+        if value is None and key.name in DEFAULT_NOTES:
+            note = f"  ({DEFAULT_NOTES[key.name]})" + note
         rows.append((key.name, shown_value(value), config.sources[key.name], note))
     width = max(len(name) for name, *_ in rows)
     value_width = min(30, max(len(value) for _, value, *_ in rows))

@@ -16,6 +16,7 @@ A bad file never stops the app: it becomes a problem message naming the file and
 
 from __future__ import annotations
 
+import difflib
 import re
 import tomllib
 from collections.abc import Callable, Iterable, Mapping
@@ -214,6 +215,24 @@ def load_themes(dirs: Iterable[Path | None]) -> tuple[list[Theme], list[str]]:
 # ------------------------------------------------------------------------------ the app
 
 
+def theme_names(env: Mapping[str, str], home: Path) -> set[str]:
+    """Every theme name memtui can show: Textual's own, memtui's shipped and the user's."""
+    from textual.theme import BUILTIN_THEMES
+
+    themes, _problems = load_themes([shipped_theme_dir(), user_theme_dir(env, home)])
+    return {*BUILTIN_THEMES, *(theme.name for theme in themes)}
+
+
+def unknown_theme(wanted: str, names: Iterable[str]) -> str | None:
+    """Why ``wanted`` is no theme, with the closest names ("did you mean"), or None."""
+    known = sorted(names)
+    if wanted in known:
+        return None
+    close = difflib.get_close_matches(wanted, known, n=3, cutoff=0.6)
+    hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
+    return f"Theme {wanted!r} not found{hint or '.'} Available: {', '.join(known)}"
+
+
 def install_themes(
     app: App[Any], env: Mapping[str, str], home: Path, requested: str | None = None
 ) -> list[str]:
@@ -226,9 +245,9 @@ def install_themes(
         app.register_theme(theme)
     default = DEFAULT_THEME if DEFAULT_THEME in app.available_themes else FALLBACK_THEME
     wanted = requested or env.get(THEME_ENV) or default
-    if wanted not in app.available_themes:
-        names = ", ".join(sorted(app.available_themes))
-        problems.append(f"Theme {wanted!r} not found; using {default!r}. Available: {names}")
+    why = unknown_theme(wanted, app.available_themes)
+    if why is not None:
+        problems.append(why.replace(" Available:", f" Using {default!r}. Available:", 1))
         wanted = default
     app.ansi_theme_light = LIGHT_ANSI
     app.theme = wanted

@@ -448,3 +448,34 @@ def test_config_option_reaches_the_journal(
     assert code == 0
     limits = json.loads(capsys.readouterr().out)["limits"]
     assert limits == {"max_age_days": 3, "max_bytes": None}
+
+
+def test_memtui_config_names_a_theme_the_tui_has_not_with_the_closest(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``theme = "dracola"`` was reported by the TUI only, and without a "did you mean"
+    (issue 25)."""
+    config_at(tmp_path, 'theme = "dracola"\n')
+    code, out = run_config(tmp_path, monkeypatch, capsys)
+    assert code == 1
+    problem = out.splitlines()[-1].strip()
+    assert problem.startswith("Theme 'dracola' not found; did you mean 'dracula'?"), problem
+    code, out = run_config(tmp_path, monkeypatch, capsys, "--json")
+    assert code == 1
+    assert any(p["key"] == "theme" and "'dracula'" in p["message"]
+               for p in json.loads(out)["problems"])
+
+
+def test_memtui_config_says_what_an_unset_judge_key_means(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``judge.model`` and ``spend_cap_usd`` showed "not set" though they have a meaning."""
+    from memtui.cli.config_commands import DEFAULT_NOTES
+    from memtui.core.judge.anthropic_judge import DEFAULT_MODEL
+
+    code, out = run_config(tmp_path, monkeypatch, capsys)
+    assert code == 0
+    row = {line.split()[0]: line for line in out.splitlines() if line.startswith("  ")}
+    assert f"(default: {DEFAULT_MODEL})" in row["judge.model"]
+    assert DEFAULT_NOTES["judge.model"] == f"default: {DEFAULT_MODEL}"
+    assert "(no cap:" in row["judge.spend_cap_usd"]
