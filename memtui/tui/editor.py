@@ -38,6 +38,14 @@ def editor_command(env: Mapping[str, str]) -> list[str]:
     return [FALLBACK_EDITOR]
 
 
+def editor_name() -> str:
+    """The editor's program name, as the history names the author of an edit."""
+    try:
+        return Path(editor_command(os.environ)[0]).name
+    except ValueError:
+        return FALLBACK_EDITOR
+
+
 def edit_refusal(ref: NodeRef | None) -> str | None:
     """Why the selection cannot go to an editor, or None when it can."""
     if ref is None:

@@ -23,6 +23,8 @@ from textual.widgets import Static, Tab, Tabs, Tree
 
 from memtui.core.config import Config
 from memtui.core.contents import LoadReport, ScanResult, Store
+from memtui.core.history.attribution import Attribution
+from memtui.core.history.record import record
 from memtui.core.judge.ledger import Ledger, default_ledger_path
 from memtui.core.model import StoreKind
 from memtui.core.plaintext import counted
@@ -38,7 +40,7 @@ from memtui.tui.dialogs.base import HELP_KEY_ID
 from memtui.tui.dialogs.help import HelpRow, show_help
 from memtui.tui.dialogs.projects import OpenProject, ProjectsScreen
 from memtui.tui.dialogs.search import MarkHits, SearchIndexCache, SearchScreen
-from memtui.tui.editor import edit_in_editor
+from memtui.tui.editor import edit_in_editor, editor_name
 from memtui.tui.labels import agent_labeler, legend
 from memtui.tui.live import LiveUpdates
 from memtui.tui.marks import MarkedMemories
@@ -170,6 +172,8 @@ class MainScreen(ReportsWork, Screen[None]):
         self._tab_echoes: set[str | None] = set()
         self.pane_id = PANES[0].id
         self.marks = MarkedMemories()
+        self.history_started = False
+        """The first complete scan was recorded in the history (later ones are live)."""
         self.legend_shown: bool | None = None
         """``L`` chose to show (True) or hide (False) the legend; None: when there is room."""
 
@@ -296,6 +300,8 @@ class MainScreen(ReportsWork, Screen[None]):
         if result.complete:
             self.show_nothing_found(nothing_found(self.context, result.stores))
             self.live.track(result)
+            self.record_history("live" if self.history_started else "start")
+            self.history_started = True
             if check_links:
                 self.check_links(result)
             team = next((s for s in result.stores if s.kind == StoreKind.TEAM), None)
@@ -653,10 +659,30 @@ class MainScreen(ReportsWork, Screen[None]):
         self.live.changed({path})
 
     def action_edit(self) -> None:
-        """Hand the selected memory file to ``$VISUAL``/``$EDITOR``, then reload its store."""
+        """Hand the selected memory file to ``$VISUAL``/``$EDITOR``, then record the edit in
+        the history (the editor as its author) and reload its store."""
         path = edit_in_editor(self.app, self.selected())
         if path is not None:
-            self.file_changed(path)
+            self.record_edit(path, editor_name())
+
+    @work(thread=True, group="history", exit_on_error=False, name="recording the edit",
+          description="History")
+    def record_edit(self, path: Path, editor: str) -> None:
+        """The edited file as the editor's version (once the history exists: ``memtui history
+        record`` makes it), before the refresh sees the change."""
+        try:
+            record(self.context, Attribution.editor_of(str(path), editor), only=[path],
+                   create=False)
+        finally:
+            self.app.call_from_thread(self.file_changed, path)
+
+    @work(thread=True, group="history", exit_on_error=False, name="recording the history",
+          description="History")
+    def record_history(self, source: str) -> None:
+        """Every change to the stores since the last version (at start: what changed while
+        memtui was closed; later: live changes, bursts already merged), once the history
+        exists."""
+        record(self.context, Attribution.unknown(source), create=False)
 
     def action_snapshot_review(self) -> None:
         """Review the selected agent's snapshot: initialize, replace or mark synced."""

@@ -1,0 +1,98 @@
+"""The TUI records the history (issue 23): at start, what changed while memtui was closed;
+after ``e``, the edit as the editor's. Only once the history exists (``memtui history
+record`` makes it): without it, nothing is created."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+from helpers import demo_app, demo_context
+from pilots import notified
+
+from memtui.core.demo.build import DemoHome, build_demo_home
+from memtui.core.history.attribution import parse_message
+from memtui.core.history.record import history_of, record
+from memtui.tui.testing import settle
+
+SIZE = (160, 45)
+
+
+@pytest.fixture
+def home(tmp_path: Path, state_home: Path) -> DemoHome:
+    return build_demo_home(tmp_path / "home")
+
+
+def last_message(git_dir: Path) -> str:
+    return subprocess.run(["git", "--git-dir", str(git_dir), "log", "-1", "--format=%B"],
+                          check=True, capture_output=True, text=True).stdout
+
+
+async def test_start_records_what_changed_while_memtui_was_closed(
+    home: DemoHome, tmp_path: Path
+) -> None:
+    data = str(tmp_path / "data-dir")
+    ctx = demo_context(home, MEMTUI_DATA_DIR=data)
+    record(ctx)  # the history exists from now on
+    repo = history_of(ctx)
+    before = repo.head()
+    changed = home.auto_memory / "user-role.md"
+    changed.write_text(changed.read_text(encoding="utf-8") + "\nAdded while closed.\n",
+                       encoding="utf-8")
+    app = demo_app(home, MEMTUI_DATA_DIR=data, MEMTUI_NO_CACHE="1")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert [n.message for n in notified(app) if n.severity == "error"] == []
+    after = repo.head()
+    assert after is not None and after != before
+    summary, who = parse_message(last_message(repo.git_dir))
+    assert who.kind == "unknown" and who.source == "start"
+    assert "user-role.md" in summary or "1" in summary
+
+
+async def test_no_history_is_created_by_the_tui(home: DemoHome, tmp_path: Path) -> None:
+    data = tmp_path / "data-dir"
+    app = demo_app(home, MEMTUI_DATA_DIR=str(data), MEMTUI_NO_CACHE="1")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+    assert not history_of(demo_context(home, MEMTUI_DATA_DIR=str(data))).exists()
+
+
+async def test_an_edit_is_recorded_as_the_editors(
+    home: DemoHome, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memtui.core.model import StoreKind
+    from memtui.tui import editor as editor_module
+    from memtui.tui.screens.main import MainScreen
+
+    data = str(tmp_path / "data-dir")
+    ctx = demo_context(home, MEMTUI_DATA_DIR=data)
+    record(ctx)
+    repo = history_of(ctx)
+    target = home.auto_memory / "architecture.md"
+
+    def fake_editor(_app: object, command: list[str]) -> int:
+        path = Path(command[-1])
+        path.write_text(path.read_text(encoding="utf-8") + "\nEdited.\n", encoding="utf-8")
+        return 0
+
+    monkeypatch.setenv("EDITOR", "nano")
+    monkeypatch.delenv("VISUAL", raising=False)
+    monkeypatch.setattr(editor_module, "run_editor", fake_editor)
+    app = demo_app(home, MEMTUI_DATA_DIR=data, MEMTUI_NO_CACHE="1")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        main = app.screen
+        assert isinstance(main, MainScreen) and main.result is not None
+        store = next(s for s in main.result.stores if s.kind == StoreKind.AUTO)
+        main.select_path(store, "architecture.md")
+        await settle(pilot)
+        await pilot.press("e")
+        await settle(pilot)
+    assert target.read_text(encoding="utf-8").endswith("Edited.\n")
+    log = subprocess.run(["git", "--git-dir", str(repo.git_dir), "log", "--format=%B%x00"],
+                         check=True, capture_output=True, text=True).stdout
+    authors = [parse_message(m.strip())[1] for m in log.split("\0") if m.strip()]
+    edits = [a for a in authors if a.kind == "editor"]
+    assert edits and edits[0].editor == "nano" and edits[0].file == str(target)
