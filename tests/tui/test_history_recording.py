@@ -96,3 +96,46 @@ async def test_an_edit_is_recorded_as_the_editors(
     authors = [parse_message(m.strip())[1] for m in log.split("\0") if m.strip()]
     edits = [a for a in authors if a.kind == "editor"]
     assert edits and edits[0].editor == "nano" and edits[0].file == str(target)
+
+
+async def test_h_shows_a_memorys_versions_and_r_restores_one(
+    home: DemoHome, tmp_path: Path
+) -> None:
+    """``H`` on a memory: its versions, newest first, the diff against the disk; ``r`` on an
+    older one previews and puts it back through the write path (journaled: ``u`` undoes)."""
+    from memtui.core.model import StoreKind
+    from memtui.tui.dialogs.confirm import ConfirmScreen
+    from memtui.tui.dialogs.history import HistoryScreen
+    from memtui.tui.screens.main import MainScreen
+
+    data = str(tmp_path / "data-dir")
+    ctx = demo_context(home, MEMTUI_DATA_DIR=data)
+    target = home.auto_memory / "user-role.md"
+    original = target.read_bytes()
+    record(ctx)
+    target.write_bytes(original + b"\nA later line.\n")
+    record(ctx)
+    app = demo_app(home, MEMTUI_DATA_DIR=data, MEMTUI_NO_CACHE="1")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        main = app.screen
+        assert isinstance(main, MainScreen) and main.result is not None
+        store = next(s for s in main.result.stores if s.kind == StoreKind.AUTO)
+        main.select_path(store, "user-role.md")
+        await settle(pilot)
+        await pilot.press("H")
+        await settle(pilot)
+        dialog = app.screen
+        assert isinstance(dialog, HistoryScreen)
+        assert len(dialog.rows) >= 2 and dialog.rows[0].rev != dialog.rows[1].rev
+        await pilot.press("down")
+        await settle(pilot)
+        shown = str(dialog.query_one("#history-diff").render())
+        assert "A later line." in shown  # the older version against the disk
+        await pilot.press("r")
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("y")
+        await settle(pilot)
+        assert target.read_bytes() == original
+        assert any("restored user-role.md" in n.message for n in notified(app))

@@ -25,6 +25,7 @@ from memtui.core.config import Config
 from memtui.core.contents import LoadReport, ScanResult, Store
 from memtui.core.history.attribution import Attribution
 from memtui.core.history.record import record
+from memtui.core.history.timeline import open_history
 from memtui.core.judge.ledger import Ledger, default_ledger_path
 from memtui.core.model import StoreKind
 from memtui.core.plaintext import counted
@@ -35,9 +36,11 @@ from memtui.core.scan.store_index import check_store_links
 from memtui.core.stores.locations import Context
 from memtui.core.stores.projects import nothing_found
 from memtui.core.write.journal import Journal, journal_for
-from memtui.tui.decisions import open_archive
+from memtui.core.write.ops.history import plan_restore as plan_history_restore
+from memtui.tui.decisions import confirm_and_apply, open_archive
 from memtui.tui.dialogs.base import HELP_KEY_ID
 from memtui.tui.dialogs.help import HelpRow, show_help
+from memtui.tui.dialogs.history import HistoryScreen
 from memtui.tui.dialogs.projects import OpenProject, ProjectsScreen
 from memtui.tui.dialogs.search import MarkHits, SearchIndexCache, SearchScreen
 from memtui.tui.editor import edit_in_editor, editor_name
@@ -76,7 +79,7 @@ from memtui.tui.team import TeamView, team_check
 from memtui.tui.widgets.detail import DetailPane
 from memtui.tui.widgets.footer import KeyFooter
 from memtui.tui.widgets.store_tree import StoreTree
-from memtui.tui.work import ReportsWork, check, in_thread, progress
+from memtui.tui.work import ReportsWork, ask, check, in_thread, progress
 
 LINKS_JOB = "checking [[links]] in whole files"
 LinkUpdates = list[tuple[Store, LoadReport, LoadReport]]
@@ -145,6 +148,9 @@ class MainScreen(ReportsWork, Screen[None]):
                 tooltip="Undo the latest operation (after a preview)"),
         Binding("U", "undo_history", "History", show=False, id="edit.history",
                 tooltip="Undo history: every operation of this Claude Code home"),
+        Binding("H", "history", "History", show=False, id="memory.history",
+                tooltip="History: every version of the selected memory (else of every store, "
+                "and the files recently deleted), its diff, r restores one"),
         Binding("L", "legend", "Legend", show=False, id="pane.legend",
                 tooltip="Show or hide the legend line under the trees"),
         Binding("question_mark", "help", "Help", id=HELP_KEY_ID,
@@ -786,6 +792,29 @@ class MainScreen(ReportsWork, Screen[None]):
     def action_undo(self) -> None:
         """Undo the latest operation memtui made (after a confirmation)."""
         undo_latest(self, self.journal())
+
+    def action_history(self) -> None:
+        """The versions of the selected memory (else of every store); the one picked is put
+        back after its preview."""
+        ref = self.selected()
+        path = ref.memory.path if ref is not None and ref.memory is not None else None
+        self.history_flow(path)
+
+    @work(exclusive=True, group="plan-history", exit_on_error=False,
+          name="planning the restore", description="Cannot restore")
+    async def history_flow(self, path: Path | None) -> None:
+        choice = await ask(self, HistoryScreen(self.context, path))
+        if choice is None:
+            return
+        context = self.context
+        proposal = await in_thread(lambda: plan_history_restore(
+            open_history(context), choice.path, choice.rev))
+        diffs = await in_thread(proposal.diff)
+        name = line(choice.path.name)
+        await confirm_and_apply(self, context, self.journal(), proposal, diffs,
+                                title=f"Restore {name} as of {choice.rev[:8]}?", yes="Restore",
+                                label=f"restore {name}", danger=False,
+                                message=lambda _op: f"restored {name} · u to undo")
 
     def action_undo_history(self) -> None:
         """Every operation memtui made; Enter undoes one."""
