@@ -200,6 +200,28 @@ async def scene_context(pilot: Pilot[None], home: DemoHome) -> None:
     await settle(pilot)
 
 
+async def scene_history(pilot: Pilot[None], home: DemoHome) -> None:
+    """``H`` on a memory with three versions (the history made by ``memtui history record``,
+    then two edits recorded the same way; the version times are the wall clock's)."""
+    from memtui.core.history.record import record
+
+    await settle(pilot)
+    ctx = demo_context(home)
+    target = home.auto_memory / "user-role.md"
+    record(ctx)
+    original = target.read_text(encoding="utf-8")
+    target.write_text(original + "\nPrefers short answers with the command first.\n",
+                      encoding="utf-8")
+    record(ctx)
+    target.write_text(original.replace("Backend", "Platform", 1), encoding="utf-8")
+    record(ctx)
+    await select(pilot, "auto", home.auto_memory, "user-role.md")
+    await pilot.press("H")
+    await settle(pilot)
+    await pilot.press("down")
+    await settle(pilot)
+
+
 def search_screen_exists() -> bool:
     return importlib.util.find_spec("memtui.tui.dialogs.search") is not None
 
@@ -214,6 +236,7 @@ SHOTS = (
     Shot("distil", scene_distil),
     Shot("recall", scene_recall),
     Shot("context", scene_context),
+    Shot("history", scene_history),
 )
 
 

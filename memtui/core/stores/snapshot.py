@@ -20,7 +20,6 @@ from memtui.core.model import (
     StoreKind,
     StoreLocation,
 )
-from memtui.core.stores.agents import agent_dir_name
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (slow) at run time
 if TYPE_CHECKING:
@@ -241,7 +240,8 @@ def snapshot_store_of(store: Store, stores: Sequence[Store]) -> Store | None:
         snap = candidate.snapshot
         if candidate.kind != StoreKind.SNAPSHOT or snap is None:
             continue
-        if store.location.agent in (snap.agent, agent_dir_name(snap.agent)):
+        dir_name = snap.agent.replace(":", "-")  # as agents.agent_dir_name (not imported:
+        if store.location.agent in (snap.agent, dir_name):  # ``index`` loads no agents)
             return candidate
     return None
 
