@@ -139,3 +139,18 @@ async def test_h_shows_a_memorys_versions_and_r_restores_one(
         await settle(pilot)
         assert target.read_bytes() == original
         assert any("restored user-role.md" in n.message for n in notified(app))
+
+
+async def test_h_without_a_history_says_how_to_start_one(home: DemoHome, tmp_path: Path) -> None:
+    from memtui.tui.dialogs.history import HistoryScreen
+
+    app = demo_app(home, MEMTUI_DATA_DIR=str(tmp_path / "none"), MEMTUI_NO_CACHE="1")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("H")
+        await settle(pilot)
+        dialog = app.screen
+        assert isinstance(dialog, HistoryScreen)
+        note = str(dialog.query_one("#history-note").render())
+        assert "memtui history record" in note
+        assert [n for n in notified(app) if n.severity == "error"] == []

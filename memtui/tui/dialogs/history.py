@@ -22,6 +22,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 from textual.worker import Worker
 
+from memtui.core.history.paths import HistoryError
 from memtui.core.history.timeline import FileVersion, History, open_history
 from memtui.core.secrets.redact import masked_text
 from memtui.core.stores.locations import Context
@@ -120,7 +121,12 @@ class HistoryScreen(Dialog[RestoreChoice | None]):
             return Listed(history, versions, [d.deleted for d in gone],
                           {id(d.deleted): d.restore_rev for d in gone})
 
-        self.show_listed(await in_thread(read))
+        try:
+            listed = await in_thread(read)
+        except HistoryError as why:  # no history yet: said in the dialog, not as a failure
+            self.query_one("#history-note", Static).update(Text(line(why), style="yellow"))
+            return
+        self.show_listed(listed)
 
     def worker_ended(self, worker: Worker[Any], failure: str | None) -> None:
         if failure is not None:
