@@ -31,10 +31,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from memtui.core.judge.items import CLAUDE_MD, body_digest
+from memtui.core.judge.items import CLAUDE_MD, body_digest, evidence_quote, newer
 from memtui.core.judge.statements import Statement, statements_of, stem
 from memtui.core.judge.verdicts import Candidate, JudgeItem, Relation, Verdict
-from memtui.core.secrets.redact import redact
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -236,22 +235,8 @@ def _when(item: JudgeItem) -> str:
     return "no date"
 
 
-def newer(a: JudgeItem, b: JudgeItem) -> str | None:
-    """``"a"`` or ``"b"``: the newer side (a CLAUDE.md rule always stays), or None."""
-    if a.kind == CLAUDE_MD and b.kind != CLAUDE_MD:
-        return "a"
-    if b.kind == CLAUDE_MD and a.kind != CLAUDE_MD:
-        return "b"
-    if a.modified and b.modified and a.modified != b.modified:
-        return "a" if str(a.modified) > str(b.modified) else "b"
-    if a.mtime != b.mtime:
-        return "a" if a.mtime > b.mtime else "b"
-    return None
 
 
-def _short(text: str, limit: int = 160) -> str:
-    text = redact(" ".join(text.split())).text
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 _KIND_WORDS = {
@@ -267,17 +252,17 @@ def judge_pair(candidate: Candidate, vectors: Vectors | None = None) -> Verdict:
     a, b = candidate.a, candidate.b
     if a.digest == b.digest and (a.body or a.description):
         return Verdict(Relation.DUPLICATE, 1.0, "the same content, word for word", NAME,
-                       evidence=(_short(a.body or a.description),))
+                       evidence=(evidence_quote(a.body or a.description),))
     if body_digest(a) and body_digest(a) == body_digest(b):
         return Verdict(Relation.DUPLICATE, 0.95, "the same text under two names", NAME,
-                       winner=newer(a, b), evidence=(_short(a.body),))
+                       winner=newer(a, b), evidence=(evidence_quote(a.body),))
     vectors = vectors if vectors is not None else Vectors()
     sa, sb = statements_of(a), statements_of(b)
     reading = read(a, b, sa, sb, vectors)
     all_a = frozenset().union(*(s.stems for s in sa)) if sa else frozenset()
     all_b = frozenset().union(*(s.stems for s in sb)) if sb else frozenset()
     best = max(reading.aligned, key=lambda t: t[2], default=None)
-    quote = (_short(sa[best[0]].text), _short(sb[best[1]].text)) if best else ()
+    quote = (evidence_quote(sa[best[0]].text), evidence_quote(sb[best[1]].text)) if best else ()
 
     gone_a, gone_b = GONE.search(a.body), GONE.search(b.body)
     marked = "b" if gone_b else "a"
@@ -327,9 +312,10 @@ def judge_pair(candidate: Candidate, vectors: Vectors | None = None) -> Verdict:
             confidence = 0.8 if kind in ("number", "negation", "antonym") else 0.6
             return Verdict(
                 Relation.CONFLICTS_WITH, round(confidence * min(1.0, sim + 0.2), 2),
-                f"the same subject with {_KIND_WORDS[kind]}: “{_short(left, 60)}” vs "
-                f"“{_short(right, 60)}”{keep}",
-                NAME, winner=side, evidence=(_short(sa[i].text), _short(sb[j].text)))
+                f"the same subject with {_KIND_WORDS[kind]}: “{evidence_quote(left, 60)}” vs "
+                f"“{evidence_quote(right, 60)}”{keep}",
+                NAME, winner=side,
+                evidence=(evidence_quote(sa[i].text), evidence_quote(sb[j].text)))
 
     if (reading.pair >= DUPLICATE_PAIR and best is not None and best[2] >= DUPLICATE_STATEMENT
             and reading.covered >= DUPLICATE_COVERED):

@@ -231,3 +231,27 @@ def same_origin(a: JudgeItem, b: JudgeItem) -> bool:
     if kinds == {StoreKind.SNAPSHOT.value, StoreKind.AGENT.value}:
         return a.agent == b.agent and a.rel_path == b.rel_path
     return False
+
+
+def newer(a: JudgeItem, b: JudgeItem) -> str | None:
+    """``"a"`` or ``"b"``: the side to keep (a CLAUDE.md rule always stays, else the newer
+    by ``modified``, then by file time), or None when nothing tells."""
+    if a.kind == CLAUDE_MD and b.kind != CLAUDE_MD:
+        return "a"
+    if b.kind == CLAUDE_MD and a.kind != CLAUDE_MD:
+        return "b"
+    if a.modified and b.modified and a.modified != b.modified:
+        return "a" if str(a.modified) > str(b.modified) else "b"
+    if a.mtime != b.mtime:
+        return "a" if a.mtime > b.mtime else "b"
+    return None
+
+
+def evidence_quote(text: str, limit: int = 160) -> str:
+    """A quote for a verdict's evidence: one line, cut, and any secret in it replaced (a
+    verdict is shown, printed and kept in the ledger)."""
+    from memtui.core.secrets.redact import redact
+
+    text = redact(" ".join(text.split())).text
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+

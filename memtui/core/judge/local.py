@@ -24,9 +24,8 @@ from difflib import SequenceMatcher
 from memtui.core.config import JudgeConfig
 from memtui.core.judge.candidates import STOPWORDS
 from memtui.core.judge.finder import semantic_unavailable
-from memtui.core.judge.items import CLAUDE_MD, body_digest, words
+from memtui.core.judge.items import CLAUDE_MD, body_digest, evidence_quote, newer, words
 from memtui.core.judge.verdicts import Candidate, JudgeItem, Relation, Verdict
-from memtui.core.secrets.redact import redact
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -272,17 +271,6 @@ def _opposite_polarity(
     return found[0][2]
 
 
-def newer(a: JudgeItem, b: JudgeItem) -> str | None:
-    """``"a"`` or ``"b"``: the side to keep, or None when nothing tells."""
-    if a.kind == CLAUDE_MD and b.kind != CLAUDE_MD:
-        return "a"
-    if b.kind == CLAUDE_MD and a.kind != CLAUDE_MD:
-        return "b"
-    if a.modified and b.modified and a.modified != b.modified:
-        return "a" if a.modified > b.modified else "b"
-    if a.mtime != b.mtime:
-        return "a" if a.mtime > b.mtime else "b"
-    return None
 
 
 _KIND_WORDS = {
@@ -335,7 +323,7 @@ def lexical_verdict(candidate: Candidate) -> Verdict:
             1.0,
             "the same content, word for word",
             NAME,
-            evidence=(_short(a.body or a.description),),
+            evidence=(evidence_quote(a.body or a.description),),
         )
     if body_digest(a) and body_digest(a) == body_digest(b):
         return Verdict(
@@ -344,7 +332,7 @@ def lexical_verdict(candidate: Candidate) -> Verdict:
             "the same text under two names",
             NAME,
             winner=newer(a, b),
-            evidence=(_short(a.body),),
+            evidence=(evidence_quote(a.body),),
         )
     subjects, parallel = subjects_of(a, b)
     if parallel:
@@ -371,11 +359,11 @@ def lexical_verdict(candidate: Candidate) -> Verdict:
         return Verdict(
             Relation.CONFLICTS_WITH,
             confidence,
-            f"the same subject with {_KIND_WORDS[kind]}: “{_short(old, 60)}” vs "
-            f"“{_short(new, 60)}”{keep}",
+            f"the same subject with {_KIND_WORDS[kind]}: “{evidence_quote(old, 60)}” vs "
+            f"“{evidence_quote(new, 60)}”{keep}",
             NAME,
             winner=winner,
-            evidence=(_short(left), _short(right)),
+            evidence=(evidence_quote(left), evidence_quote(right)),
         )
     ratio = SequenceMatcher(a=words(a.text), b=words(b.text), autojunk=False).ratio()
     if ratio >= NEAR_IDENTICAL:
@@ -386,7 +374,7 @@ def lexical_verdict(candidate: Candidate) -> Verdict:
             f"{what} ({ratio:.0%} of the words in order)",
             NAME,
             winner=newer(a, b),
-            evidence=(_short(a.body), _short(b.body)),
+            evidence=(evidence_quote(a.body), evidence_quote(b.body)),
         )
     repeated = _repeats(a, b)
     if repeated is not None:
@@ -395,10 +383,10 @@ def lexical_verdict(candidate: Candidate) -> Verdict:
         return Verdict(
             Relation.DUPLICATE,
             0.8,
-            f"{what}: every word of “{_short(short, 80)}” is in the other side",
+            f"{what}: every word of “{evidence_quote(short, 80)}” is in the other side",
             NAME,
             winner=newer(a, b),
-            evidence=(_short(short), _short(sentence)),
+            evidence=(evidence_quote(short), evidence_quote(sentence)),
         )
     confidence = round(min(0.5, candidate.score * 0.6), 2)
     return Verdict(
@@ -466,11 +454,6 @@ def _where(item: JudgeItem, other: JudgeItem) -> str:
     return item.label if name == other.rel_path.rsplit("/", 1)[-1] else name
 
 
-def _short(text: str, limit: int = 160) -> str:
-    """A quote for the evidence: one line, cut, and any secret in it replaced (a verdict is
-    shown, printed and kept in the ledger)."""
-    text = redact(" ".join(text.split())).text
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 class LocalJudge:

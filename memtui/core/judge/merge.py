@@ -16,9 +16,8 @@ from pathlib import Path
 
 from memtui.core.contents import ScanResult
 from memtui.core.judge.archive import Archive, ArchiveEntry
-from memtui.core.judge.items import CLAUDE_MD, normalize
+from memtui.core.judge.items import CLAUDE_MD, newer, normalize
 from memtui.core.judge.ledger import Ledger
-from memtui.core.judge.local import newer
 from memtui.core.judge.resolve import (
     KEEP_DECISIONS,
     KeepPlan,
