@@ -151,6 +151,8 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import Literal, TypeAlias
 
+    from memtui.core.stores.cc_version import ClaudeCodeVersion
+
     Binds: TypeAlias = Literal["none", "lines", "bytes", "both"]
 
 
@@ -231,3 +233,6 @@ class ScanResult:
     complete: bool = True
     scanned: set[StoreKind] = field(default_factory=lambda: set(StoreKind))
     """Store kinds already read; a partial result (``complete`` False) lacks the others."""
+    claude_code_version: ClaudeCodeVersion | None = None
+    """The Claude Code version whose rules the scan followed (None: a result not made by a
+    scan of the stores' locations)."""

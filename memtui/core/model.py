@@ -135,6 +135,9 @@ class StoreLocation:
     agent: str | None = None
     session: str | None = None
     enabled_rule: str = ""
+    unit_cap: bool = True
+    """Claude Code cuts this store's MEMORY.md at 25,000 UTF-16 units too (from 2.1.83;
+    before, only the 200-line cap applied): set by the version the rules follow."""
 
 
 @dataclass

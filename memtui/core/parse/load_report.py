@@ -87,15 +87,16 @@ class _Cut:
     partial: bool
 
 
-def _cut(text: str, line_truncated: bool) -> _Cut:
-    """CC's truncation of an over-limit trimmed text (without the warning).
+def _cut(text: str, line_truncated: bool, unit_cap: bool = True) -> _Cut:
+    """CC's truncation of an over-limit trimmed text (without the warning); ``unit_cap``
+    False: the 200-line cap only (Claude Code before 2.1.83).
 
     Where JS ``slice(0, 25000)`` would split a surrogate pair, the whole character is left out:
     JS keeps a lone high surrogate, which cannot be encoded as UTF-8 or shown. That line counts
     as partially loaded.
     """
     kept = "\n".join(text.split("\n", MAX_LINES)[:MAX_LINES]) if line_truncated else text
-    if units(kept) > MAX_UNITS:
+    if unit_cap and units(kept) > MAX_UNITS:
         search_end = index_of_unit(kept, MAX_UNITS + 1)
         cut_at = kept.rfind("\n", 0, search_end)
         kept = kept[:cut_at] if cut_at > 0 else prefix_by_units(kept, MAX_UNITS)
@@ -144,7 +145,8 @@ def _dropped(entries: Sequence[IndexEntry], first: int) -> LazyList[DroppedEntry
     return LazyList(len(entries) - first, build)
 
 
-def load_report(path: str, raw: str, *, agent: bool, fast: bool = True) -> LoadReport:
+def load_report(path: str, raw: str, *, agent: bool, fast: bool = True,
+                unit_cap: bool = True) -> LoadReport:
     """Exactly what CC puts in the prompt for this MEMORY.md, and what it leaves out.
 
     ``agent=False`` is the main session (auto and team memory: frontmatter and block comments
@@ -153,6 +155,9 @@ def load_report(path: str, raw: str, *, agent: bool, fast: bool = True) -> LoadR
     line of the file on which loading stops, i.e. the last raw line of which anything is loaded
     (``None`` when everything loads); when ``cut_partial`` is set that line is only partly
     loaded. ``dropped`` lists the entries after the cut, including any on a partly loaded line.
+
+    ``unit_cap``: the 25,000-unit cut applies (Claude Code from 2.1.83); False: only the
+    200-line cap (``StoreLocation.unit_cap`` says which).
 
     ``fast``: the entries are an ``IndexEntries`` (built when looked at) and the health counts
     them without building them; False (only in tests, to check the two agree): a list, and
@@ -175,7 +180,7 @@ def load_report(path: str, raw: str, *, agent: bool, fast: bool = True) -> LoadR
     n_lines = text.count("\n") + 1
     n_units = units(text)
     line_truncated = n_lines > MAX_LINES
-    byte_truncated = n_units > MAX_UNITS
+    byte_truncated = unit_cap and n_units > MAX_UNITS
     report = LoadReport(
         path=path,
         lines=n_lines,
@@ -194,7 +199,7 @@ def load_report(path: str, raw: str, *, agent: bool, fast: bool = True) -> LoadR
     )
     if not (line_truncated or byte_truncated):
         return report
-    cut = _cut(text, line_truncated)
+    cut = _cut(text, line_truncated, unit_cap)
     warning = warning_text(n_lines, n_units, line_truncated, byte_truncated)
     report.loaded = cut.loaded + warning
     report.warning = warning.removeprefix("\n\n")

@@ -112,7 +112,7 @@ def _index_part(location: StoreLocation, kind: str, origin: str, agent: bool) ->
     if not read.readable:
         return ContextPart(kind, path, origin, "", problem="; ".join(read.problems) or "unreadable")
     raw = read.data.decode("utf-8", errors="replace")
-    report = load_report(str(path), raw, agent=agent)
+    report = load_report(str(path), raw, agent=agent, unit_cap=location.unit_cap)
     note = None
     if report.cut_line is not None:
         note = f"cut at line {report.cut_line}: {len(report.dropped)} entries never loaded"

@@ -140,7 +140,8 @@ _FIELD_NAMES = frozenset(field.name for field in fields(CachedReport))
 
 
 def store_digest(store: Store, stats: list[os.stat_result | None], now: float) -> str | None:
-    """A digest of what a store's index report depends on: the store kind and the path and
+    """A digest of what a store's index report depends on: the store kind, whether the unit
+    cut applies, and the path and
     stat key of every file (MEMORY.md included). None when it cannot be trusted: a file that
     is not regular (a symlink's target may change unseen) or one changed racily recently."""
     keys: list[tuple[str, StatKey]] = []
@@ -150,5 +151,6 @@ def store_digest(store: Store, stats: list[os.stat_result | None], now: float) -
         keys.append((memory.rel_path, stat_key(st)))
     import hashlib  # only with a cache: not on ``memtui index``'s path
 
-    blob = marshal.dumps((INDEX_PAYLOAD_VERSION, store.kind.value, keys))
+    # the 25,000-unit cut holds from Claude Code 2.1.83 only: a report of either rule
+    blob = marshal.dumps((INDEX_PAYLOAD_VERSION, store.kind.value, store.location.unit_cap, keys))
     return hashlib.sha256(blob).hexdigest()

@@ -40,6 +40,7 @@ from memtui.core.scan.serialize import (
     snapshot_json,
 )
 from memtui.core.secrets.mask import mask_data, mask_secrets
+from memtui.core.stores.cc_version import ClaudeCodeVersion
 from memtui.core.stores.gitroot import current_branch
 from memtui.core.stores.locations import Context, Locations, locate
 from memtui.core.stores.projects import discover_projects
@@ -197,10 +198,11 @@ class StoreRenderer:
     def key_name(self, location: StoreLocation) -> str:
         return f"{location.kind.value}\0{location.path}"
 
-    def context_key(self, location: StoreLocation) -> tuple[int, str | None]:
-        """What a fragment depends on besides the store's files: the session template."""
+    def context_key(self, location: StoreLocation) -> tuple[int, str | None, bool]:
+        """What a fragment depends on besides the store's files: the session template, and
+        whether the index's 25,000-unit cut applies (the Claude Code version's rule)."""
         template = self.template if location.kind == StoreKind.SESSION else None
-        return FRAGMENT_VERSION, template
+        return FRAGMENT_VERSION, template, location.unit_cap
 
     def cached(self, location: StoreLocation) -> Fragment | None:
         """The fragment stored for the store while none of its directories and files changed."""
@@ -244,6 +246,12 @@ class StoreRenderer:
             key = (context, walk.listed, found[0])
             self.fragments.put_keyed(FRAGMENT_KIND, name, key, fragment, newest=found[1])
         return fragment
+
+
+def version_text_json(version: ClaudeCodeVersion) -> str:
+    """``claude_code_version``'s object as ``serialize.scan_json`` gives it."""
+    fields = version.to_json()
+    return "{" + ", ".join(f"{dumps(k)}: {string(v)}" for k, v in fields.items()) + "}"
 
 
 def string(value: str | None) -> str:
@@ -332,6 +340,7 @@ def scan_json_text(ctx: Context) -> ScanText:
             ', "claude_home": ', string(str(ctx.claude_home)),
             ', "git_root": ', string(str(git.root) if git else None),
             ', "git_branch": ', string(current_branch(git.checkout, fragments) if git else None),
+            ', "claude_code_version": ', version_text_json(locations.version),
             ', "stores": [',
         ]
         for i, store in enumerate(stores):

@@ -287,6 +287,7 @@ def scan_progressively(
         git_branch=current_branch(git.checkout, cache) if git else None,
         complete=False,
         scanned=set(),
+        claude_code_version=locations.version,
     )
     say("auto memory")
     auto = scan_store(locations.auto, store_skip(locations.auto), cache=cache)

@@ -137,6 +137,8 @@ def scan_json(result: ScanResult) -> dict[str, Any]:
             "claude_home": str(result.claude_home),
             "git_root": str(result.git_root) if result.git_root else None,
             "git_branch": result.git_branch,
+            "claude_code_version": (result.claude_code_version.to_json()
+                                    if result.claude_code_version else None),
             "stores": [store_json(s) for s in result.stores],
             "projects": [project_json(p) for p in result.projects],
         })

@@ -108,7 +108,8 @@ def compute_store_index(
     result = read_full(path, store.path)
     raw = result.data.decode("utf-8", errors="replace") if result.readable else ""
     with gc_paused():  # a runaway index makes 100,000 objects: no collection walks them all
-        report = load_report(str(path), raw, agent=store.kind == StoreKind.AGENT)
+        report = load_report(str(path), raw, agent=store.kind == StoreKind.AGENT,
+                             unit_cap=store.location.unit_cap)
     report.problems = list(result.problems) + report.problems
     others, files, names = _link_targets(store, name)
     report.health = index_health(

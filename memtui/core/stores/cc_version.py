@@ -65,6 +65,23 @@ class ClaudeCodeVersion:
     def at_least(self, version: Version) -> bool:
         return self.rules >= version
 
+    def to_json(self) -> dict[str, str | None]:
+        """``scan --json``'s ``claude_code_version``: the version found (None: unknown), the
+        version whose rules memtui followed, and where it learnt the version."""
+        return {
+            "version": version_text(self.version) if self.version is not None else None,
+            "rules": version_text(self.rules),
+            "source": self.source,
+        }
+
+    def short(self) -> str:
+        """The header's words: ``CC 2.1.88``, or ``CC ? (2.1.240 rules)`` when unknown."""
+        rules = version_text(self.rules)
+        if self.version is None:
+            return f"CC version unknown ({rules} rules)"
+        known = version_text(self.version)
+        return f"CC {known}" if known == rules else f"CC {known} ({rules} rules)"
+
     def describe(self) -> str:
         rules = version_text(self.rules)
         if self.version is None:

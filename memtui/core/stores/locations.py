@@ -19,6 +19,7 @@ from memtui.core.stores.cc_settings import (
 )
 from memtui.core.stores.cc_version import (
     PROJECT_DIR_NAME,
+    INDEX_BYTE_CAP,
     SAFE_MODE,
     ClaudeCodeVersion,
     detect_version,
@@ -157,6 +158,11 @@ class Locations:
     problems: list[str] = field(default_factory=list)
     version: ClaudeCodeVersion = field(default_factory=lambda: ClaudeCodeVersion(None, "unknown"))
     """The Claude Code version whose rules were applied."""
+
+    def every(self) -> list[StoreLocation]:
+        """Every store location, in scan order."""
+        return [self.auto, self.team, *self.agents, *self.snapshots, self.agentmemory,
+                *self.sessions]
 
 
 def validate_override(value: str) -> str | None:
@@ -469,7 +475,7 @@ def locate(
         path=ctx.agent_memory_home,
         rule=f"agentmemory home, {ctx.agent_memory_rule}",
     )
-    return Locations(
+    found = Locations(
         context=ctx,
         git=git,
         memory_root=memory_root,
@@ -484,3 +490,7 @@ def locate(
         problems=settings.problems() + def_problems,
         version=version,
     )
+    unit_cap = version.at_least(INDEX_BYTE_CAP)
+    for location in found.every():
+        location.unit_cap = unit_cap
+    return found

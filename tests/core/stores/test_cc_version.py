@@ -110,3 +110,93 @@ def test_safe_mode_turns_memory_off_from_2_1_169(tmp_path: Path) -> None:
     assert not locate(ctx).auto.enabled
     transcript(ctx, "2.1.100")
     assert locate(ctx).auto.enabled
+
+
+def _long_index(ctx: Context) -> Path:
+    """A MEMORY.md of 150 lines of 200 characters (30,000 units): over the unit cut, under the
+    line cap."""
+    memory = ctx.claude_home / "projects" / sanitize_path(str(ctx.project)) / "memory"
+    lines = [f"- [note {i}](note-{i}.md) " + "x" * (200 - len(f"- [note {i}](note-{i}.md) "))
+             for i in range(150)]
+    return write_file(memory / "MEMORY.md", "\n".join(lines) + "\n")
+
+
+def test_the_unit_cut_holds_from_2_1_83(tmp_path: Path) -> None:
+    from memtui.core.scan.scanner import scan
+
+    ctx = home(tmp_path)
+    _long_index(ctx)
+    transcript(ctx, "2.1.83")
+    index = scan(ctx).stores[0].index
+    assert index is not None and index.byte_truncated and index.binds == "bytes"
+    assert index.cut_line is not None and index.cut_line < 150
+    assert index.warning is not None and "(limit: 24.4KB)" in index.warning
+
+
+def test_before_2_1_83_only_the_line_cap_cuts(tmp_path: Path) -> None:
+    from memtui.core.scan.scanner import scan
+
+    ctx = home(tmp_path)
+    _long_index(ctx)
+    transcript(ctx, "2.1.82")
+    index = scan(ctx).stores[0].index
+    assert index is not None
+    assert (index.byte_truncated, index.binds, index.cut_line, index.warning) == (
+        False, "none", None, None)
+    assert len(index.dropped) == 0
+
+
+def test_the_cut_rule_follows_a_version_change_through_the_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The scan caches index reports by the files' stats: a newer Claude Code (a newer
+    transcript) must not get the older version's report from the cache."""
+    from memtui.core.scan import cached_report
+    from memtui.core.scan.scanner import cache_for, scan
+
+    # a file just written is "racy" and never cached: here every stat may be cached
+    monkeypatch.setattr(cached_report, "RACY_SECONDS", float("-inf"))
+    ctx = home(tmp_path, XDG_CACHE_HOME=str(tmp_path / "cache"))
+    _long_index(ctx)
+    transcript(ctx, "2.1.82", name="old", age=100)
+    first = scan(ctx, cache=cache_for(ctx)).stores[0].index
+    assert first is not None and not first.byte_truncated
+    transcript(ctx, "2.1.90", name="new")
+    second = scan(ctx, cache=cache_for(ctx)).stores[0].index
+    assert second is not None and second.byte_truncated
+
+
+@pytest.mark.parametrize(("version", "cut"), [("2.1.82", False), ("2.1.83", True)])
+def test_scan_json_says_the_version_it_followed(tmp_path: Path, version: str, cut: bool) -> None:
+    from memtui.core.scan.json_text import scan_json_text
+
+    ctx = home(tmp_path)
+    _long_index(ctx)
+    path = transcript(ctx, version)
+    data = json.loads(scan_json_text(ctx).text)
+    assert data["claude_code_version"] == {
+        "version": version, "rules": version, "source": f"transcript {path.name}"}
+    assert data["stores"][0]["index"]["byte_truncated"] is cut
+
+
+def test_scan_json_says_an_unknown_version_follows_the_newest_rules(tmp_path: Path) -> None:
+    from memtui.core.scan.json_text import scan_json_text
+
+    data = json.loads(scan_json_text(home(tmp_path)).text)
+    assert data["claude_code_version"] == {
+        "version": None, "rules": ".".join(map(str, NEWEST_KNOWN)), "source": "unknown"}
+
+
+def test_the_context_view_cuts_by_the_version_too(tmp_path: Path) -> None:
+    from memtui.core.recall.context import session_context
+
+    ctx = home(tmp_path)
+    _long_index(ctx)
+    transcript(ctx, "2.1.82")
+    old = next(p for p in session_context(ctx).parts if p.kind == "memory_index")
+    assert old.note is None and len(old.text.splitlines()) == 150
+    ctx_new = home(tmp_path / "b")
+    _long_index(ctx_new)
+    transcript(ctx_new, "2.1.83")
+    new = next(p for p in session_context(ctx_new).parts if p.kind == "memory_index")
+    assert new.note is not None and new.note.startswith("cut at line")
