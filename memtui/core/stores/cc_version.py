@@ -31,6 +31,10 @@ MODIFIED_TIMESTAMPS: Version = (2, 1, 75)
 INDEX_BYTE_CAP: Version = (2, 1, 83)
 SAFE_MODE: Version = (2, 1, 169)
 PROJECT_DIR_NAME: Version = (2, 1, 234)
+PROJECT_MEMORY_DIRECTORY: Version = (2, 1, 89)
+"""``autoMemoryDirectory`` from project settings, for a trusted workspace: 2.1.88's code
+ignores it, the memory docs now take it from every scope; the first version that does is not
+in the CHANGELOG, so memtui takes it from every version after 2.1.88."""
 
 
 def parse_version(text: str) -> Version | None:

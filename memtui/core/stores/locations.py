@@ -20,6 +20,7 @@ from memtui.core.stores.cc_settings import (
 from memtui.core.stores.cc_version import (
     PROJECT_DIR_NAME,
     INDEX_BYTE_CAP,
+    PROJECT_MEMORY_DIRECTORY,
     SAFE_MODE,
     ClaudeCodeVersion,
     detect_version,
@@ -27,6 +28,7 @@ from memtui.core.stores.cc_version import (
 from memtui.core.stores.gitroot import GitRoot, canonical_git_root
 from memtui.core.stores.paths import tilde
 from memtui.core.stores.sanitize import find_project_dir
+from memtui.core.stores.trust import workspace_trust
 
 SNAPSHOTS_DIR = Path(".claude") / "agent-memory-snapshots"
 
@@ -219,6 +221,19 @@ def project_dir_name(ctx: Context, version: ClaudeCodeVersion) -> tuple[str | No
     return value, None
 
 
+def project_setting_refused(ctx: Context, version: ClaudeCodeVersion) -> str | None:
+    """Why ``autoMemoryDirectory`` in the checked-in ``.claude/settings.json`` is not taken
+    (None: it is): before 2.1.89 never; after, only in a trusted workspace."""
+    if not version.at_least(PROJECT_MEMORY_DIRECTORY):
+        return ("autoMemoryDirectory in the checked-in .claude/settings.json is ignored "
+                f"(CC takes it from project settings only after 2.1.88; {version.describe()})")
+    trust = workspace_trust(ctx.claude_home, ctx.home, ctx.project)
+    if trust.trusted:
+        return None
+    return ("autoMemoryDirectory in the checked-in .claude/settings.json is ignored: "
+            f"CC takes it only in a trusted workspace ({trust.why})")
+
+
 def auto_memory_root(ctx: Context, settings: SettingsSet, git: GitRoot | None,
                      version: ClaudeCodeVersion | None = None) -> tuple[Path, str]:
     """The auto memory directory and the rule that chose it
@@ -237,10 +252,16 @@ def auto_memory_root(ctx: Context, settings: SettingsSet, git: GitRoot | None,
         if problem is None:
             return Path(override), "from $CLAUDE_COWORK_MEMORY_PATH_OVERRIDE"
         notes.append(f"$CLAUDE_COWORK_MEMORY_PATH_OVERRIDE ignored: it {problem}")
-    for source in (settings.policy, settings.local, settings.user):
+    rules = version or ClaudeCodeVersion(None, "unknown")
+    for source in (settings.policy, settings.local, settings.project, settings.user):
         value = source.data.get("autoMemoryDirectory")
         if value is None:
             continue
+        if source is settings.project:
+            refused = project_setting_refused(ctx, rules)
+            if refused is not None:
+                notes.append(refused)
+                continue
         if not isinstance(value, str):
             notes.append(f"autoMemoryDirectory in {source.source} settings ignored: not a string")
             continue
@@ -249,12 +270,7 @@ def auto_memory_root(ctx: Context, settings: SettingsSet, git: GitRoot | None,
             where = f"autoMemoryDirectory in {source.source} settings {ctx.show(source.path)}"
             return Path(path), "; ".join([where, *notes])
         notes.append(f"autoMemoryDirectory in {source.source} settings ignored: it {problem}")
-    if "autoMemoryDirectory" in settings.project.data:
-        notes.append(
-            "autoMemoryDirectory in the checked-in .claude/settings.json is ignored (CC never "
-            "takes this key from project settings)"
-        )
-    named, name_note = project_dir_name(ctx, version or ClaudeCodeVersion(None, "unknown"))
+    named, name_note = project_dir_name(ctx, rules)
     if named is not None:
         return (ctx.base / "projects" / named / "memory",
                 "; ".join([f"${DIR_NAME_ENV}: {base_word(ctx)}/projects/{named}/memory", *notes]))

@@ -305,3 +305,72 @@ def test_a_project_opened_by_its_cc_home_dir_reads_no_source_tree(tmp_path: Path
         "source path /home/dev/gone missing on disk: showing its stores under the CC home only")
     back = gone.opened_at(home)
     assert back.project_dir is None and back.project_note is None and back.project == home
+
+
+def trust(tmp_path: Path, path: Path, accepted: bool = True) -> None:
+    """Claude Code's answer to its trust dialog for ``path``, where it keeps it (the CC home
+    here is not ``~/.claude``, so ``<CC home>/.claude.json``)."""
+    config = {"projects": {str(path): {"hasTrustDialogAccepted": accepted, "history": []}}}
+    write_file(tmp_path / "claude" / ".claude.json", json.dumps(config))
+
+
+def test_project_settings_count_in_a_trusted_workspace(tmp_path: Path) -> None:
+    project = project_with_settings(tmp_path, settings={"autoMemoryDirectory": "~/team-mem"})
+    write_file(tmp_path / "claude" / "settings.json", json.dumps({"autoMemoryDirectory": "/m/u"}))
+    untrusted = locate(plain_ctx(tmp_path, project))
+    assert untrusted.auto.path == Path("/m/u")  # the user's setting, the project's refused
+    trust(tmp_path, project)
+    loc = locate(plain_ctx(tmp_path, project))
+    assert loc.auto.path == tmp_path / "team-mem"  # project settings beat user settings
+    assert "autoMemoryDirectory in project settings" in loc.auto.rule
+
+
+def test_an_untrusted_workspace_says_why_its_setting_is_ignored(tmp_path: Path) -> None:
+    project = project_with_settings(tmp_path, settings={"autoMemoryDirectory": "~/team-mem"})
+    loc = locate(plain_ctx(tmp_path, project))
+    assert loc.auto.rule.startswith("default:")
+    assert "only in a trusted workspace (no .claude.json records a trust answer)" in loc.auto.rule
+    trust(tmp_path, project, accepted=False)
+    loc = locate(plain_ctx(tmp_path, project))
+    assert "the workspace is not trusted in .claude.json" in loc.auto.rule
+
+
+def test_trusting_a_parent_directory_trusts_the_project(tmp_path: Path) -> None:
+    project = project_with_settings(tmp_path, settings={"autoMemoryDirectory": "~/team-mem"})
+    trust(tmp_path, tmp_path)
+    assert locate(plain_ctx(tmp_path, project)).auto.path == tmp_path / "team-mem"
+
+
+def test_local_settings_beat_project_settings(tmp_path: Path) -> None:
+    project = project_with_settings(
+        tmp_path, settings={"autoMemoryDirectory": "~/team-mem"},
+        **{"settings.local": {"autoMemoryDirectory": "~/mine"}})
+    trust(tmp_path, project)
+    assert locate(plain_ctx(tmp_path, project)).auto.path == tmp_path / "mine"
+
+
+def test_claude_code_2_1_88_ignores_project_settings_even_when_trusted(tmp_path: Path) -> None:
+    project = project_with_settings(tmp_path, settings={"autoMemoryDirectory": "~/team-mem"})
+    trust(tmp_path, project)
+    ctx = Context.create(project=project, claude_home=tmp_path / "claude",
+                         env={"HOME": str(tmp_path),
+                              "MEMTUI_POLICY_SETTINGS": str(tmp_path / "policy.json")},
+                         claude_code_version="2.1.88")
+    loc = locate(ctx)
+    assert loc.auto.rule.startswith("default:")
+    assert "only after 2.1.88; Claude Code 2.1.88 (--claude-code-version)" in loc.auto.rule
+
+
+def test_a_broken_global_config_trusts_nothing(tmp_path: Path) -> None:
+    project = project_with_settings(tmp_path, settings={"autoMemoryDirectory": "~/team-mem"})
+    write_file(tmp_path / "claude" / ".claude.json", "{not json")
+    loc = locate(plain_ctx(tmp_path, project))
+    assert loc.auto.rule.startswith("default:")
+    assert ".claude.json is no JSON object" in loc.auto.rule
+
+
+def test_the_default_cc_home_keeps_trust_in_the_home_directory(tmp_path: Path) -> None:
+    from memtui.core.stores.trust import global_config_path
+
+    assert global_config_path(tmp_path / ".claude", tmp_path) == tmp_path / ".claude.json"
+    assert global_config_path(tmp_path / "cfg", tmp_path) == tmp_path / "cfg" / ".claude.json"
