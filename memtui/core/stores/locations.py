@@ -18,8 +18,8 @@ from memtui.core.stores.cc_settings import (
     env_truthy,
 )
 from memtui.core.stores.cc_version import (
-    PROJECT_DIR_NAME,
     INDEX_BYTE_CAP,
+    PROJECT_DIR_NAME,
     PROJECT_MEMORY_DIRECTORY,
     SAFE_MODE,
     ClaudeCodeVersion,
