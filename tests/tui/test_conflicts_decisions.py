@@ -119,7 +119,7 @@ async def test_e_merges_the_edited_text_into_the_newer_side_and_u_puts_every_byt
         assert isinstance(dialog, MergeDialog)
         area = dialog.query_one("#merge-text", TextArea)
         assert "90 seconds" in area.text and "Ask #infra before changing it." in area.text
-        assert "30 seconds" in area.text  # the other side's lines the kept one lacks
+        assert "30 seconds" not in area.text  # the older side's value is dropped for the newer
         merged = "---\nname: gateway-timeout\n---\nThe timeout is 90 seconds (30 before).\n"
         area.text = merged
         await pilot.press("ctrl+s")

@@ -6,17 +6,24 @@ file and MEMORY.md lines leave the store, its bytes go to memtui's archive, as f
 side": :mod:`memtui.core.judge.resolve`). Previewed, journaled, ``u`` undoes it byte for byte;
 the decision is recorded in the ledger and goes with the undo.
 
-The kept side is the newer one unless the user says otherwise. A CLAUDE.md rule is never
-merged: memtui does not write CLAUDE.md files."""
+The kept side is the newer one unless the user says otherwise. Where the two sides state the
+same thing with another value (the same line but for a number, a size, a duration, a version,
+or a "never" against an "always": :func:`value_clashes`), the proposal keeps the newer side's
+line and drops the older one, and the plan says which line it dropped and why, with the dates;
+two lines that differ in one other word are both kept, and the plan asks the user to choose.
+A CLAUDE.md rule is never merged: memtui does not write CLAUDE.md files."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+from datetime import UTC, datetime
+from difflib import SequenceMatcher
 from pathlib import Path
 
 from memtui.core.contents import ScanResult
 from memtui.core.judge.archive import Archive, ArchiveEntry
-from memtui.core.judge.items import CLAUDE_MD, newer, normalize
+from memtui.core.judge.items import CLAUDE_MD, newer, normalize, words
 from memtui.core.judge.ledger import Ledger
 from memtui.core.judge.resolve import (
     KEEP_DECISIONS,
@@ -26,7 +33,7 @@ from memtui.core.judge.resolve import (
     journal_records,
     plan_keep,
 )
-from memtui.core.judge.verdicts import Candidate
+from memtui.core.judge.verdicts import Candidate, JudgeItem
 from memtui.core.parse.frontmatter import MemoryDocument
 from memtui.core.write.dirfd import EditRefused
 from memtui.core.write.ops.memory import root_store, span_stores
@@ -52,10 +59,85 @@ def _combined_description(kept: str | None, other: str | None) -> str | None:
     return f"{kept}; {other}" if kept else other
 
 
-def propose_merge(kept: bytes, other: bytes) -> bytes:
+_VALUE = re.compile(r"\d")
+_POLARITY = frozenset({"never", "always", "not", "no", "don't", "dont", "avoid", "must",
+                       "only", "disable", "disabled", "enable", "enabled", "off", "on"})
+CLASH_RATIO = 0.5
+"""How alike two lines' words must be to be one statement with another value (difflib's
+ratio); two lines that differ in one word that is no value must be more alike:"""
+WORD_CLASH_RATIO = 0.7
+
+
+@dataclass(frozen=True)
+class ValueClash:
+    """Two lines, one of each side, that state the same thing with another value."""
+
+    newer: str
+    older: str
+    certain: bool
+    """True: the words that differ are values (a digit in them) or a polarity word, so the
+    older line is out of date; False: one other word differs (``jest`` / ``vitest``), which
+    may be another value or another subject: the user chooses."""
+
+
+def _clash(newer_line: str, older_line: str) -> ValueClash | None:
+    mine, theirs = words(newer_line), words(older_line)
+    if len(mine) < 3 or len(theirs) < 3 or normalize(newer_line) == normalize(older_line):
+        return None
+    matcher = SequenceMatcher(a=mine, b=theirs, autojunk=False)
+    if matcher.ratio() < CLASH_RATIO:
+        return None
+    changed: list[str] = []
+    replaced = False
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            continue
+        if tag == "replace":
+            replaced = True
+            changed += mine[i1:i2] + theirs[j1:j2]
+        elif tag == "delete":
+            changed += [w for w in mine[i1:i2] if w in _POLARITY or _VALUE.search(w)]
+        else:
+            changed += [w for w in theirs[j1:j2] if w in _POLARITY or _VALUE.search(w)]
+    values = [w for w in changed if w in _POLARITY or _VALUE.search(w)]
+    if values:
+        return ValueClash(newer_line.strip(), older_line.strip(), True)
+    if replaced and len(changed) <= 2 and matcher.ratio() >= WORD_CLASH_RATIO:
+        return ValueClash(newer_line.strip(), older_line.strip(), False)
+    return None
+
+
+def _statements(body: str) -> list[str]:
+    return [line for line in body.splitlines() if len(words(line)) >= 3]
+
+
+def value_clashes(newer_body: str, older_body: str) -> list[ValueClash]:
+    """Each line of ``older_body`` that says what a line of ``newer_body`` says with another
+    value, with that line (the most alike one). Lines are compared by their words."""
+    found: list[ValueClash] = []
+    newer_lines = _statements(newer_body)
+    for older_line in _statements(older_body):
+        best: tuple[float, ValueClash] | None = None
+        for newer_line in newer_lines:
+            clash = _clash(newer_line, older_line)
+            if clash is None:
+                continue
+            ratio = SequenceMatcher(a=words(newer_line), b=words(older_line),
+                                    autojunk=False).ratio()
+            if best is None or ratio > best[0]:
+                best = (ratio, clash)
+        if best is not None:
+            found.append(best[1])
+    return found
+
+
+def propose_merge(kept: bytes, other: bytes, *, kept_is_newer: bool = True) -> bytes:
     """The merged memory: ``kept``'s bytes (frontmatter, name and body as they are), its
     description combined with ``other``'s when they differ, and ``other``'s body lines that
-    ``kept`` does not already have (compared normalized) appended after a blank line."""
+    ``kept`` does not already have (compared normalized) appended after a blank line. Where a
+    line of ``other`` states a line of ``kept`` with another value (:func:`value_clashes`,
+    ``certain``), only the newer side's line stays: ``kept``'s when ``kept_is_newer``, else
+    ``other``'s in its place."""
     doc = MemoryDocument.from_bytes(kept)
     theirs = MemoryDocument.from_bytes(other)
     description = _combined_description(doc.frontmatter.description,
@@ -63,7 +145,21 @@ def propose_merge(kept: bytes, other: bytes) -> bytes:
     if description is not None:
         doc = doc.with_frontmatter_value("description", description)
     eol = "\r\n" if "\r\n" in (doc.opening or doc.body) else "\n"
-    seen = {normalize(line) for line in doc.body.splitlines() if line.strip()}
+    if kept_is_newer:
+        clashes = value_clashes(doc.body, theirs.body)
+        dropped = {normalize(c.older) for c in clashes if c.certain}
+    else:
+        clashes = value_clashes(theirs.body, doc.body)
+        replace = {normalize(c.older): c.newer for c in clashes if c.certain}
+        lines = doc.body.splitlines(keepends=True)
+        for i, line in enumerate(lines):
+            newer_line = replace.get(normalize(line))
+            if newer_line is not None:
+                ending = line[len(line.rstrip("\r\n")):]
+                lines[i] = line[: len(line) - len(line.lstrip())] + newer_line + ending
+        doc = doc.with_body("".join(lines))
+        dropped = {normalize(c.newer) for c in clashes if c.certain}  # now in kept's body
+    seen = {normalize(line) for line in doc.body.splitlines() if line.strip()} | dropped
     added: list[str] = []
     for line in theirs.body.splitlines():
         key = normalize(line)
@@ -82,6 +178,42 @@ def propose_merge(kept: bytes, other: bytes) -> bytes:
     body = doc.body.rstrip("\r\n") + eol + eol if doc.body.strip() else ""
     body += eol.join(added) + eol
     return doc.with_body(body).to_bytes()
+
+
+def _when(item: JudgeItem) -> str:
+    if item.modified:
+        return str(item.modified)
+    return datetime.fromtimestamp(item.mtime, UTC).strftime("%Y-%m-%d")
+
+
+def _quote(text: str, limit: int = 80) -> str:
+    text = " ".join(text.split())
+    return f"«{text if len(text) <= limit else text[: limit - 1] + '…'}»"
+
+
+def clash_notes(newer_item: JudgeItem, older_item: JudgeItem, newer_body: str,
+                older_body: str, merged: bytes) -> list[str]:
+    """What the merged text did with the lines the two sides disagree on, for the preview:
+    which older line it dropped for which newer one (with the dates), which disagreeing lines
+    it keeps both of, and which newer line it dropped (the user's edit)."""
+    lines = {normalize(line) for line in
+             MemoryDocument.from_bytes(merged).body.splitlines() if line.strip()}
+    notes: list[str] = []
+    new_side = f"{newer_item.rel_path}, {_when(newer_item)}"
+    old_side = f"{older_item.rel_path}, {_when(older_item)}"
+    for clash in value_clashes(newer_body, older_body):
+        has_newer, has_older = normalize(clash.newer) in lines, normalize(clash.older) in lines
+        if has_newer and not has_older:
+            notes.append(f"drops the older {_quote(clash.older)} ({old_side}) for the newer "
+                         f"{_quote(clash.newer)} ({new_side})")
+        elif has_older and not has_newer:
+            notes.append(f"keeps the older {_quote(clash.older)} ({old_side}) and drops the "
+                         f"newer {_quote(clash.newer)} ({new_side})")
+        elif has_newer and has_older:
+            notes.append(f"keeps both {_quote(clash.newer)} ({new_side}) and "
+                         f"{_quote(clash.older)} ({old_side}), which may disagree: edit the "
+                         "merge to keep one")
+    return notes
 
 
 @dataclass
@@ -127,23 +259,35 @@ def plan_merge(
     merged text is empty. Two memories in stores with separate roots are merged by one
     operation across both roots, each under its own lock."""
     kept_data, other_data = merge_sources(result, candidate, keep)
+    kept_item, other_item = (candidate.a, candidate.b) if keep == "a" else (candidate.b,
+                                                                             candidate.a)
+    kept_is_newer = newer(kept_item, other_item) in (None, "a")
     if merged is None:
-        merged = propose_merge(kept_data, other_data)
+        merged = propose_merge(kept_data, other_data, kept_is_newer=kept_is_newer)
     if not merged.strip():
         raise EditRefused("the merged memory is empty: nothing would be kept",
                           Path(candidate.a.file))
     plan = plan_keep(result, candidate, keep)
     kept_store, kept_memory = find_memory(result, plan.winner)
     top = root_store([kept_store, plan.store])
-    where = (f"of {top.title}" if top is not None
-             else f"of {plan.store.title} into {kept_store.title}")
     proposal = span_stores(plan.proposal, [kept_store, plan.store])
     proposal.kind = "merge-memories"
-    proposal.title = f"merge {plan.memory.rel_path} into {kept_memory.rel_path} {where}"
+    if top is not None:
+        proposal.title = f"merge {plan.memory.rel_path} into {kept_memory.rel_path} of {top.title}"
+    else:
+        proposal.title = (f"merge {plan.memory.rel_path} of {plan.store.title} into "
+                          f"{kept_memory.rel_path} of {kept_store.title}")
+    kept_body = MemoryDocument.from_bytes(kept_data).body
+    other_body = MemoryDocument.from_bytes(other_data).body
+    if kept_is_newer:
+        clashes = clash_notes(kept_item, other_item, kept_body, other_body, merged)
+    else:
+        clashes = clash_notes(other_item, kept_item, other_body, kept_body, merged)
     proposal.changes.insert(
         0, FileChange(kept_memory.path, "write", merged, sha256_hex(kept_data)))
     proposal.notes = [
         f"writes the merged memory to {kept_memory.rel_path} (kept: {plan.winner.label})",
+        *clashes,
         *(n for n in proposal.notes if not n.startswith("keeps ")),
     ]
     journal_records(plan, merged=True)

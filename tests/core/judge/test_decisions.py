@@ -212,8 +212,39 @@ def test_the_proposed_merge_keeps_the_newer_frontmatter_and_repeats_no_line() ->
     assert propose_merge(kept, other).decode() == (
         "---\nname: gateway-timeout\ndescription: Payments gateway timeout; Retry policy\n---\n"
         "The timeout is 90 seconds.\nRetries back off twice.\n\n"
-        "The timeout is 30 seconds.\n\nAsk #payments first.\n")
+        "Ask #payments first.\n")  # the older "30 seconds" is dropped for the newer value
     assert propose_merge(kept, kept) == kept  # nothing new: the kept file as it is
+
+
+def test_a_merge_kept_on_the_older_side_takes_the_newer_value_in_place() -> None:
+    older = b"---\nname: flags\n---\nFlags live in Unleash; `checkout_v2` is at 25 percent.\n" \
+            b"Read flags through `shop.flags.enabled()` only.\n"
+    newer_ = b"---\nname: flags-2\n---\nFlags live in Unleash; `checkout_v2` is at 100 percent " \
+             b"since the Black Friday prep.\n"
+    merged = propose_merge(older, newer_, kept_is_newer=False).decode()
+    assert merged == (
+        "---\nname: flags\n---\nFlags live in Unleash; `checkout_v2` is at 100 percent since "
+        "the Black Friday prep.\nRead flags through `shop.flags.enabled()` only.\n")
+
+
+def test_value_clashes_tell_a_new_value_from_another_word() -> None:
+    from memtui.core.judge.merge import value_clashes
+
+    [clash] = value_clashes("Max line length is 120.", "Line length is 100 for every file.")
+    assert clash.certain and clash.older == "Line length is 100 for every file."
+    [never] = value_clashes("Never mock the database in integration tests.",
+                            "Mock the database in integration tests.")
+    assert never.certain
+    [word] = value_clashes("Unit tests run with vitest in watch mode.",
+                           "Unit tests run with jest in watch mode.")
+    assert not word.certain  # another tool, or another subject: the user chooses
+    assert value_clashes("Deploys go through Argo CD.", "Ask #payments before changing it.") == []
+
+
+def test_a_proposed_merge_keeps_both_lines_that_differ_in_one_word() -> None:
+    kept = b"---\nname: unit\n---\nUnit tests run with vitest in watch mode.\n"
+    other = b"---\nname: unit-old\n---\nUnit tests run with jest in watch mode.\n"
+    assert b"jest" in propose_merge(kept, other) and b"vitest" in propose_merge(kept, other)
 
 
 def test_merge_replaces_the_kept_side_archives_the_other_and_undo_restores_every_byte(

@@ -50,3 +50,32 @@ def test_the_demo_raises_exactly_its_planted_pairs(pristine: DemoHome, tmp_path:
     superseding = next(p for p in run.open_pairs()
                        if side(p.candidate.b) == "agent:planner/sizing.md")
     assert superseding.verdict is not None and superseding.verdict.winner == "b"  # the newer
+
+
+def test_the_demo_checkout_merge_keeps_the_newer_value_and_says_what_it_drops(
+    pristine: DemoHome, tmp_path: Path
+) -> None:
+    """Issue 22, item 5: the merge proposal for the checkout_v2 pair kept both "at 100
+    percent" and "at 25 percent", under the title "merge feature-flags.md into
+    feature-flags.md of auto into agent planner (user)"."""
+    from memtui.core.judge.finder import judge_candidates
+    from memtui.core.judge.merge import kept_side, plan_merge
+
+    ctx = demo_context(pristine)
+    result = scan(ctx)
+    items, _problems = collect_items(ctx, result, managed=tmp_path / "no-managed")
+    candidate = next(
+        c for c in judge_candidates(items)
+        if {side(c.a), side(c.b)} == {"agent:planner/feature-flags.md", "auto/feature-flags.md"})
+    keep = kept_side(candidate)
+    kept = candidate.a if keep == "a" else candidate.b
+    assert side(kept) == "agent:planner/feature-flags.md"  # the newer one (2 days old)
+    plan = plan_merge(result, candidate, keep)
+    merged = plan.merged.decode()
+    assert "at 100 percent" in merged and "25 percent" not in merged
+    assert "read flags through `shop.flags.enabled()` only." in merged  # the rest is kept
+    assert plan.proposal.title == ("merge feature-flags.md of auto into feature-flags.md of "
+                                   "agent planner (user)")
+    [dropped] = [n for n in plan.proposal.notes if n.startswith("drops the older")]
+    assert "«Flags live in Unleash; `checkout_v2` is at 25 percent.» (feature-flags.md, " in dropped
+    assert "for the newer «Flags live in Unleash; `checkout_v2` is at 100 percent" in dropped
