@@ -381,6 +381,13 @@ def _scope_both(args: argparse.Namespace, ctx: Any, result: Any, candidate: Any,
     for tag, given in (("a", args.when_a), ("b", args.when_b)):
         if given is not None:
             notes[tag] = given
+    unnamed = [tag for tag, text in notes.items() if not text.strip()]
+    if unnamed:
+        flags = " and ".join(f"--when-{tag} TEXT" for tag in unnamed)
+        say("memtui judge resolve: no condition that differs between the two could be named for "
+            f"{' and '.join(t.upper() for t in unnamed)}: say when each applies with {flags} "
+            "(e.g. --when-a 'in staging')", err=True)
+        return EXIT_USAGE
 
     def after(plan: Any, _done: Any) -> str:
         finish_scoped(plan, ledger)

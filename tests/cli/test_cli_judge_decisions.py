@@ -42,15 +42,22 @@ def test_scoped_previews_the_proposed_notes_applies_them_and_undo_restores_every
     assert pair["verdict"]["relation"] == "conflicts_with"
     before = tree_state(root)
 
+    # 30 against 90 seconds names no condition: memtui asks for one rather than propose a
+    # body sentence as a condition (issue 22, item 5)
     code, out, err = run(capsys, *cli_args(ctx), "judge", "resolve", pair["id"], "scoped")
-    assert code == 1 and "nothing changed; re-run with --yes" in err
-    assert "scope api-timeout.md and gateway-timeout.md" in out
-    assert "+_Applies when: " in out  # the proposed notes, in the diffs
+    assert code == 2 and "say when each applies with --when-a TEXT and --when-b TEXT" in err
     assert tree_state(root) == before
 
-    a_when = "the suite runs against staging"
+    a_when, b_when = "the suite runs against staging", "the suite runs in production"
+    code, out, err = run(capsys, *cli_args(ctx), "judge", "resolve", pair["id"], "scoped",
+                         "--when-a", a_when, "--when-b", b_when)
+    assert code == 1 and "nothing changed; re-run with --yes" in err
+    assert "scope api-timeout.md and gateway-timeout.md" in out
+    assert f"+_Applies when: {a_when}_" in out  # the notes, in the diffs
+    assert tree_state(root) == before
+
     code, out, _ = run(capsys, *cli_args(ctx), "judge", "resolve", pair["id"], "scoped",
-                       "--when-a", a_when, "--yes")
+                       "--when-a", a_when, "--when-b", b_when, "--yes")
     assert code == 0, out
     assert "decided: scoped" in out and "undo with: memtui undo " in out
     a_file = Path(pair["a"]["file"])

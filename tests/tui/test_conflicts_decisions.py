@@ -83,8 +83,12 @@ async def test_s_writes_the_edited_notes_on_both_sides_and_u_puts_every_byte_bac
         assert isinstance(dialog, ScopedDialog)
         first = dialog.query_one("#scoped-a", Input)
         second = dialog.query_one("#scoped-b", Input)
-        assert first.value and second.value  # proposed from what differs
+        # 30 against 90 seconds names no condition: memtui asks (issue 22, item 5)
+        assert (first.value, second.value) == ("", "")
+        assert "found no condition only A and B name" in str(
+            dialog.query_one("#scoped-ask", Static).render())
         first.value = "the old gateway"
+        second.value = "the new gateway"
         await pilot.press("ctrl+s")
         await settle(pilot)
         text = confirm_text(app)

@@ -124,23 +124,73 @@ def context_of(item: JudgeItem) -> str:
     return ""
 
 
+CONDITION_WORDS = frozenset({
+    # where: environments and machines
+    "staging", "production", "prod", "dev", "development", "local", "locally", "ci", "qa",
+    "preview", "sandbox", "test", "tests", "e2e", "integration", "unit", "laptop", "docker",
+    "kubernetes", "k8s", "windows", "macos", "linux", "arm", "x86",
+    # what: kinds of code and work
+    "scripts", "script", "services", "service", "cli", "server", "client", "frontend",
+    "backend", "mobile", "web", "api", "worker", "workers", "batch", "cron", "jobs",
+    "migrations", "migration", "hotfix", "hotfixes", "release", "releases", "prototype",
+    "prototypes", "spikes", "legacy", "library", "libraries", "apps", "monorepo",
+    # when
+    "weekend", "weekends", "friday", "fridays", "night", "nights", "freeze", "incident",
+    "incidents", "on-call", "oncall", "review", "reviews",
+})
+"""Words that name a condition a memory applies under (an environment, a kind of code, a
+time), as opposed to the value it holds."""
+_PREPOSITIONS = frozenset({"in", "on", "for", "during", "against", "when", "while", "under",
+                           "inside", "outside", "within", "to", "at", "before", "after"})
+_DETERMINERS = frozenset({"the", "a", "an", "our", "this", "that", "every", "all", "any",
+                          "each", "its", "their", "your"})
+_FOLLOWERS = frozenset({"tests", "suite", "suites", "jobs", "code", "builds", "environment",
+                        "env", "branch", "branches", "mode", "servers", "machines", "images"})
+
+
+def differing_conditions(item: JudgeItem, other: JudgeItem) -> list[str]:
+    """The condition phrases (``in staging``, ``for integration tests``) ``item`` names and
+    ``other`` does not, in order, one per condition word (a :data:`CONDITION_WORDS` word):
+    the preposition right before it (articles between are dropped), else ``for``; with the
+    noun after it when that says what kind (``tests``, ``jobs``, ``builds``…)."""
+    mine = words(item.name + ". " + item.description + ". " + item.body)
+    theirs = set(words(other.name + ". " + other.description + ". " + other.body))
+    found: list[str] = []
+    seen: set[str] = set()
+    for i, word in enumerate(mine):
+        if word not in CONDITION_WORDS or word in theirs or word in seen:
+            continue
+        seen.add(word)
+        j = i - 1
+        while j >= 0 and mine[j] in _DETERMINERS and i - j <= 2:
+            j -= 1
+        preposition = mine[j] if j >= 0 and mine[j] in _PREPOSITIONS else "for"
+        follower = mine[i + 1] if i + 1 < len(mine) and mine[i + 1] in _FOLLOWERS else ""
+        phrase = " ".join(part for part in (preposition, word, follower) if part)
+        if phrase not in found:
+            found.append(phrase)
+    return found
+
+
 def propose_notes(candidate: Candidate, verdict: Verdict | None = None) -> dict[str, str]:
-    """A proposed note for each memory side, for the user to edit: the note it already has;
-    else, when the two sides live in different stores, where each store applies (a user agent
-    memory against the project's: ``working as the planner agent``); else the verdict's
-    evidence phrase for that side (a sentence of its own); else the words only that side has;
-    else its name."""
+    """A proposed note for each memory side, for the user to edit, naming the condition under
+    which that side applies: the note it already has; else, when the two sides live in
+    different stores, where each store applies (a user agent memory against the project's:
+    ``working as the planner agent``); else the condition words that side names and the other
+    does not (``in staging`` against ``in production``: :func:`differing_conditions`); else
+    nothing: no condition differs that memtui can name, and the user says one (a body sentence
+    is no condition). ``verdict`` is kept for the callers; the notes do not quote it."""
+    del verdict
     proposals: dict[str, str] = {}
     sides = {"a": (candidate.a, candidate.b), "b": (candidate.b, candidate.a)}
     contexts = {tag: context_of(item) for tag, (item, _other) in sides.items()}
     differ = contexts["a"] != contexts["b"] and all(contexts.values())
-    for index, (tag, (item, other)) in enumerate(sides.items()):
+    for tag, (item, other) in sides.items():
         if item.kind == CLAUDE_MD:
             continue
-        distinct = " ".join(_distinct(item, other)[:PROPOSED_WORDS])
-        evidence = verdict.evidence[index] if verdict and len(verdict.evidence) == 2 else ""
         context = contexts[tag] if differ else ""
-        text = current_note(item.body) or context or evidence.strip() or distinct or item.name
+        conditions = next(iter(differing_conditions(item, other)), "")
+        text = current_note(item.body) or context or conditions
         proposals[tag] = escape_controls(text)
     return proposals
 

@@ -70,6 +70,12 @@ class ScopedDialog(DecisionDialog[dict[str, str]]):
                 "Each memory gets a first line “Applies when: …” (one line, plain text), "
                 "written as one operation you can undo with u.", style="dim"),
                 id="scoped-help")
+            unnamed = [tag.upper() for tag, text in self.proposed.items() if not text.strip()]
+            if unnamed:
+                yield Static(Text(
+                    f"memtui found no condition only {' and '.join(unnamed)} names (such as "
+                    "staging against production): say when it applies.", style="yellow"),
+                    id="scoped-ask")
             for tag, item in self.sides.items():
                 yield Static(Text(f"{tag.upper()}  {line(item.label)}", style="bold"),
                              classes="scoped-label")

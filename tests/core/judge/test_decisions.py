@@ -105,14 +105,28 @@ def test_a_note_is_one_line_of_plain_text() -> None:
         clean_note(" \n\t_ ")
 
 
-def test_the_proposed_notes_name_what_only_each_side_says(home: tuple[Path, Context],
-                                                          tmp_path: Path) -> None:
+def test_no_note_is_proposed_when_no_condition_differs(home: tuple[Path, Context],
+                                                       tmp_path: Path) -> None:
+    """30 against 90 seconds is a value, not a condition: the user is asked for one (issue 22,
+    item 5: "Applies when: Size in days, never more than 3 per story." was proposed)."""
     _root, ctx = home
     pair = the_pair(judged(ctx, Ledger(tmp_path / "ledger.json")))
-    proposed = propose_notes(pair.candidate, pair.verdict)
-    side = {pair.candidate.a.rel_path: "a", pair.candidate.b.rel_path: "b"}
-    assert "30" in proposed[side["api-timeout.md"]]
-    assert "90" in proposed[side["gateway-timeout.md"]]
+    assert propose_notes(pair.candidate, pair.verdict) == {"a": "", "b": ""}
+
+
+def test_the_proposed_notes_name_the_condition_that_differs(tmp_path: Path) -> None:
+    root = tmp_path / "home"
+    ctx = write_home(root, [
+        Note("auto", "deploy-staging.md", "Deploys", "Anyone may deploy to staging without "
+             "asking; deploys run from the main branch.", 5),
+        Note("auto", "deploy-prod.md", "Deploys", "Deploys need an approval in production; "
+             "deploys run from the main branch.", 1),
+    ])
+    [candidate] = find_candidates(memory_items(scan(ctx)))
+    proposed = propose_notes(candidate)
+    side = {candidate.a.rel_path: "a", candidate.b.rel_path: "b"}
+    assert proposed[side["deploy-staging.md"]] == "to staging"
+    assert proposed[side["deploy-prod.md"]] == "in production"
 
 
 # --- scoped --------------------------------------------------------------------------------

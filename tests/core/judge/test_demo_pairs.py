@@ -79,3 +79,20 @@ def test_the_demo_checkout_merge_keeps_the_newer_value_and_says_what_it_drops(
     [dropped] = [n for n in plan.proposal.notes if n.startswith("drops the older")]
     assert "«Flags live in Unleash; `checkout_v2` is at 25 percent.» (feature-flags.md, " in dropped
     assert "for the newer «Flags live in Unleash; `checkout_v2` is at 100 percent" in dropped
+
+
+def test_the_demo_sizing_pair_gets_no_body_sentence_as_its_condition(
+    pristine: DemoHome, tmp_path: Path
+) -> None:
+    """Issue 22, item 5: "Applies when: Size in days, never more than 3 per story." was
+    proposed for estimation/sizing: a body sentence, not a condition. Nothing differs there
+    that names a condition, so the user is asked for one."""
+    from memtui.core.judge.finder import judge_candidates
+    from memtui.core.judge.scoped import propose_notes
+
+    ctx = demo_context(pristine)
+    items, _problems = collect_items(ctx, scan(ctx), managed=tmp_path / "no-managed")
+    candidate = next(
+        c for c in judge_candidates(items)
+        if {side(c.a), side(c.b)} == {"agent:planner/estimation.md", "agent:planner/sizing.md"})
+    assert propose_notes(candidate) == {"a": "", "b": ""}
