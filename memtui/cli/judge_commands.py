@@ -109,6 +109,9 @@ def add_judge_parser(sub: Any) -> None:
         "restore", help="put an archived memory back in its store (previewed, undoable)")
     restore.add_argument("id", help="the archive id, as `memtui judge archive` prints it")
     restore.add_argument("--yes", action="store_true", help="apply without asking")
+    restore.add_argument("--above-cut", action="store_true",
+                         help="put its MEMORY.md lines where Claude Code still loads them when "
+                              "the end of the index is past the cut")
     restore.add_argument("--json", action="store_true", help="machine-readable output")
 
 
@@ -454,7 +457,7 @@ def cmd_judge_restore(args: argparse.Namespace) -> int:
             "(memtui judge archive lists them)", err=True)
         return EXIT_USAGE
     try:
-        proposal = plan_restore(archive, entry)
+        proposal = plan_restore(archive, entry, above_cut=args.above_cut)
     except EditRefused as exc:
         say(f"memtui: refused: {shown(exc.reason)}; nothing was written", err=True)
         return EXIT_PROBLEMS

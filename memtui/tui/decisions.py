@@ -12,9 +12,10 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
+from rich.text import Text
 from textual.screen import Screen
 
-from memtui.core.judge.archive import Archive, plan_restore
+from memtui.core.judge.archive import Archive, lands_past_cut, plan_restore
 from memtui.core.stores.locations import Context
 from memtui.core.write.journal import Journal
 from memtui.core.write.proposal import AppliedOp, FileDiff, Proposal
@@ -64,7 +65,19 @@ async def archive_flow(screen: Screen[Any], context: Context, journal: Journal,
     if entry is None:
         return None
     name = line(entry.rel_path)
-    proposal = await in_thread(lambda: plan_restore(archive, entry),
+    cut = await in_thread(lambda: lands_past_cut(entry), label="planning the restore",
+                          title=f"Cannot restore {name}")
+    above = False
+    if cut is not None:
+        question = ConfirmScreen(
+            f"Restore {name}'s index line above the cut?",
+            Text(f"At the end of MEMORY.md its line would land past the cut (loading stops at "
+                 f"line {cut}): Claude Code would never load it. Put it as the last line Claude "
+                 "Code still loads? (n: at the end, as it was)"),
+            yes="Above the cut", danger=False)
+        answer: bool = await ask(screen, question)
+        above = answer
+    proposal = await in_thread(lambda: plan_restore(archive, entry, above_cut=above),
                                label="planning the restore", title=f"Cannot restore {name}")
     diffs = await in_thread(proposal.diff, label="planning the restore",
                             title=f"Cannot restore {name}")

@@ -25,6 +25,10 @@ from memtui.core.write.journal import default_journal_dir
 from memtui.core.write.ops.memory import INDEX_NAME, lock_dir_of
 from memtui.core.write.proposal import FileChange, Proposal, StateFile, read_regular, sha256_hex
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from memtui.core.contents import LoadReport
+
 ENTRY = "entry.json"
 ENTRY_CAP = 1024 * 1024
 FILE_CAP = 64 * 1024 * 1024
@@ -154,8 +158,77 @@ def new_entry_id(rel_path: str, data: bytes) -> str:
     return f"{stamp}-{sha256_hex(data)[:8]}-{Path(rel_path).stem[:40]}"
 
 
-def plan_restore(archive: Archive, entry: ArchiveEntry) -> Proposal:
-    """Put ``entry`` back where it was, and its MEMORY.md lines at the end of the index."""
+@dataclass(frozen=True)
+class IndexPlacement:
+    """Where restored index lines go, and what Claude Code then loads of them."""
+
+    text: bytes
+    """The new MEMORY.md."""
+    past_cut: bool
+    """The restored lines land past the index's cut: Claude Code never loads them."""
+    cut_line: int | None
+    """The index's cut (1-based line loading stops at) after the restore, or None."""
+    pushed_out: list[str]
+    """Entries the restored lines push past the cut (when they are put above it)."""
+    moved: bool = False
+    """The lines were put above the cut, not at the end."""
+
+
+def _report(text: bytes, agent: bool) -> LoadReport:
+    from memtui.core.parse.load_report import load_report
+
+    return load_report(INDEX_NAME, text.decode("utf-8", "replace"), agent=agent)
+
+
+def place_index_lines(old: bytes, lines: list[str], *, agent: bool,
+                      above_cut: bool = False) -> IndexPlacement:
+    """``lines`` added to the index ``old``: at its end; or, with ``above_cut`` when the end
+    is past the cut, as the last lines Claude Code still loads (the entries they push past
+    the cut are named)."""
+    base = old
+    if base and not base.endswith(b"\n"):
+        base += b"\n"
+    added = b"".join(line.encode("utf-8") + b"\n" for line in lines)
+    at_end = base + added
+    report = _report(at_end, agent)
+    first_new = base.count(b"\n") + 1
+    if report.cut_line is None or report.cut_line < 0 or first_new + len(lines) - 1 <= (
+            report.cut_line - (1 if report.cut_partial else 0)):
+        return IndexPlacement(at_end, False, report.cut_line, [])
+    if not above_cut:
+        return IndexPlacement(at_end, True, report.cut_line, [])
+    rows = base.splitlines(keepends=True)
+    before = _report(base, agent)
+    loaded = {e.title for e in before.entries} - {d.title for d in before.dropped}
+    position = max(0, (before.cut_line or len(rows)) - len(lines))
+    while True:
+        text = b"".join(rows[:position]) + added + b"".join(rows[position:])
+        placed = _report(text, agent)
+        end = position + len(lines)
+        if placed.cut_line is None or end <= placed.cut_line - (1 if placed.cut_partial else 0) \
+                or position == 0:
+            break
+        position = max(0, position - len(lines))
+    still = {e.title for e in placed.entries} - {d.title for d in placed.dropped}
+    pushed = sorted(loaded - still)
+    return IndexPlacement(text, False, placed.cut_line, pushed, moved=True)
+
+
+def lands_past_cut(entry: ArchiveEntry) -> int | None:
+    """The index's cut line when ``entry``'s MEMORY.md lines, restored at the end, would land
+    past it (Claude Code would never load them); None when they would load."""
+    if not entry.index_lines:
+        return None
+    old, _st = read_regular(Path(entry.store_path) / INDEX_NAME)
+    placed = place_index_lines(old or b"", entry.index_lines,
+                               agent=entry.store_kind == StoreKind.AGENT.value)
+    return placed.cut_line if placed.past_cut else None
+
+
+def plan_restore(archive: Archive, entry: ArchiveEntry, *, above_cut: bool = False) -> Proposal:
+    """Put ``entry`` back where it was, and its MEMORY.md lines at the end of the index; when
+    they would land past the index's cut (Claude Code would never load them), the plan says
+    so, and ``above_cut`` puts them where Claude Code still loads them instead."""
     root = Path(entry.store_path)
     data = archive.data(entry)
     target = entry.original
@@ -170,13 +243,20 @@ def plan_restore(archive: Archive, entry: ArchiveEntry) -> Proposal:
     index = root / INDEX_NAME
     if entry.index_lines:
         old, _st = read_regular(index)
-        base = old or b""
-        if base and not base.endswith(b"\n"):
-            base += b"\n"
-        lines = b"".join(line.encode("utf-8") + b"\n" for line in entry.index_lines)
-        changes.append(FileChange(index, "write", base + lines,
+        placed = place_index_lines(old or b"", entry.index_lines,
+                                   agent=entry.store_kind == StoreKind.AGENT.value,
+                                   above_cut=above_cut)
+        changes.append(FileChange(index, "write", placed.text,
                                   None if old is None else sha256_hex(old)))
-        notes += [f"adds to MEMORY.md: {line}" for line in entry.index_lines]
+        where = "above MEMORY.md's cut" if placed.moved else "to MEMORY.md"
+        notes += [f"adds {where}: {line}" for line in entry.index_lines]
+        if placed.past_cut:
+            notes.append(
+                f"warning: the restored index line lands past MEMORY.md's cut (loading stops "
+                f"at line {placed.cut_line}): Claude Code would not load it; restore it above "
+                "the cut instead (memtui judge restore ID --above-cut; the TUI asks)")
+        for title in placed.pushed_out:
+            notes.append(f"warning: pushes the entry [{title}] past the cut")
     return Proposal(
         kind="restore-archived",
         title=f"restore {entry.rel_path} from the archive",

@@ -14,6 +14,7 @@ from memtui.core.contents import Memory, ScanResult, Store
 from memtui.core.judge.archive import Archive, ArchiveEntry, entry_state_files, new_entry_id
 from memtui.core.judge.items import CLAUDE_MD
 from memtui.core.judge.ledger import USER, Ledger, LedgerEntry, decision_file, new_entry
+from memtui.core.judge.links import dangling_note
 from memtui.core.judge.verdicts import Candidate, JudgeItem, Relation, Verdict
 from memtui.core.write.dirfd import EditRefused
 from memtui.core.write.journal import new_op_id
@@ -74,6 +75,9 @@ def plan_keep(result: ScanResult, candidate: Candidate, keep: str) -> KeepPlan:
                       f"(superseded by {winner.label})")
     proposal.notes.insert(0, f"keeps {winner.label}")
     proposal.notes.append("the archived file stays in memtui's archive (memtui judge restore)")
+    dangling = dangling_note(store, memory)
+    if dangling is not None:
+        proposal.notes.insert(0, dangling)
     index_raw, _st = read_regular(store.path / INDEX_NAME)
     lines = [] if index_raw is None else [
         e.raw for e in index_lines_for(index_raw.decode("utf-8", "replace"), memory.rel_path)
