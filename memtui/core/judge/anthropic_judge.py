@@ -33,6 +33,7 @@ said in ``fallback``.
 
 from __future__ import annotations
 
+import heapq
 import json
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -305,32 +306,67 @@ def clusters(candidates: Sequence[Candidate]) -> list[list[Candidate]]:
     return list(found.values())
 
 
-def _local_order(cluster: Sequence[Candidate]) -> list[Candidate]:
-    """The pairs of a cluster in breadth-first order of their memories from its best pair, so
-    that a piece cut from the start holds pairs that share memories."""
+def pieces(
+    cluster: Sequence[Candidate], weight: Callable[[str], int], budget: int, cap: int
+) -> list[list[Candidate]]:
+    """``cluster`` cut into pieces of at most ``cap`` pairs whose memories weigh at most
+    ``budget`` (a piece of one pair may weigh more), each grown from the best pair left by
+    the pairs that add the fewest new memories: first those whose memories it holds, then
+    those that add one, best first."""
+    order = {c.id: n for n, c in enumerate(cluster)}
     edges: dict[str, list[Candidate]] = {}
     for candidate in cluster:
         edges.setdefault(candidate.a.key, []).append(candidate)
         edges.setdefault(candidate.b.key, []).append(candidate)
-    order: list[Candidate] = []
-    taken: set[str] = set()
-    seen: set[str] = set()
-    for start in cluster:
-        if start.a.key in seen:
-            continue
-        queue = [start.a.key]
-        seen.add(start.a.key)
-        while queue:
-            key = queue.pop(0)
-            for candidate in edges[key]:
-                other = candidate.b.key if candidate.a.key == key else candidate.a.key
-                if other not in seen:
-                    seen.add(other)
-                    queue.append(other)
-                if candidate.id not in taken and other in seen:
-                    taken.add(candidate.id)
-                    order.append(candidate)
-    return order
+    left = dict.fromkeys(c.id for c in cluster)
+    by_id = {c.id: c for c in cluster}
+    out: list[list[Candidate]] = []
+    while left:
+        piece: list[Candidate] = []
+        keys: set[str] = set()
+        weighed = 0
+        free: list[int] = []  # pairs whose memories the piece holds
+        near: list[int] = []  # pairs with one memory in it
+        queued: set[str] = set()
+
+        def take(candidate: Candidate) -> None:
+            nonlocal weighed
+            piece.append(candidate)
+            del left[candidate.id]
+            for key in (candidate.a.key, candidate.b.key):
+                if key in keys:
+                    continue
+                keys.add(key)
+                weighed += weight(key)
+                for edge in edges[key]:
+                    if edge.id not in left:
+                        continue
+                    other = edge.b.key if edge.a.key == key else edge.a.key
+                    if other in keys:
+                        heapq.heappush(free, order[edge.id])
+                    elif edge.id not in queued:
+                        queued.add(edge.id)
+                        heapq.heappush(near, order[edge.id])
+
+        take(by_id[next(iter(left))])
+        while len(piece) < cap:
+            while free and cluster[free[0]].id not in left:
+                heapq.heappop(free)
+            if free:
+                take(cluster[heapq.heappop(free)])
+                continue
+            while near and cluster[near[0]].id not in left:
+                heapq.heappop(near)
+            if not near:
+                break
+            candidate = cluster[near[0]]
+            new = candidate.b.key if candidate.a.key in keys else candidate.a.key
+            if weighed + weight(new) + 12 * (len(piece) + 1) > budget:
+                break
+            heapq.heappop(near)
+            take(candidate)
+        out.append(piece)
+    return out
 
 
 @dataclass
@@ -405,22 +441,13 @@ class AnthropicJudge:
                     )
                     texts[item.key] = (memory_text("m", item, body), found)
         cap = max(1, self.pairs_per_request)
-        pieces: list[tuple[list[Candidate], dict[str, None]]] = []
-        for cluster in clusters(candidates):
-            pairs: list[Candidate] = []
-            keys: dict[str, None] = {}
-            for candidate in _local_order(cluster):
-                new = [k for k in (candidate.a.key, candidate.b.key) if k not in keys]
-                tokens = sum(weight(k) for k in [*keys, *new]) + 12 * (len(pairs) + 1)
-                if pairs and (len(pairs) >= cap or tokens > self.token_budget):
-                    pieces.append((pairs, keys))
-                    pairs, keys = [], {}
-                pairs.append(candidate)
-                keys.update(dict.fromkeys((candidate.a.key, candidate.b.key)))
-            if pairs:
-                pieces.append((pairs, keys))
+        cut = [
+            (piece, dict.fromkeys(k for c in piece for k in (c.a.key, c.b.key)))
+            for cluster in clusters(candidates)
+            for piece in pieces(cluster, weight, self.token_budget, cap)
+        ]
         bins: list[tuple[list[Candidate], dict[str, None], list[int]]] = []
-        for pairs, keys in pieces:
+        for pairs, keys in cut:
             for held, held_keys, count in bins:
                 merged = {**held_keys, **keys}
                 tokens = sum(weight(k) for k in merged) + 12 * (len(held) + len(pairs))
