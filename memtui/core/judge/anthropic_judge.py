@@ -306,6 +306,37 @@ def clusters(candidates: Sequence[Candidate]) -> list[list[Candidate]]:
     return list(found.values())
 
 
+@dataclass
+class _Piece:
+    """A piece of a cluster as :func:`pieces` grows it."""
+
+    edges: dict[str, list[Candidate]]
+    order: dict[str, int]
+    left: dict[str, None]
+    weight: Callable[[str], int]
+    pairs: list[Candidate] = field(default_factory=list)
+    keys: set[str] = field(default_factory=set)
+    weighed: int = 0
+    free: list[int] = field(default_factory=list)
+    """Pairs (by their place in the cluster) whose memories the piece holds."""
+    near: list[int] = field(default_factory=list)
+    """Pairs with one memory in the piece."""
+
+    def take(self, candidate: Candidate) -> None:
+        self.pairs.append(candidate)
+        del self.left[candidate.id]
+        for key in (candidate.a.key, candidate.b.key):
+            if key in self.keys:
+                continue
+            self.keys.add(key)
+            self.weighed += self.weight(key)
+            for edge in self.edges[key]:
+                if edge.id in self.left:
+                    other = edge.b.key if edge.a.key == key else edge.a.key
+                    heapq.heappush(self.free if other in self.keys else self.near,
+                                   self.order[edge.id])
+
+
 def pieces(
     cluster: Sequence[Candidate], weight: Callable[[str], int], budget: int, cap: int
 ) -> list[list[Candidate]]:
@@ -322,50 +353,24 @@ def pieces(
     by_id = {c.id: c for c in cluster}
     out: list[list[Candidate]] = []
     while left:
-        piece: list[Candidate] = []
-        keys: set[str] = set()
-        weighed = 0
-        free: list[int] = []  # pairs whose memories the piece holds
-        near: list[int] = []  # pairs with one memory in it
-        queued: set[str] = set()
-
-        def take(candidate: Candidate) -> None:
-            nonlocal weighed
-            piece.append(candidate)
-            del left[candidate.id]
-            for key in (candidate.a.key, candidate.b.key):
-                if key in keys:
-                    continue
-                keys.add(key)
-                weighed += weight(key)
-                for edge in edges[key]:
-                    if edge.id not in left:
-                        continue
-                    other = edge.b.key if edge.a.key == key else edge.a.key
-                    if other in keys:
-                        heapq.heappush(free, order[edge.id])
-                    elif edge.id not in queued:
-                        queued.add(edge.id)
-                        heapq.heappush(near, order[edge.id])
-
-        take(by_id[next(iter(left))])
-        while len(piece) < cap:
-            while free and cluster[free[0]].id not in left:
-                heapq.heappop(free)
-            if free:
-                take(cluster[heapq.heappop(free)])
+        piece = _Piece(edges, order, left, weight)
+        piece.take(by_id[next(iter(left))])
+        while len(piece.pairs) < cap:
+            for heap in (piece.free, piece.near):
+                while heap and cluster[heap[0]].id not in left:
+                    heapq.heappop(heap)
+            if piece.free:
+                piece.take(cluster[heapq.heappop(piece.free)])
                 continue
-            while near and cluster[near[0]].id not in left:
-                heapq.heappop(near)
-            if not near:
+            if not piece.near:
                 break
-            candidate = cluster[near[0]]
-            new = candidate.b.key if candidate.a.key in keys else candidate.a.key
-            if weighed + weight(new) + 12 * (len(piece) + 1) > budget:
+            candidate = cluster[piece.near[0]]
+            new = candidate.b.key if candidate.a.key in piece.keys else candidate.a.key
+            if piece.weighed + weight(new) + 12 * (len(piece.pairs) + 1) > budget:
                 break
-            heapq.heappop(near)
-            take(candidate)
-        out.append(piece)
+            heapq.heappop(piece.near)
+            piece.take(candidate)
+        out.append(piece.pairs)
     return out
 
 
