@@ -227,10 +227,15 @@ def side_attributes(item: JudgeItem) -> dict[str, Redacted]:
 
 def memory_text(memory_id: str, item: JudgeItem, text: Redacted) -> str:
     """One memory as a request carries it: a tag with its id and (redacted) attributes."""
+    return f'<memory id="{memory_id}"' + _memory_tail(item, text)
+
+
+def _memory_tail(item: JudgeItem, text: Redacted) -> str:
+    """:func:`memory_text` after the id (the same in every request that carries it)."""
     attrs = side_attributes(item)
     rendered = " ".join(f'{k}="{_attribute(v.text)}"' for k, v in attrs.items())
     safe = text.text.replace("</memory>", "<\\/memory>")
-    return f'<memory id="{memory_id}" {rendered}>\n{safe}\n</memory>'
+    return f" {rendered}>\n{safe}\n</memory>"
 
 
 def _tokens(text: str) -> int:
@@ -337,6 +342,22 @@ class _Piece:
                                    self.order[edge.id])
 
 
+@dataclass
+class _Bin:
+    """The pieces :meth:`AnthropicJudge.plan` packs into one request."""
+
+    pairs: list[Candidate] = field(default_factory=list)
+    keys: dict[str, None] = field(default_factory=dict)
+    weighed: int = 0
+    groups: int = 0
+
+    def add(self, pairs: list[Candidate], keys: dict[str, None], weighed: int) -> None:
+        self.pairs.extend(pairs)
+        self.keys.update(keys)
+        self.weighed = weighed
+        self.groups += 1
+
+
 def pieces(
     cluster: Sequence[Candidate], weight: Callable[[str], int], budget: int, cap: int
 ) -> list[list[Candidate]]:
@@ -432,7 +453,7 @@ class AnthropicJudge:
         """The requests a run sends, bodies built (redacted), nothing sent: each cluster of
         ``candidates`` whole when it fits the budget, else cut into pieces that do; the
         pieces packed into requests in order, each where it first fits."""
-        texts: dict[str, tuple[str, int]] = {}  # a memory's rendered text (no id), redactions
+        texts: dict[str, tuple[str, int]] = {}  # a memory's tag after its id, redactions
 
         def weight(key: str) -> int:
             return _tokens(texts[key][0]) + 4
@@ -444,27 +465,31 @@ class AnthropicJudge:
                     found = len(body.findings) + sum(
                         len(v.findings) for v in side_attributes(item).values()
                     )
-                    texts[item.key] = (memory_text("m", item, body), found)
+                    texts[item.key] = (_memory_tail(item, body), found)
         cap = max(1, self.pairs_per_request)
         cut = [
             (piece, dict.fromkeys(k for c in piece for k in (c.a.key, c.b.key)))
             for cluster in clusters(candidates)
             for piece in pieces(cluster, weight, self.token_budget, cap)
         ]
-        bins: list[tuple[list[Candidate], dict[str, None], list[int]]] = []
+        bins: list[_Bin] = []
+        open_bins: list[_Bin] = []  # those with room for another pair
         for pairs, keys in cut:
-            for held, held_keys, count in bins:
-                merged = {**held_keys, **keys}
-                tokens = sum(weight(k) for k in merged) + 12 * (len(held) + len(pairs))
-                if len(held) + len(pairs) <= cap and tokens <= self.token_budget:
-                    held.extend(pairs)
-                    held_keys.update(keys)
-                    count[0] += 1
+            for held in open_bins:
+                tokens = held.weighed + sum(weight(k) for k in keys if k not in held.keys)
+                pairs_then = len(held.pairs) + len(pairs)
+                if pairs_then <= cap and tokens + 12 * pairs_then <= self.token_budget:
+                    held.add(pairs, keys, tokens)
+                    if len(held.pairs) >= cap:
+                        open_bins.remove(held)
                     break
             else:
-                bins.append((list(pairs), dict(keys), [1]))
-        return [self._request(pairs, list(keys), texts, count[0])
-                for pairs, keys, count in bins]
+                held = _Bin()
+                held.add(pairs, keys, sum(weight(k) for k in keys))
+                bins.append(held)
+                if len(held.pairs) < cap:
+                    open_bins.append(held)
+        return [self._request(b.pairs, list(b.keys), texts, b.groups) for b in bins]
 
     def _request(
         self,
@@ -480,8 +505,8 @@ class AnthropicJudge:
         redactions = 0
         for n, key in enumerate(keys, 1):
             if texts is not None and key in texts:
-                text, found = texts[key]
-                text = f'<memory id="m{n}"' + text[len('<memory id="m"'):]
+                tail, found = texts[key]
+                text = f'<memory id="m{n}"' + tail
             else:
                 body = redacted_side(items[key])
                 found = len(body.findings) + sum(

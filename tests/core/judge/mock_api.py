@@ -5,8 +5,9 @@ repeats): ``"ok"`` (a verdict for every pair the request lists, as ``<pair a="m1
 ``"partial"`` (verdicts for the first pair only), ``"flipped"`` (every pair, its memories named
 b first), ``"extra"`` (every pair, and one the request did not ask for), ``"malformed"`` (text,
 no tool call), ``"bad-json"`` (a tool call whose input breaks the schema), ``"not-json"`` (a
-200 whose body is no JSON), ``"not-a-message"`` (JSON that is no message), or an HTTP status code (``429``, ``529``, ``500``) with a ``retry-after-ms``
-of 1 so the SDK's backoff stays short. Every request body is kept in ``bodies``.
+200 whose body is no JSON), ``"not-a-message"`` (JSON that is no message), or an HTTP status
+code (``429``, ``529``, ``500``) with a ``retry-after-ms`` of 1 so the SDK's backoff stays
+short. Every request body is kept in ``bodies``.
 ``winner`` names the memory each verdict keeps: ``"a"`` or ``"b"`` of the pair as listed,
 ``"newer"`` (the one whose ``modified`` or ``mtime`` in the request is later) or ``"none"``.
 
