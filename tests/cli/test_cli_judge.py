@@ -96,7 +96,7 @@ def test_the_anthropic_provider_shows_its_estimate_and_sends_nothing_unasked(
     assert code == 1
     assert "would send anthropic (claude-haiku-5-5): 5 pairs" in err
     assert "nothing was sent; re-run with --yes" in err
-    assert api.calls == 0 and api.counted == 1
+    assert api.calls == 0 and api.counted == 2  # one group request, and the cached prefix
 
 
 def test_the_anthropic_provider_with_yes_judges_and_reports_usage(
@@ -104,8 +104,8 @@ def test_the_anthropic_provider_with_yes_judges_and_reports_usage(
 ) -> None:
     code, data = judge_json(home, capsys, "--provider", "anthropic", "--max-pairs", "9", "--yes")
     assert code == 1
-    assert api.calls == 2  # 9 pairs, 8 per request
-    assert data["estimate"]["pairs"] == 9 and data["usage"]["requests"] == 2
+    assert api.calls == data["estimate"]["requests"]  # the group requests counted
+    assert data["estimate"]["pairs"] == 9 and data["usage"]["requests"] == api.calls
     assert data["judged"] == 9
     judged_by = {p["verdict"]["judge"] for p in data["pairs"] if p["verdict"]}
     assert "claude-haiku-5-5" in judged_by
@@ -122,11 +122,11 @@ def test_batch_sends_one_message_batch(
     code, data = judge_json(home, capsys, "--provider", "anthropic", "--max-pairs", "9",
                             "--batch", "--yes")
     assert code == 1
-    assert api.calls == 0 and len(api.batches) == 1  # no Messages call: one batch of 2
-    assert len(next(iter(api.batches.values()))) == 2
+    assert api.calls == 0 and len(api.batches) == 1  # no Messages call: one batch
+    assert len(next(iter(api.batches.values()))) == data["estimate"]["requests"]
     assert data["estimate"]["provider"] == "anthropic batch"
     assert any("half the price" in note for note in data["estimate"]["notes"])
-    assert data["judged"] == 9 and data["usage"]["requests"] == 2
+    assert data["judged"] == 9 and data["usage"]["requests"] == data["estimate"]["requests"]
     for text in api.bodies:
         assert FAKE_GITHUB_PAT not in text and FAKE_AWS_KEY_ID not in text
 

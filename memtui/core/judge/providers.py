@@ -39,13 +39,23 @@ class Estimate:
     redactions: int = 0
     """Secrets replaced by ``[REDACTED:rule]`` in what would be sent."""
     notes: list[str] = field(default_factory=list)
+    groups: int = 0
+    """The groups of near memories the requests carry (a request carries one or more whole
+    groups, or a piece of a large one); 0 when the provider does not group."""
+    cache_read_tokens: int = 0
+    """Of ``input_tokens``, those priced as read from the prompt cache."""
+    cache_write_tokens: int = 0
+    """Of ``input_tokens``, those priced as written to the prompt cache."""
 
     def describe(self) -> str:
         secrets = f", {self.redactions} secrets redacted" if self.redactions else ""
+        groups = f" ({self.groups} groups)" if self.groups else ""
+        cached = self.cache_read_tokens + self.cache_write_tokens
+        cache = f" ({cached:,} of them cached)" if cached else ""
         return (
             f"{self.provider} ({self.model}): {self.pairs} pairs of {self.memories} memories "
-            f"in {self.requests} requests, {self.input_tokens:,} input tokens + at most "
-            f"{self.output_tokens:,} output, at most ${self.cost_usd:.4f}{secrets}"
+            f"in {self.requests} requests{groups}, {self.input_tokens:,} input tokens{cache} + "
+            f"at most {self.output_tokens:,} output, at most ${self.cost_usd:.4f}{secrets}"
         )
 
 

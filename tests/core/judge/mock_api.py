@@ -1,11 +1,15 @@
 """An ``httpx2.MockTransport`` that answers like the Messages API, for the real anthropic SDK.
 
 ``script`` is a list of what to do for each ``/v1/messages`` call in turn (the last one
-repeats): ``"ok"`` (a verdict for every pair of the request), ``"partial"`` (verdicts for the
-first pair only), ``"malformed"`` (text, no tool call), ``"bad-json"`` (a tool call whose input
-breaks the schema), ``"not-json"`` (a 200 whose body is no JSON), ``"not-a-message"`` (JSON that
-is no message), or an HTTP status code (``429``, ``529``, ``500``) with a ``retry-after-ms``
-of 1 so the SDK's backoff stays short. Every request body is kept in ``bodies``.
+repeats): ``"ok"`` (a verdict for every pair the request lists, as ``<pair a="m1" b="m2"/>``),
+``"partial"`` (verdicts for the first pair only), ``"flipped"`` (every pair, its memories named
+b first), ``"extra"`` (every pair, and one the request did not ask for), ``"malformed"`` (text,
+no tool call), ``"bad-json"`` (a tool call whose input breaks the schema), ``"not-json"`` (a
+200 whose body is no JSON), ``"not-a-message"`` (JSON that is no message), or an HTTP status
+code (``429``, ``529``, ``500``) with a ``retry-after-ms`` of 1 so the SDK's backoff stays
+short. Every request body is kept in ``bodies``.
+``winner`` names the memory each verdict keeps: ``"a"`` or ``"b"`` of the pair as listed,
+``"newer"`` (the one whose ``modified`` or ``mtime`` in the request is later) or ``"none"``.
 
 The Message Batches API too: a created batch is ``in_progress`` for ``polls`` retrievals, then
 ``ended``; its results (JSONL) answer each request in turn as ``batch_script`` says (the last
@@ -23,7 +27,24 @@ from typing import Any
 import httpx2
 
 MODEL = "claude-haiku-5-5"
-_PAIR = re.compile(r'<pair id="(p\d+)">')
+_PAIR = re.compile(r'<pair a="(m\d+)" b="(m\d+)"/>')
+_MEMORY = re.compile(r'<memory id="(m\d+)"([^>]*)>')
+_DATE = re.compile(r'(?:modified|mtime)="([^"]*)"')
+
+
+def asked(content: str) -> list[tuple[str, str]]:
+    """The pairs a request's content lists, as memory ids."""
+    return _PAIR.findall(content)
+
+
+def dates(content: str) -> dict[str, str]:
+    """The date each memory of a request's content carries (``modified``, else ``mtime``)."""
+    found: dict[str, str] = {}
+    for memory_id, attrs in _MEMORY.findall(content):
+        date = _DATE.search(attrs)
+        if date:
+            found[memory_id] = date.group(1)
+    return found
 
 
 @dataclass
@@ -62,8 +83,8 @@ class FakeMessagesAPI:
                                    headers={"content-type": "application/json"})
         if step == "not-a-message":  # JSON, but no message: no usage, no content
             return httpx2.Response(200, json=["surprise", {"usage": 3}])
-        ids = _PAIR.findall(json.loads(body)["messages"][0]["content"])
-        return httpx2.Response(200, json=self.message(step, ids))
+        content = json.loads(body)["messages"][0]["content"]
+        return httpx2.Response(200, json=self.message(step, content))
 
     @staticmethod
     def error(status: int) -> httpx2.Response:
@@ -96,13 +117,13 @@ class FakeMessagesAPI:
             lines = []
             for n, item in enumerate(requests):
                 step = self.batch_script[min(n, len(self.batch_script) - 1)]
-                ids = _PAIR.findall(item["params"]["messages"][0]["content"])
+                content = item["params"]["messages"][0]["content"]
                 if step in ("errored", "expired"):
                     error = {"type": "error", "error": {"type": "overloaded_error",
                                                         "message": "busy"}}
                     result = {"type": step, **({"error": error} if step == "errored" else {})}
                 else:
-                    result = {"type": "succeeded", "message": self.message(step, ids)}
+                    result = {"type": "succeeded", "message": self.message(step, content)}
                 lines.append(json.dumps({"custom_id": item["custom_id"], "result": result}))
             return httpx2.Response(200, content="\n".join(lines).encode())
         self.retrieved += 1
@@ -126,25 +147,31 @@ class FakeMessagesAPI:
                             if ended else None),
         }
 
-    def message(self, step: str, ids: list[str]) -> dict[str, Any]:
+    def message(self, step: str, content: str) -> dict[str, Any]:
+        pairs = asked(content)
         if step == "malformed":
-            content: list[dict[str, Any]] = [{"type": "text", "text": "I think they conflict."}]
+            blocks: list[dict[str, Any]] = [{"type": "text", "text": "I think they conflict."}]
         elif step == "bad-json":
-            content = [self._tool([{"pair": i, "relation": "maybe", "confidence": 2} for i in ids])]
+            blocks = [self._tool([{"a": a, "b": b, "relation": "maybe", "confidence": 2}
+                                  for a, b in pairs])]
         else:
-            chosen = ids[:1] if step == "partial" else ids
-            content = [self._tool([self._verdict(i) for i in chosen])]
+            chosen = pairs[:1] if step == "partial" else pairs
+            when = dates(content)
+            verdicts = [self._verdict(a, b, when, flipped=step == "flipped") for a, b in chosen]
+            if step == "extra":
+                verdicts.append(self._verdict("m1", "m99", when))
+            blocks = [self._tool(verdicts)]
         return {
             "id": f"msg_{self.calls}",
             "type": "message",
             "role": "assistant",
             "model": MODEL,
-            "content": content,
+            "content": blocks,
             "stop_reason": "tool_use",
             "stop_sequence": None,
             "usage": {
                 "input_tokens": 1200,
-                "output_tokens": 80 * len(ids),
+                "output_tokens": 80 * len(pairs),
                 "cache_creation_input_tokens": 0,
                 "cache_read_input_tokens": 900,
             },
@@ -158,13 +185,23 @@ class FakeMessagesAPI:
             "input": {"verdicts": verdicts},
         }
 
-    def _verdict(self, pair: str) -> dict[str, Any]:
+    def _verdict(
+        self, a: str, b: str, when: dict[str, str], flipped: bool = False
+    ) -> dict[str, Any]:
+        if self.winner == "newer":
+            winner = a if when.get(a, "") > when.get(b, "") else b
+        else:
+            winner = {"a": a, "b": b}.get(self.winner, "none")
+        evidence = {"evidence_a": "never SQLite", "evidence_b": "SQLite in memory"}
+        if flipped:
+            a, b = b, a
+            evidence = {"evidence_a": "SQLite in memory", "evidence_b": "never SQLite"}
         return {
-            "pair": pair,
+            "a": a,
+            "b": b,
             "relation": self.relation,
-            "winner": self.winner,
+            "winner": winner,
             "confidence": 0.9,
             "reason": "B replaced the database rule",
-            "evidence_a": "never SQLite",
-            "evidence_b": "SQLite in memory",
+            **evidence,
         }

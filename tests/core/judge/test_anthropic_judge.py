@@ -83,11 +83,16 @@ def test_the_estimate_counts_tokens_with_the_api_before_anything_is_judged(
 ) -> None:
     api = FakeMessagesAPI()
     estimate = make_judge(api).estimate(candidates)
-    assert (api.counted, api.calls) == (1, 0)
+    assert (api.counted, api.calls) == (2, 0)  # the one request, and the cached prefix
     assert estimate.requests == 1 and estimate.pairs == 2 and estimate.memories == 4
     assert estimate.input_tokens > 1000
+    # one request of a model whose cache minimum is not known: priced as if its prefix were
+    # written to the cache (1.25 times), the dearer case
+    assert 0 < estimate.cache_write_tokens < estimate.input_tokens
+    assert estimate.cache_read_tokens == 0
     assert estimate.cost_usd == pytest.approx(
-        cost(MODEL, estimate.input_tokens, estimate.output_tokens)
+        cost(MODEL, estimate.input_tokens + estimate.cache_write_tokens // 4,
+             estimate.output_tokens), rel=1e-3
     )
     assert estimate.redactions == 1
     assert "at most $" in estimate.describe()
@@ -98,7 +103,7 @@ def test_no_request_body_holds_a_planted_secret(candidates: list[Candidate]) -> 
     judge = make_judge(api)
     judge.estimate(candidates)
     judge.judge(candidates)
-    assert len(api.bodies) == 2
+    assert len(api.bodies) == 3  # two counts, one request
     for body in api.bodies:
         assert SECRET not in body
         assert SECRET[4:20] not in body
@@ -139,7 +144,8 @@ def test_a_partial_reply_asks_again_for_the_missing_pairs_only(candidates: list[
     verdicts = make_judge(api).judge(candidates)
     assert api.calls == 2
     asked = json.loads(api.bodies[-1])["messages"][0]["content"]
-    assert asked.count('<pair id="') == 1 and asked.startswith("Judge this pair.")
+    assert asked.count("<pair ") == 1 and asked.count("<memory ") == 2
+    assert asked.startswith("Here are 2 memories. Judge this pair among them.")
     assert all(v is not None and v.judge == MODEL for v in verdicts)
 
 

@@ -161,7 +161,8 @@ def test_anthropic_estimates_the_best_pairs_and_sends_only_when_asked(
     session = JudgeSession.start(ctx, LOCAL, provider="anthropic", max_pairs=9)
     assert session.asks_first and session.estimate is not None
     assert session.estimate.pairs == len(session.todo) == 9
-    assert api.calls == 0 and api.counted == 2  # counted, nothing sent
+    requests = session.estimate.requests
+    assert api.calls == 0 and api.counted == requests + 1  # counted (and the prefix), not sent
     every = JudgeSession.start(ctx, LOCAL, provider="anthropic")
     assert len(every.todo) == MAX_SENT_PAIRS and every.held_back > 0  # the default limit
     assert session.held_back + 9 == every.held_back + MAX_SENT_PAIRS
@@ -170,14 +171,14 @@ def test_anthropic_estimates_the_best_pairs_and_sends_only_when_asked(
     assert session.spend_check() is None
 
     assert session.send() == 9
-    assert api.calls == 2  # 9 pairs, 8 per request
-    assert session.usage is not None and session.usage.requests == 2
+    assert api.calls == requests  # the group requests the estimate counted
+    assert session.usage is not None and session.usage.requests == requests
     assert session.todo == [] and not session.asks_first
     assert session.estimate is not None  # what was sent, for the report
     assert {p.verdict.judge for p in session.run.pairs if p.verdict} >= {"claude-haiku-5-5"}
     for body in api.bodies:
         assert FAKE_GITHUB_PAT not in body and FAKE_AWS_KEY_ID not in body
-    assert session.send() == 0 and api.calls == 2
+    assert session.send() == 0 and api.calls == requests
 
 
 def test_one_spend_cap_check_refuses_and_send_refuses_the_same(
