@@ -227,6 +227,9 @@ class MainScreen(ReportsWork, Screen[None]):
         if self.result is not None and self.result.git_branch:
             text.append(f" (git: {line(self.result.git_branch)})", style="dim")
         text.append(f"  · CC home {line(ctx.show(ctx.claude_home))}", style="dim")
+        version = self.result.claude_code_version if self.result is not None else None
+        if version is not None:  # whose rules memtui follows (docs/claude-code-rules.md)
+            text.append(f" · {line(version.short())}", style="dim")
         if ctx.project_note:
             text.append(f"  · {line(ctx.project_note)}", style="bold yellow")
         if jobs:
