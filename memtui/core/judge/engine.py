@@ -25,14 +25,15 @@ The thresholds were chosen on the tune half of the labelled home
 
 from __future__ import annotations
 
+import math
 import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from memtui.core.judge.items import CLAUDE_MD, body_digest, evidence_quote, newer
-from memtui.core.judge.statements import Statement, statements_of, stem
+from memtui.core.judge.items import CLAUDE_MD, body_digest, evidence_quote, newer, words
+from memtui.core.judge.statements import Statement, content, old_ways, statements_of, stem
 from memtui.core.judge.verdicts import Candidate, JudgeItem, Relation, Verdict
 
 TYPE_CHECKING = False
@@ -56,6 +57,19 @@ SUPERSEDE_PAIR = 0.45
 RARE_SHARE = 0.02
 SUPERSEDE_SHARED = 0.33
 """A supersession with a rare word in common needs the pair only this near."""
+SUPERSEDE_BARE = 0.62
+"""A supersession phrase ("replaced", "since October") without the old way named on the
+other side needs the pair this near."""
+DUPLICATE_NEAR = 0.5
+DUPLICATE_OVERLAP = 0.45
+"""A duplicate also: the pair at least :data:`DUPLICATE_NEAR` near and this share of the
+sides' words, weighted by rarity (:meth:`Vectors.overlap`), in common."""
+COMPATIBLE_PAIR = 0.33
+"""Two rules at least this near, nothing contradicting: compatible."""
+FLIP_PAIR = 0.25
+"""A rare word one side negates and the other asserts is a contradiction from this near."""
+NUMBER_STATEMENT = 0.6
+"""Other numbers in statements less near than this need a rare word in common (a subject)."""
 SWAP_NEAR = 0.6
 """Swapped words at least this near (cosine of their embeddings) are values of one kind."""
 MAX_SWAP = 3
@@ -63,8 +77,11 @@ MAX_SWAP = 3
 GONE = re.compile(
     r"\b(?:now|no longer|anymore|any more|replaced|moved|migrated|switched (?:to|off)"
     r"|ported|upgraded|retired|decommissioned|deprecated|(?:was|were|is|are|got) (?:removed|"
-    r"deleted|dropped|archived|closed|gone|retired|switched off)|is gone|after the migration"
-    r"|since the migration|since \w+ was)\b",
+    r"deleted|dropped|archived|closed|gone|retired|switched off|shut down|decommissioned"
+    r"|replaced|abandoned|discontinued)|is gone|can go|instead of"
+    r"|(?:after|since) the (?:\w+ )?(?:migration|export|move|switch|cutover|rewrite)"
+    r"|since (?:january|february|march|april|may|june|july|august|september|october"
+    r"|november|december|\d{4}|last \w+)|since \w+ was)\b",
     re.IGNORECASE,
 )
 """Phrases that say one side's way is over ("was removed", "now", "no longer")."""
@@ -123,7 +140,8 @@ class Vectors:
         self.items = 0
         for item in {i.key: i for i in items}.values():
             self.items += 1
-            for word in {w for s in statements_of(item) for w in s.stems}:
+            stems_ = {w for s in statements_of(item) for w in s.stems}
+            for word in stems_ | _words_of(item.description):
                 self.df[word] = self.df.get(word, 0) + 1
 
     def rare(self, words: frozenset[str]) -> frozenset[str]:
@@ -131,6 +149,17 @@ class Vectors:
         them when the run is one pair)."""
         limit = max(2, int(self.items * RARE_SHARE))
         return frozenset(w for w in words if self.df.get(w, 0) <= limit)
+
+    def overlap(self, a: frozenset[str], b: frozenset[str]) -> float:
+        """The share of the smaller side's words (weighted by rarity: log N / (1 + df))
+        that the other side has too."""
+        n = max(self.items, 2)
+
+        def weight(words_: frozenset[str]) -> float:
+            return sum(math.log(n / (1 + self.df.get(w, 0))) + 0.1 for w in words_)
+
+        smaller = min(weight(a), weight(b))
+        return weight(a & b) / smaller if smaller > 0 else 0.0
 
     def of(self, texts: Sequence[str]) -> Matrix:
         return self.embedder.embed(list(texts))
@@ -247,8 +276,152 @@ _KIND_WORDS = {
 }
 
 
-def judge_pair(candidate: Candidate, vectors: Vectors | None = None) -> Verdict:
-    """The engine's verdict on one candidate pair."""
+def _words_of(text: str) -> frozenset[str]:
+    return frozenset(stem(w) for w in words(text) if content(w))
+
+
+RULE_START = frozenset(stem(w) for w in (
+    "use", "run", "add", "write", "keep", "avoid", "check", "ask", "watch", "post", "fill",
+    "remove", "delete", "store", "put", "wrap", "prefer", "make", "open", "lint", "call",
+    "return", "name", "log", "test", "deploy", "merge", "announce", "include", "document",
+    "link", "tag", "label", "review", "restart", "rotate", "pin", "set", "start", "stop",
+    "don't", "never", "always", "every", "each", "only",
+))
+"""Words a rule starts with: an imperative verb or a quantifier ("Watch the dashboard",
+"Every alert rule...", "Each engineer...")."""
+RULE_WORDS = frozenset(("must", "should", "need", "needs", "every", "each", "always", "never",
+                        "only", "at most", "at least", "required", "mandatory", "shall"))
+
+
+def rule_like(statements: Sequence[Statement]) -> bool:
+    """The side states a rule (an imperative, a must / should / every / at most), not a fact
+    of the setup: two rules on one subject that do not contradict both hold (compatible)."""
+    for st in statements:
+        if st.tokens and (stem(st.tokens[0]) in RULE_START or st.tokens[0] in RULE_START):
+            return True
+        if any(t in RULE_WORDS for t in st.tokens) or " at most " in f" {' '.join(st.tokens)} ":
+            return True
+    return False
+
+
+def _supersession(a: JudgeItem, b: JudgeItem, sa: list[Statement], sb: list[Statement],
+                  reading: Reading, vectors: Vectors, side: str | None) -> Verdict | None:
+    """One side says a way is over ("RabbitMQ was decommissioned", "ruff replaced flake8")
+    and the other side still says that way; the newer side (by ``modified``, else mtime) is
+    the one that says so, or the dates are unknown."""
+    found: list[tuple[float, str, str, str]] = []
+    for marked, gone_side, other in (("a", sa, sb), ("b", sb, sa)):
+        if side not in (None, marked):
+            continue
+        item = a if marked == "a" else b
+        said = GONE.search(item.body)
+        if said is None:
+            continue
+        asserted = frozenset().union(*(s.asserted for s in other)) if other else frozenset()
+        numbers = frozenset().union(*(s.numbers for s in other)) if other else frozenset()
+        old: set[str] = set()
+        old_numbers: set[str] = set()
+        negated: set[str] = set()
+        for st in gone_side:
+            stems_, nums = old_ways(st.text)
+            old |= stems_
+            old_numbers |= nums
+            negated |= st.negated
+        match = frozenset(old) & asserted
+        rare = vectors.rare(match) | (frozenset(old_numbers) & numbers) | (
+            vectors.rare(frozenset(negated) & asserted) if old else frozenset())
+        if rare and reading.pair >= SUPERSEDE_SHARED:
+            what = " ".join(sorted(rare))
+            found.append((reading.pair + 0.1, marked, said.group(0), what))
+        elif match and reading.pair >= SUPERSEDE_PAIR:
+            found.append((reading.pair, marked, said.group(0), " ".join(sorted(match))))
+        elif (said.group(0).casefold() != "now" and reading.pair >= SUPERSEDE_BARE):
+            found.append((reading.pair - 0.1, marked, said.group(0), ""))
+    if not found:
+        return None
+    score, marked, phrase, what = max(found)
+    kept, old_item = (a, b) if marked == "a" else (b, a)
+    gone = f" (“{evidence_quote(what, 40)}”)" if what else ""
+    evidence = tuple(evidence_quote(t) for t in (
+        next((s.text for s in (sa if marked == "a" else sb) if GONE.search(s.text)), kept.body),
+        old_item.body or old_item.description))
+    return Verdict(
+        Relation.SUPERSEDES, round(max(0.3, min(0.85, score)), 2),
+        f"{marked.upper()} says the other way{gone} is over (“{phrase}”); the newer is "
+        f"{marked.upper()} ({_when(kept)} vs {_when(old_item)})",
+        NAME, winner=marked, evidence=evidence)
+
+
+def _conflict(a: JudgeItem, b: JudgeItem, sa: list[Statement], sb: list[Statement],
+              all_a: frozenset[str], all_b: frozenset[str], reading: Reading,
+              vectors: Vectors, side: str | None) -> Verdict | None:
+    """The same subject with another value in aligned statements (a number, a negation,
+    opposite words, a word of the same kind swapped), or, however far the pair, a rare word
+    one side negates and the other asserts ("never SQLite" / "SQLite in memory")."""
+    mentions = Counter(w for st in (*sa, *sb) for w in st.stems)
+    differing: list[tuple[int, float, int, int, tuple[str, str, str]]] = []
+    if reading.pair >= CONFLICT_PAIR:
+        for i, j, sim in reading.aligned:
+            if sim < ALIGNED:
+                continue
+            found = difference(sa[i], sb[j], all_a, all_b, vectors, mentions)
+            if found is None:
+                continue
+            if found[0] == "number" and sim < NUMBER_STATEMENT and not vectors.rare(
+                    sa[i].stems & sb[j].stems):
+                continue  # other numbers of other subjects ("10 s" for HTTP, "5 s" for SQL)
+            quoted = {stem(w) for w in f"{found[1]} {found[2]}".split()} - {"not"}
+            talked = max((mentions[w] for w in quoted), default=0)
+            differing.append((talked, sim, i, j, found))
+        if differing and any(d[4][0] == "negation" for d in differing):
+            differing += _flips(sa, sb, mentions, reading.pair)
+    if not differing and reading.pair >= FLIP_PAIR:
+        differing = [d for d in _flips(sa, sb, mentions, reading.pair)
+                     if vectors.rare(frozenset((d[4][1].removeprefix("not "),)))]
+    if not differing:
+        return None
+    # the difference the pair talks about most ("never SQLite" / "SQLite in memory" before
+    # "no docker needed"), then the nearest statements
+    _, sim, i, j, (kind, left, right) = max(differing, key=lambda d: (d[0], d[1]))
+    keep = ""
+    if side is not None:
+        kept = a if side == "a" else b
+        keep = ("; the CLAUDE.md rule stays" if kept.kind == CLAUDE_MD
+                else f"; the newer is {side.upper()} ({_when(kept)})")
+    confidence = 0.8 if kind in ("number", "negation", "antonym") else 0.6
+    return Verdict(
+        Relation.CONFLICTS_WITH, round(confidence * min(1.0, sim + 0.2), 2),
+        f"the same subject with {_KIND_WORDS[kind]}: “{evidence_quote(left, 60)}” vs "
+        f"“{evidence_quote(right, 60)}”{keep}",
+        NAME, winner=side,
+        evidence=(evidence_quote(sa[i].text), evidence_quote(sb[j].text)))
+
+
+def _parallel(a: JudgeItem, b: JudgeItem, sa: list[Statement], sb: list[Statement],
+              subjects: frozenset[str], reading: Reading) -> Verdict:
+    """Parallel notes: scoped when what tells them apart is a condition (internal /
+    external, staging / production), else not a conflict (``port-api`` / ``port-web``)."""
+    names = " and ".join(sorted(subjects))
+    stems_ = frozenset(stem(w) for w in subjects)
+    na = frozenset(stem(w) for w in words(a.name.replace("-", " ").replace("_", " ")))
+    nb = frozenset(stem(w) for w in words(b.name.replace("-", " ").replace("_", " ")))
+    scope = scoped_by(na & stems_, nb & stems_)
+    if scope is not None:
+        return Verdict(
+            Relation.SCOPED, round(min(0.7, reading.pair), 2),
+            f"parallel notes, each under its own condition: “{scope[0]}” vs “{scope[1]}”",
+            NAME)
+    return Verdict(
+        Relation.NOT_CONFLICT, round(min(0.6, 0.3 + reading.pair / 2), 2),
+        f"parallel notes on different subjects ({names}): their values differ by design",
+        NAME)
+
+
+def judge_pair(candidate: Candidate, vectors: Vectors | None = None,
+               parallel: frozenset[str] = frozenset()) -> Verdict:
+    """The engine's verdict on one candidate pair. ``parallel``: the words that name each
+    side's own subject when the two are parallel notes (names of one pattern, another subject
+    each: ``port-api`` / ``port-web``; :func:`memtui.core.judge.local.subjects_of`)."""
     a, b = candidate.a, candidate.b
     if a.digest == b.digest and (a.body or a.description):
         return Verdict(Relation.DUPLICATE, 1.0, "the same content, word for word", NAME,
@@ -263,22 +436,14 @@ def judge_pair(candidate: Candidate, vectors: Vectors | None = None) -> Verdict:
     all_b = frozenset().union(*(s.stems for s in sb)) if sb else frozenset()
     best = max(reading.aligned, key=lambda t: t[2], default=None)
     quote = (evidence_quote(sa[best[0]].text), evidence_quote(sb[best[1]].text)) if best else ()
-
-    gone_a, gone_b = GONE.search(a.body), GONE.search(b.body)
-    marked = "b" if gone_b else "a"
-    said = gone_b or gone_a
     side = newer(a, b)
-    shared = vectors.rare(all_a & all_b)
-    near = reading.pair >= SUPERSEDE_PAIR or (shared and reading.pair >= SUPERSEDE_SHARED)
-    if near and said is not None and bool(gone_a) != bool(gone_b) and side in (None, marked):
-        kept = a if marked == "a" else b
-        old = b if marked == "a" else a
-        return Verdict(
-            Relation.SUPERSEDES, round(min(0.85, reading.pair), 2),
-            f"{'B' if marked == 'b' else 'A'} says the other way is over "
-            f"(“{said.group(0)}”); the newer is "
-            f"{marked.upper()} ({_when(kept)} vs {_when(old)})",
-            NAME, winner=marked, evidence=quote)
+
+    superseding = _supersession(a, b, sa, sb, reading, vectors, side)
+    if superseding is not None:
+        return superseding
+
+    if parallel:
+        return _parallel(a, b, sa, sb, parallel, reading)
 
     scope = scoped_by(sa[best[0]].stems, sb[best[1]].stems) if best is not None else None
     if scope is not None and reading.pair >= SCOPED_PAIR:
@@ -287,42 +452,26 @@ def judge_pair(candidate: Candidate, vectors: Vectors | None = None) -> Verdict:
             f"each applies under its own condition: “{scope[0]}” vs “{scope[1]}”",
             NAME, evidence=quote)
 
-    if reading.pair >= CONFLICT_PAIR:
-        mentions = Counter(w for st in (*sa, *sb) for w in st.stems)
-        differing: list[tuple[int, float, int, int, tuple[str, str, str]]] = []
-        for i, j, sim in reading.aligned:
-            if sim < ALIGNED:
-                continue
-            found = difference(sa[i], sb[j], all_a, all_b, vectors, mentions)
-            if found is not None:
-                quoted = {stem(w) for w in f"{found[1]} {found[2]}".split()} - {"not"}
-                talked = max((mentions[w] for w in quoted), default=0)
-                differing.append((talked, sim, i, j, found))
-        if differing and any(d[4][0] == "negation" for d in differing):
-            differing += _flips(sa, sb, mentions, reading.pair)
-        if differing:
-            # the difference the pair talks about most ("never SQLite" / "SQLite in memory"
-            # before "no docker needed"), then the nearest statements
-            _, sim, i, j, (kind, left, right) = max(differing, key=lambda d: (d[0], d[1]))
-            keep = ""
-            if side is not None:
-                kept = a if side == "a" else b
-                keep = ("; the CLAUDE.md rule stays" if kept.kind == CLAUDE_MD
-                        else f"; the newer is {side.upper()} ({_when(kept)})")
-            confidence = 0.8 if kind in ("number", "negation", "antonym") else 0.6
-            return Verdict(
-                Relation.CONFLICTS_WITH, round(confidence * min(1.0, sim + 0.2), 2),
-                f"the same subject with {_KIND_WORDS[kind]}: “{evidence_quote(left, 60)}” vs "
-                f"“{evidence_quote(right, 60)}”{keep}",
-                NAME, winner=side,
-                evidence=(evidence_quote(sa[i].text), evidence_quote(sb[j].text)))
+    conflict = _conflict(a, b, sa, sb, all_a, all_b, reading, vectors, side)
+    if conflict is not None:
+        return conflict
 
-    if (reading.pair >= DUPLICATE_PAIR and best is not None and best[2] >= DUPLICATE_STATEMENT
-            and reading.covered >= DUPLICATE_COVERED):
+    overlap = vectors.overlap(all_a | _words_of(a.description), all_b | _words_of(b.description))
+    if best is not None and (
+        (reading.pair >= DUPLICATE_PAIR and best[2] >= DUPLICATE_STATEMENT
+         and reading.covered >= DUPLICATE_COVERED)
+        or (reading.pair >= DUPLICATE_NEAR and overlap >= DUPLICATE_OVERLAP)
+    ):
         what = "repeats a CLAUDE.md rule" if CLAUDE_MD in (a.kind, b.kind) else "says the same"
         return Verdict(Relation.DUPLICATE, round(min(0.9, reading.pair), 2),
                        f"{what} ({reading.pair:.2f}; its nearest statements "
-                       f"{best[2]:.2f}), nothing differs", NAME, winner=newer(a, b), evidence=quote)
+                       f"{best[2]:.2f}; rare words shared {overlap:.2f}), nothing differs",
+                       NAME, winner=newer(a, b), evidence=quote)
+    if (best is not None and reading.pair >= COMPATIBLE_PAIR and rule_like(sa)
+            and rule_like(sb)):
+        return Verdict(Relation.COMPATIBLE, round(min(0.6, reading.pair), 2),
+                       f"two rules on near subjects ({reading.pair:.2f}), both can hold: "
+                       "nothing one says contradicts the other", NAME, evidence=quote)
     confidence = round(min(0.5, reading.pair * 0.6), 2)
     return Verdict(Relation.RELATED, confidence,
                    f"near subjects ({reading.pair:.2f}), no disagreement found", NAME,

@@ -95,15 +95,29 @@ def statement(text: str) -> Statement:
     negated: set[str] = set()
     asserted: set[str] = set()
     reach = 0
+    since_negation: list[str] = []
     for token in tokens:
         if token in NEGATIONS:
             reach = NEGATION_REACH
+            since_negation = []
+            continue
+        if token in CONDITIONAL and since_negation:
+            # "don't merge until ...": a condition on merging, not "no merging"
+            for word in since_negation:
+                negated.discard(word)
+                asserted.add(word)
+            since_negation = []
+            reach = 0
             continue
         if not content(token) or _NUMBER.match(token) or token in NUMBER_WORDS:
             continue
         s = stem(token)
         stems.add(s)
-        (negated if reach else asserted).add(s)
+        if reach:
+            negated.add(s)
+            since_negation.append(s)
+        else:
+            asserted.add(s)
         reach = max(0, reach - 1)
     return Statement(text, tokens, frozenset(stems), _numbers(tokens), frozenset(negated),
                      frozenset(asserted))
@@ -127,3 +141,71 @@ def statements_of(item: JudgeItem) -> list[Statement]:
     description)."""
     text = item.body if item.body or item.kind == CLAUDE_MD else item.description
     return [statement(part) for part in split(text)]
+
+
+CONDITIONAL = frozenset(("until", "unless", "before", "except", "till"))
+"""After a negation these make it a condition, not a contradiction: "don't merge until the
+checks pass" says when to merge, as "merge only when the checks pass" does."""
+
+BE = frozenset(("was", "were", "is", "are", "got", "been", "be", "has", "have", "gets"))
+PASSIVE_GONE = frozenset((
+    "removed", "deleted", "dropped", "archived", "closed", "gone", "retired", "decommissioned",
+    "deprecated", "replaced", "shut", "sunset", "abandoned", "discontinued", "unused",
+))
+"""``X was removed``, ``X is gone``: X is the way that is over."""
+ACTIVE_GONE = frozenset(("replaced", "replaces", "dropped", "removed", "retired", "ditched",
+                         "supersedes", "superseded"))
+"""``Y replaced X``, ``we dropped X for Y``: X (after the verb) is the way that is over."""
+MOVED = frozenset(("moved", "migrated", "switched", "ported", "upgraded", "changed", "went"))
+"""``moved from X to Y``: X is over."""
+EVENT = frozenset(("migration", "export", "move", "switch", "cutover", "rewrite", "port"))
+"""``after the X migration``: X is over."""
+_STOP_OLD = frozenset(("with", "by", "for", "to", "in", "into", "on", "and", "since"))
+OLD_REACH = 4
+
+
+def _content_stems(tokens: list[str]) -> list[str]:
+    return [stem(t) for t in tokens if content(t) and not _NUMBER.match(t)
+            and t not in NUMBER_WORDS and t not in BE]
+
+
+def old_ways(text: str) -> tuple[frozenset[str], frozenset[str]]:
+    """What a statement says is over: ``(stems, numbers)`` of the way it names as gone
+    ("RabbitMQ was decommissioned", "ruff replaced flake8", "moved from Jira to Linear",
+    "after the Jira export", "13-only workarounds can go", "instead of mocks")."""
+    tokens = words(text)[:MAX_STATEMENT_WORDS]
+    old: list[str] = []
+    for i, token in enumerate(tokens):
+        before: list[str] | None = None
+        after: list[str] | None = None
+        nxt = tokens[i + 1] if i + 1 < len(tokens) else ""
+        if token in PASSIVE_GONE and i > 0 and tokens[i - 1] in BE | {"now", "been"}:
+            before = tokens[:i - 1]
+        elif token == "go" and i > 0 and tokens[i - 1] in ("can", "should", "must"):
+            before = tokens[:i - 1]
+        elif token == "no" and nxt == "longer":
+            rest = tokens[i + 2:]
+            if rest and rest[0] in ("exists", "exist", "used", "works", "needed", "applies"):
+                before = tokens[:i]
+            else:
+                after = rest
+        elif token in ACTIVE_GONE and not (i > 0 and tokens[i - 1] in BE):
+            after = tokens[i + 1:]
+        elif token in MOVED and "from" in tokens[i + 1:i + 3]:
+            after = tokens[tokens.index("from", i) + 1:]
+        elif token == "instead" and nxt == "of":
+            after = tokens[i + 2:]
+        elif token in EVENT and i > 1 and "after" in tokens[max(0, i - 3):i]:
+            start = max(0, i - 3) + tokens[max(0, i - 3):i].index("after") + 1
+            old += _content_stems(tokens[start:i])
+        if before is not None:
+            cut = [j for j, t in enumerate(before) if t in _STOP_OLD or t in ("now",)]
+            old += _content_stems(before[(cut[-1] + 1) if cut else 0:])[-OLD_REACH:]
+        if after is not None:
+            stop = next((j for j, t in enumerate(after) if t in _STOP_OLD - {"and"}), len(after))
+            old += _content_stems(after[:stop])[:OLD_REACH]
+    found = set(old)
+    numbers = frozenset(n for n in _numbers(tuple(
+        t for t in tokens if any(stem(p) in found for p in t.split("-")[1:]) or
+        stem(t) in found)))
+    return frozenset(found), numbers
