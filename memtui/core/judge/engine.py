@@ -124,6 +124,8 @@ class Reading:
     """``(statement of a, statement of b, cosine)`` for each statement of ``a``'s nearest."""
     covered: float
     """Share of the shorter side's content words in statements aligned with the other's."""
+    sims: tuple[tuple[float, ...], ...] = ()
+    """The cosine of every statement of ``a`` with every statement of ``b``."""
 
 
 class Vectors:
@@ -188,7 +190,7 @@ def read(a: JudgeItem, b: JudgeItem, sa: list[Statement], sb: list[Statement],
     a_cov = _share([len(s.stems) for s in sa], sims.max(axis=1))
     b_cov = _share([len(s.stems) for s in sb], sims.max(axis=0))
     shorter = a_cov if len(sa) <= len(sb) else b_cov
-    return Reading(pair, aligned, shorter)
+    return Reading(pair, aligned, shorter, tuple(tuple(row) for row in sims.tolist()))
 
 
 def _share(weights: list[int], best: Matrix) -> float:
@@ -222,7 +224,7 @@ def difference(
     pair each stem is (of two negated words, the one the pair talks about most is quoted)."""
     if x.numbers and y.numbers and not x.numbers & y.numbers:
         return "number", " ".join(sorted(x.numbers)), " ".join(sorted(y.numbers))
-    flipped = (x.negated & y.asserted) - y.negated or (y.negated & x.asserted) - x.negated
+    flipped = (x.denied & y.asserted) - y.negated or (y.denied & x.asserted) - x.negated
     if flipped:
         counts = mentions if mentions is not None else Counter[str]()
         word = min(flipped, key=lambda w: (-counts[w], w))
@@ -249,9 +251,9 @@ def _flips(sa: list[Statement], sb: list[Statement], mentions: Counter[str],
     neg_b = frozenset().union(*(s.negated for s in sb))
     for i, x in enumerate(sa):
         for j, y in enumerate(sb):
-            for word in (x.negated & y.asserted) - neg_b:
+            for word in (x.denied & y.asserted) - neg_b:
                 out.append((mentions[word], sim, i, j, ("negation", f"not {word}", word)))
-            for word in (y.negated & x.asserted) - neg_a:
+            for word in (y.denied & x.asserted) - neg_a:
                 out.append((mentions[word], sim, i, j, ("negation", word, f"not {word}")))
     return out
 
@@ -377,7 +379,8 @@ def _conflict(a: JudgeItem, b: JudgeItem, sa: list[Statement], sb: list[Statemen
             differing += _flips(sa, sb, mentions, reading.pair)
     if not differing and reading.pair >= FLIP_PAIR:
         differing = [d for d in _flips(sa, sb, mentions, reading.pair)
-                     if vectors.rare(frozenset((d[4][1].removeprefix("not "),)))]
+                     if reading.sims[d[2]][d[3]] >= ALIGNED
+                     and vectors.rare(frozenset((d[4][1].removeprefix("not "),)))]
     if not differing:
         return None
     # the difference the pair talks about most ("never SQLite" / "SQLite in memory" before

@@ -31,6 +31,8 @@ NEGATIONS = frozenset(
      "shouldn't", "mustn't", "can't", "cannot", "without", "nothing", "nobody", "none",
      "neither", "nor", "avoid", "avoids")
 )
+HEDGES = frozenset(("even", "ever", "really", "always", "directly", "yet", "also", "just"))
+"""Words a negation reaches past ("not even in .env.example"): what it denies is the next."""
 NUMBER_WORDS = {
     "zero": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6",
     "seven": "7", "eight": "8", "nine": "9", "ten": "10", "twelve": "12", "fifteen": "15",
@@ -74,6 +76,9 @@ class Statement:
     """Stems a negation covers."""
     asserted: frozenset[str]
     """Stems no negation covers."""
+    denied: frozenset[str] = frozenset()
+    """The first stem after each negation: what it denies ("never SQLite", "don't mock the
+    database": ``mock``, not ``database``)."""
 
 
 def _numbers(tokens: tuple[str, ...]) -> frozenset[str]:
@@ -94,6 +99,7 @@ def statement(text: str) -> Statement:
     stems: set[str] = set()
     negated: set[str] = set()
     asserted: set[str] = set()
+    denied: set[str] = set()
     reach = 0
     since_negation: list[str] = []
     for token in tokens:
@@ -105,22 +111,27 @@ def statement(text: str) -> Statement:
             # "don't merge until ...": a condition on merging, not "no merging"
             for word in since_negation:
                 negated.discard(word)
+                denied.discard(word)
                 asserted.add(word)
             since_negation = []
             reach = 0
             continue
         if not content(token) or _NUMBER.match(token) or token in NUMBER_WORDS:
             continue
+        if reach and token in HEDGES:
+            continue
         s = stem(token)
         stems.add(s)
         if reach:
+            if not since_negation:
+                denied.add(s)
             negated.add(s)
             since_negation.append(s)
         else:
             asserted.add(s)
         reach = max(0, reach - 1)
     return Statement(text, tokens, frozenset(stems), _numbers(tokens), frozenset(negated),
-                     frozenset(asserted))
+                     frozenset(asserted), frozenset(denied))
 
 
 def split(text: str) -> list[str]:
