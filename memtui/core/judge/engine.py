@@ -69,6 +69,10 @@ COMPATIBLE_PAIR = 0.33
 FLIP_PAIR = 0.25
 """A rare word one side negates and the other asserts is a contradiction from this near."""
 NUMBER_STATEMENT = 0.6
+NUMBER_PAIR = 0.35
+NUMBER_ALIGNED = 0.3
+"""A pair this near (below :data:`CONFLICT_PAIR`) is a contradiction on another number in
+statements this near when both sides name a rare word (their subject)."""
 """Other numbers in statements less near than this need a rare word in common (a subject)."""
 SWAP_NEAR = 0.6
 """Swapped words at least this near (cosine of their embeddings) are values of one kind."""
@@ -330,8 +334,8 @@ def _supersession(a: JudgeItem, b: JudgeItem, sa: list[Statement], sb: list[Stat
             old_numbers |= nums
             negated |= st.negated
         match = frozenset(old) & asserted
-        rare = vectors.rare(match) | (frozenset(old_numbers) & numbers) | (
-            vectors.rare(frozenset(negated) & asserted) if old else frozenset())
+        rare = (vectors.rare(match) | (frozenset(old_numbers) & numbers)
+                | vectors.rare(frozenset(negated) & asserted))
         if rare and reading.pair >= SUPERSEDE_SHARED:
             what = " ".join(sorted(rare))
             found.append((reading.pair + 0.1, marked, said.group(0), what))
@@ -362,15 +366,19 @@ def _conflict(a: JudgeItem, b: JudgeItem, sa: list[Statement], sb: list[Statemen
     one side negates and the other asserts ("never SQLite" / "SQLite in memory")."""
     mentions = Counter(w for st in (*sa, *sb) for w in st.stems)
     differing: list[tuple[int, float, int, int, tuple[str, str, str]]] = []
-    if reading.pair >= CONFLICT_PAIR:
+    subject = vectors.rare((all_a | _words_of(a.description) | _words_of(a.name))
+                           & (all_b | _words_of(b.description) | _words_of(b.name)))
+    """Rare words both sides name: a subject in common ("cadence", "acknowledge")."""
+    if reading.pair >= NUMBER_PAIR:
         for i, j, sim in reading.aligned:
-            if sim < ALIGNED:
+            if sim < (ALIGNED if reading.pair >= CONFLICT_PAIR else NUMBER_ALIGNED):
                 continue
             found = difference(sa[i], sb[j], all_a, all_b, vectors, mentions)
             if found is None:
                 continue
-            if found[0] == "number" and sim < NUMBER_STATEMENT and not vectors.rare(
-                    sa[i].stems & sb[j].stems):
+            if reading.pair < CONFLICT_PAIR and (found[0] != "number" or not subject):
+                continue  # farther pairs: only another number on a subject both name
+            if found[0] == "number" and sim < NUMBER_STATEMENT and not subject:
                 continue  # other numbers of other subjects ("10 s" for HTTP, "5 s" for SQL)
             quoted = {stem(w) for w in f"{found[1]} {found[2]}".split()} - {"not"}
             talked = max((mentions[w] for w in quoted), default=0)

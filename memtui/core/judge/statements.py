@@ -31,6 +31,9 @@ NEGATIONS = frozenset(
      "shouldn't", "mustn't", "can't", "cannot", "without", "nothing", "nobody", "none",
      "neither", "nor", "avoid", "avoids")
 )
+NOBODY = frozenset(("nothing", "nobody", "none", "neither", "nor"))
+"""Negations that deny the predicate, not the next word: "Nothing secret is checked in" does
+not say "no secrets"."""
 HEDGES = frozenset(("even", "ever", "really", "always", "directly", "yet", "also", "just"))
 """Words a negation reaches past ("not even in .env.example"): what it denies is the next."""
 NUMBER_WORDS = {
@@ -100,12 +103,14 @@ def statement(text: str) -> Statement:
     negated: set[str] = set()
     asserted: set[str] = set()
     denied: set[str] = set()
+    nobody = False
     reach = 0
     since_negation: list[str] = []
     for token in tokens:
         if token in NEGATIONS:
             reach = NEGATION_REACH
             since_negation = []
+            nobody = token in NOBODY
             continue
         if token in CONDITIONAL and since_negation:
             # "don't merge until ...": a condition on merging, not "no merging"
@@ -123,7 +128,7 @@ def statement(text: str) -> Statement:
         s = stem(token)
         stems.add(s)
         if reach:
-            if not since_negation:
+            if not since_negation and not nobody:
                 denied.add(s)
             negated.add(s)
             since_negation.append(s)
