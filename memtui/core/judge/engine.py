@@ -64,6 +64,9 @@ DUPLICATE_NEAR = 0.5
 DUPLICATE_OVERLAP = 0.45
 """A duplicate also: the pair at least :data:`DUPLICATE_NEAR` near and this share of the
 sides' words, weighted by rarity (:meth:`Vectors.overlap`), in common."""
+DUPLICATE_FAR = 0.4
+DUPLICATE_SHARED = 0.7
+"""... or a pair this near whose words, weighted by rarity, are mostly the same."""
 COMPATIBLE_PAIR = 0.33
 """Two rules at least this near, nothing contradicting: compatible."""
 FLIP_PAIR = 0.25
@@ -371,13 +374,14 @@ def _conflict(a: JudgeItem, b: JudgeItem, sa: list[Statement], sb: list[Statemen
     """Rare words both sides name: a subject in common ("cadence", "acknowledge")."""
     if reading.pair >= NUMBER_PAIR:
         for i, j, sim in reading.aligned:
-            if sim < (ALIGNED if reading.pair >= CONFLICT_PAIR else NUMBER_ALIGNED):
+            if sim < NUMBER_ALIGNED:
                 continue
             found = difference(sa[i], sb[j], all_a, all_b, vectors, mentions)
             if found is None:
                 continue
-            if reading.pair < CONFLICT_PAIR and (found[0] != "number" or not subject):
-                continue  # farther pairs: only another number on a subject both name
+            if (reading.pair < CONFLICT_PAIR or sim < ALIGNED) and (
+                    found[0] != "number" or not subject):
+                continue  # farther: only another number on a subject both name
             if found[0] == "number" and sim < NUMBER_STATEMENT and not subject:
                 continue  # other numbers of other subjects ("10 s" for HTTP, "5 s" for SQL)
             quoted = {stem(w) for w in f"{found[1]} {found[2]}".split()} - {"not"}
@@ -471,7 +475,9 @@ def judge_pair(candidate: Candidate, vectors: Vectors | None = None,
     if best is not None and (
         (reading.pair >= DUPLICATE_PAIR and best[2] >= DUPLICATE_STATEMENT
          and reading.covered >= DUPLICATE_COVERED)
-        or (reading.pair >= DUPLICATE_NEAR and overlap >= DUPLICATE_OVERLAP)
+        or (reading.pair >= DUPLICATE_NEAR and overlap >= DUPLICATE_OVERLAP
+            and best[2] >= ALIGNED)
+        or (reading.pair >= DUPLICATE_FAR and overlap >= DUPLICATE_SHARED)
     ):
         what = "repeats a CLAUDE.md rule" if CLAUDE_MD in (a.kind, b.kind) else "says the same"
         return Verdict(Relation.DUPLICATE, round(min(0.9, reading.pair), 2),
