@@ -109,6 +109,16 @@ CONDITIONS: tuple[frozenset[str], ...] = tuple(
     )
 )
 """Kinds of condition: two sides naming different ones of a kind are scoped."""
+CONDITION_WORDS = frozenset((
+    "production", "prod", "staging", "local", "locally", "development", "dev", "ci",
+    "unit", "integration", "e2e", "end-to-end", "component", "internal", "external", "partner",
+    "weekend", "weekends", "weekday", "weekdays", "night", "nightly", "daytime",
+    "script", "scripts", "service", "services", "batch", "consumer", "server", "webhook",
+    "agent", "agents", "subagent", "reviewer", "planner", "hotfix", "hotfixes", "legacy",
+    "migrations", "refactors", "bugs", "stories", "incident", "incidents",
+))
+"""Words that name a condition a rule holds under, as written (for
+:func:`own_conditions`)."""
 ANTONYMS = tuple(
     frozenset((stem(a), stem(b)))
     for a, b in (
@@ -217,6 +227,16 @@ def scoped_by(sa: frozenset[str], sb: frozenset[str]) -> tuple[str, str] | None:
     for ca, cb in zip(_conditions(sa), _conditions(sb), strict=True):
         if ca and cb and not ca & cb:
             return " ".join(sorted(ca)), " ".join(sorted(cb))
+    return None
+
+
+def own_conditions(sa: frozenset[str], sb: frozenset[str]) -> tuple[str, str] | None:
+    """Condition words (:data:`CONDITION_WORDS`, compared as written: "production" is not
+    "product") each side names and the other never does (component tests vs the
+    server code, batch scripts vs the webhook consumer): ``(a's, b's)``."""
+    only_a, only_b = (sa - sb) & CONDITION_WORDS, (sb - sa) & CONDITION_WORDS
+    if only_a and only_b:
+        return " ".join(sorted(only_a)), " ".join(sorted(only_b))
     return None
 
 
@@ -398,6 +418,15 @@ def _conflict(a: JudgeItem, b: JudgeItem, sa: list[Statement], sb: list[Statemen
     # the difference the pair talks about most ("never SQLite" / "SQLite in memory" before
     # "no docker needed"), then the nearest statements
     _, sim, i, j, (kind, left, right) = max(differing, key=lambda d: (d[0], d[1]))
+    own = own_conditions(frozenset(words(f"{a.description} {a.body}")),
+                         frozenset(words(f"{b.description} {b.body}")))
+    if own is not None:
+        return Verdict(
+            Relation.SCOPED, round(min(0.7, reading.pair), 2),
+            f"they differ ({_KIND_WORDS[kind]}: “{evidence_quote(left, 40)}” vs "
+            f"“{evidence_quote(right, 40)}”), each under its own condition: “{own[0]}” vs "
+            f"“{own[1]}”", NAME,
+            evidence=(evidence_quote(sa[i].text), evidence_quote(sb[j].text)))
     keep = ""
     if side is not None:
         kept = a if side == "a" else b
