@@ -32,7 +32,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from memtui.core.judge.items import CLAUDE_MD, body_digest, evidence_quote, newer, words
+from memtui.core.judge.items import (
+    CLAUDE_MD,
+    body_digest,
+    evidence_quote,
+    newer,
+    normalize,
+    words,
+)
 from memtui.core.judge.statements import Statement, content, old_ways, statements_of, stem
 from memtui.core.judge.verdicts import Candidate, JudgeItem, Relation, Verdict
 
@@ -65,7 +72,7 @@ DUPLICATE_OVERLAP = 0.45
 """A duplicate also: the pair at least :data:`DUPLICATE_NEAR` near and this share of the
 sides' words, weighted by rarity (:meth:`Vectors.overlap`), in common."""
 DUPLICATE_FAR = 0.4
-DUPLICATE_SHARED = 0.7
+DUPLICATE_SHARED = 0.55
 """... or a pair this near whose words, weighted by rarity, are mostly the same."""
 COMPATIBLE_PAIR = 0.33
 """Two rules at least this near, nothing contradicting: compatible."""
@@ -169,16 +176,17 @@ class Vectors:
         limit = max(2, int(self.items * RARE_SHARE))
         return frozenset(w for w in words if self.df.get(w, 0) <= limit)
 
-    def overlap(self, a: frozenset[str], b: frozenset[str]) -> float:
+    def overlap(self, a: frozenset[str], b: frozenset[str], mutual: bool = False) -> float:
         """The share of the smaller side's words (weighted by rarity: log N / (1 + df))
-        that the other side has too."""
+        that the other side has too; ``mutual``: of the larger side's (a short rule inside a
+        longer memory is not the same memory)."""
         n = max(self.items, 2)
 
         def weight(words_: frozenset[str]) -> float:
             return sum(math.log(n / (1 + self.df.get(w, 0))) + 0.1 for w in words_)
 
-        smaller = min(weight(a), weight(b))
-        return weight(a & b) / smaller if smaller > 0 else 0.0
+        whole = max(weight(a), weight(b)) if mutual else min(weight(a), weight(b))
+        return weight(a & b) / whole if whole > 0 else 0.0
 
     def of(self, texts: Sequence[str]) -> Matrix:
         return self.embedder.embed(list(texts))
@@ -230,6 +238,17 @@ def scoped_by(sa: frozenset[str], sb: frozenset[str]) -> tuple[str, str] | None:
     return None
 
 
+_DATED = re.compile(r"^\d{4}-\d{2}-\d{2}\b")
+
+
+def is_journal(item: JudgeItem) -> bool:
+    """A dated log (``2026-11-26.md``): it records what happened ("Tried SQLite in
+    memory"), so only a near pair's contradiction is one, as two sessions disagreeing is
+    their history."""
+    name = item.rel_path.rsplit("/", 1)[-1]
+    return bool(_DATED.match(name) or _DATED.match(item.name))
+
+
 def own_conditions(sa: frozenset[str], sb: frozenset[str]) -> tuple[str, str] | None:
     """Condition words (:data:`CONDITION_WORDS`, compared as written: "production" is not
     "product") each side names and the other never does (component tests vs the
@@ -238,6 +257,37 @@ def own_conditions(sa: frozenset[str], sb: frozenset[str]) -> tuple[str, str] | 
     if only_a and only_b:
         return " ".join(sorted(only_a)), " ".join(sorted(only_b))
     return None
+
+
+def other_value(x: Statement, y: Statement) -> tuple[str, str] | None:
+    """Values of one kind that differ ("10 minutes" vs "one hour", "120" vs "100"):
+    ``(x's, y's)`` as written; None when no kind has other values on each side."""
+    for kind in sorted({k for _, k in x.quantities} & {k for _, k in y.quantities}):
+        vx = {v for v, k in x.quantities if k == kind}
+        vy = {v for v, k in y.quantities if k == kind}
+        if not vx & vy:
+            return _written(x, vx, kind), _written(y, vy, kind)
+    return None
+
+
+def _written(st: Statement, values: set[str], kind: str) -> str:
+    """The statement's numbers of a kind, as written (the digits; durations as said)."""
+    if kind != "time":
+        return " ".join(sorted(values))
+    from memtui.core.judge.statements import TIME_UNITS
+
+    said = []
+    for token in st.tokens:
+        for part in token.split("-"):
+            if part in st.numbers or _is_number(part):
+                said.append(part)
+            elif stem(part) in TIME_UNITS and said and not said[-1].isalpha():
+                said[-1] = f"{said[-1]} {part}"
+    return " ".join(said) or " ".join(st.tokens[:4])
+
+
+def _is_number(word: str) -> bool:
+    return bool(re.match(r"^\d+(?:[.,]\d+)*$", word))
 
 
 def difference(
@@ -249,8 +299,9 @@ def difference(
     ``other_x`` / ``other_y``: every stem of each side (a word swapped in one statement but
     said elsewhere on the other side is no swap); ``mentions``: in how many statements of the
     pair each stem is (of two negated words, the one the pair talks about most is quoted)."""
-    if x.numbers and y.numbers and not x.numbers & y.numbers:
-        return "number", " ".join(sorted(x.numbers)), " ".join(sorted(y.numbers))
+    other = other_value(x, y)
+    if other is not None:
+        return "number", other[0], other[1]
     flipped = (x.denied & y.asserted) - y.negated or (y.denied & x.asserted) - x.negated
     if flipped:
         counts = mentions if mentions is not None else Counter[str]()
@@ -389,6 +440,7 @@ def _conflict(a: JudgeItem, b: JudgeItem, sa: list[Statement], sb: list[Statemen
     one side negates and the other asserts ("never SQLite" / "SQLite in memory")."""
     mentions = Counter(w for st in (*sa, *sb) for w in st.stems)
     differing: list[tuple[int, float, int, int, tuple[str, str, str]]] = []
+    journal = is_journal(a) or is_journal(b)
     subject = vectors.rare((all_a | _words_of(a.description) | _words_of(a.name))
                            & (all_b | _words_of(b.description) | _words_of(b.name)))
     """Rare words both sides name: a subject in common ("cadence", "acknowledge")."""
@@ -400,8 +452,9 @@ def _conflict(a: JudgeItem, b: JudgeItem, sa: list[Statement], sb: list[Statemen
             if found is None:
                 continue
             if (reading.pair < CONFLICT_PAIR or sim < ALIGNED) and (
-                    found[0] != "number" or not subject):
-                continue  # farther: only another number on a subject both name
+                    found[0] != "number" or not subject or i or j or journal):
+                continue  # farther: only another number in what each side says first, on a
+                # subject both name, and not from a journal
             if found[0] == "number" and sim < NUMBER_STATEMENT and not subject:
                 continue  # other numbers of other subjects ("10 s" for HTTP, "5 s" for SQL)
             quoted = {stem(w) for w in f"{found[1]} {found[2]}".split()} - {"not"}
@@ -409,7 +462,7 @@ def _conflict(a: JudgeItem, b: JudgeItem, sa: list[Statement], sb: list[Statemen
             differing.append((talked, sim, i, j, found))
         if differing and any(d[4][0] == "negation" for d in differing):
             differing += _flips(sa, sb, mentions, reading.pair)
-    if not differing and reading.pair >= FLIP_PAIR:
+    if not differing and reading.pair >= FLIP_PAIR and not journal:
         differing = [d for d in _flips(sa, sb, mentions, reading.pair)
                      if reading.sims[d[2]][d[3]] >= ALIGNED
                      and vectors.rare(frozenset((d[4][1].removeprefix("not "),)))]
@@ -500,13 +553,22 @@ def judge_pair(candidate: Candidate, vectors: Vectors | None = None,
     if conflict is not None:
         return conflict
 
-    overlap = vectors.overlap(all_a | _words_of(a.description), all_b | _words_of(b.description))
+    same = {normalize(x.text) for x in sa} & {normalize(y.text) for y in sb}
+    # a statement both sides hold word for word ("**Why:** agreed with the team.") is no
+    # evidence of one fact when the rest differs: measured without them
+    own_a = frozenset().union(*(x.stems for x in sa if normalize(x.text) not in same))
+    own_b = frozenset().union(*(y.stems for y in sb if normalize(y.text) not in same))
+    overlap = vectors.overlap(own_a | _words_of(a.description), own_b | _words_of(b.description))
+    mutual = vectors.overlap(own_a | _words_of(a.description),
+                             own_b | _words_of(b.description), mutual=True)
+    near = max((sim for i, j, sim in reading.aligned
+                if normalize(sa[i].text) not in same), default=0.0)
     if best is not None and (
         (reading.pair >= DUPLICATE_PAIR and best[2] >= DUPLICATE_STATEMENT
          and reading.covered >= DUPLICATE_COVERED)
         or (reading.pair >= DUPLICATE_NEAR and overlap >= DUPLICATE_OVERLAP
-            and best[2] >= ALIGNED)
-        or (reading.pair >= DUPLICATE_FAR and overlap >= DUPLICATE_SHARED)
+            and near >= ALIGNED)
+        or (reading.pair >= DUPLICATE_FAR and mutual >= DUPLICATE_SHARED)
     ):
         what = "repeats a CLAUDE.md rule" if CLAUDE_MD in (a.kind, b.kind) else "says the same"
         return Verdict(Relation.DUPLICATE, round(min(0.9, reading.pair), 2),

@@ -80,6 +80,8 @@ class Statement:
     asserted: frozenset[str]
     """Stems no negation covers."""
     denied: frozenset[str] = frozenset()
+    quantities: frozenset[tuple[str, str]] = frozenset()
+    """The values it gives with their kind (:func:`quantities`)."""
     """The first stem after each negation: what it denies ("never SQLite", "don't mock the
     database": ``mock``, not ``database``)."""
 
@@ -94,6 +96,57 @@ def _numbers(tokens: tuple[str, ...]) -> frozenset[str]:
                 found.add(NUMBER_WORDS[part])
     if not found and any(t in ONE_OF for t in tokens):
         found.add("1")
+    return frozenset(found)
+
+
+_DATE_OR_TIME = re.compile(r"\b\d{4}-\d{2}(?:-\d{2})?\b|\b\d{1,2}:\d{2}(?::\d{2})?\b")
+"""Dates and clock times: when something happened, not a value a rule sets."""
+TIME_UNITS = {
+    "ms": 0.001, "millisecond": 0.001, "s": 1, "sec": 1, "second": 1, "min": 60, "minut": 60,
+    "h": 3600, "hr": 3600, "hour": 3600, "day": 86_400, "week": 604_800, "month": 2_592_000,
+    "quarter": 7_776_000, "year": 31_536_000, "sprint": 1_209_600,
+}
+"""Durations, as stems, in seconds: "1 hour" and "60 minutes" are one value."""
+SIZE_UNITS = {"b": 1, "byte": 1, "kb": 1e3, "kib": 1024, "mb": 1e6, "mib": 1024**2, "gb": 1e9,
+              "gib": 1024**3, "tb": 1e12}
+"""Sizes, in bytes."""
+ONE_OF_TIME = {"hour": 3600.0, "daily": 86_400.0, "nightly": 86_400.0, "weekly": 604_800.0,
+               "monthly": 2_592_000.0}
+UNIT_STOP = frozenset(("for", "to", "in", "on", "at", "and", "or", "of", "the", "a", "is"))
+
+
+def quantities(text: str) -> frozenset[tuple[str, str]]:
+    """The values a statement gives, each with its kind: ``("600", "time")`` for "10
+    minutes" (durations in seconds, sizes in bytes), ``("120", "")`` for "line length is
+    120". Dates and clock times are left out. Two statements disagree on a number only
+    when they give other values of one kind (6 minutes is not Postgres 16)."""
+    tokens = words(_DATE_OR_TIME.sub(" ", text))[:MAX_STATEMENT_WORDS]
+    found: set[tuple[str, str]] = set()
+    for i, token in enumerate(tokens):
+        parts = token.split("-")
+        for k, part in enumerate(parts):
+            if _NUMBER.match(part):
+                value = part.replace(",", "")
+            elif part in NUMBER_WORDS and part not in ("once", "twice", "single", "double"):
+                value = NUMBER_WORDS[part]
+            else:
+                continue
+            nxt = parts[k + 1] if k + 1 < len(parts) else (
+                tokens[i + 1] if i + 1 < len(tokens) else "")
+            unit = stem(nxt) if nxt and nxt not in UNIT_STOP and not _NUMBER.match(nxt) else ""
+            for kind, units in (("time", TIME_UNITS), ("size", SIZE_UNITS)):
+                if unit in units:
+                    try:
+                        found.add((f"{float(value) * units[unit]:g}", kind))
+                    except ValueError:
+                        pass
+                    break
+            else:
+                found.add((value, ""))
+    if not found:
+        for token in tokens:
+            if token in ONE_OF_TIME:
+                found.add((f"{ONE_OF_TIME[token]:g}", "time"))
     return frozenset(found)
 
 
@@ -135,8 +188,9 @@ def statement(text: str) -> Statement:
         else:
             asserted.add(s)
         reach = max(0, reach - 1)
-    return Statement(text, tokens, frozenset(stems), _numbers(tokens), frozenset(negated),
-                     frozenset(asserted), frozenset(denied))
+    numbers = _numbers(tuple(words(_DATE_OR_TIME.sub(" ", text))[:MAX_STATEMENT_WORDS]))
+    return Statement(text, tokens, frozenset(stems), numbers, frozenset(negated),
+                     frozenset(asserted), frozenset(denied), quantities(text))
 
 
 def split(text: str) -> list[str]:
