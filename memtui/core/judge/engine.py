@@ -40,7 +40,14 @@ from memtui.core.judge.items import (
     normalize,
     words,
 )
-from memtui.core.judge.statements import Statement, content, old_ways, statements_of, stem
+from memtui.core.judge.statements import (
+    NUMBER_WORDS,
+    Statement,
+    content,
+    old_ways,
+    statements_of,
+    stem,
+)
 from memtui.core.judge.verdicts import Candidate, JudgeItem, Relation, Verdict
 
 TYPE_CHECKING = False
@@ -87,6 +94,11 @@ statements this near when both sides name a rare word (their subject)."""
 SWAP_NEAR = 0.6
 """Swapped words at least this near (cosine of their embeddings) are values of one kind."""
 MAX_SWAP = 3
+SWAP_STATEMENT = 0.75
+SWAP_WORDS = 2
+"""Statements at least this near with at most this many words swapped on each side, none
+of them naming the subject or a condition, give another value of one kind (the embedding of
+one word alone tells little: "jest" / "vitest" are 0.11 apart)."""
 
 GONE = re.compile(
     r"\b(?:now|no longer|anymore|any more|replaced|moved|migrated|switched (?:to|off)"
@@ -249,6 +261,9 @@ def is_journal(item: JudgeItem) -> bool:
     return bool(_DATED.match(name) or _DATED.match(item.name))
 
 
+_CONDITION_STEMS = frozenset().union(*CONDITIONS)
+
+
 def own_conditions(sa: frozenset[str], sb: frozenset[str]) -> tuple[str, str] | None:
     """Condition words (:data:`CONDITION_WORDS`, compared as written: "production" is not
     "product") each side names and the other never does (component tests vs the
@@ -271,19 +286,16 @@ def other_value(x: Statement, y: Statement) -> tuple[str, str] | None:
 
 
 def _written(st: Statement, values: set[str], kind: str) -> str:
-    """The statement's numbers of a kind, as written (the digits; durations as said)."""
-    if kind != "time":
+    """The statement's numbers of a kind, as written ("30" for "30 seconds", "one" for
+    "one-week")."""
+    if kind != "time" and kind != "size":
         return " ".join(sorted(values))
-    from memtui.core.judge.statements import TIME_UNITS
+    said = [part for token in st.tokens for part in token.split("-")
+            if _is_number(part) or (part in NUMBER_WORDS and part not in _NOT_VALUES)]
+    return " ".join(said) or " ".join(sorted(values))
 
-    said = []
-    for token in st.tokens:
-        for part in token.split("-"):
-            if part in st.numbers or _is_number(part):
-                said.append(part)
-            elif stem(part) in TIME_UNITS and said and not said[-1].isalpha():
-                said[-1] = f"{said[-1]} {part}"
-    return " ".join(said) or " ".join(st.tokens[:4])
+
+_NOT_VALUES = frozenset(("once", "twice", "single", "double"))
 
 
 def _is_number(word: str) -> bool:
@@ -292,7 +304,8 @@ def _is_number(word: str) -> bool:
 
 def difference(
     x: Statement, y: Statement, other_x: frozenset[str], other_y: frozenset[str],
-    vectors: Vectors, mentions: Counter[str] | None = None,
+    vectors: Vectors, mentions: Counter[str] | None = None, sim: float = 0.0,
+    subjects: frozenset[str] = frozenset(),
 ) -> tuple[str, str, str] | None:
     """What two aligned statements disagree on: ``(kind, x's part, y's part)`` with kind
     ``number``, ``negation``, ``antonym`` or ``value``; None when they agree.
@@ -315,6 +328,13 @@ def difference(
     if only_x and only_y and len(only_x) <= MAX_SWAP and len(only_y) <= MAX_SWAP:
         left, right = " ".join(sorted(only_x)), " ".join(sorted(only_y))
         if vectors.cosine(left, right) >= SWAP_NEAR:
+            return "value", left, right
+        swapped = only_x | only_y
+        if (sim >= SWAP_STATEMENT and len(only_x) <= SWAP_WORDS and len(only_y) <= SWAP_WORDS
+                and not swapped & subjects and not swapped & _CONDITION_STEMS):
+            # one statement with one or two words swapped, the rest the same: another value
+            # (jest / vitest), unless the words name the subject (the names, descriptions:
+            # frontend / backend) or a condition (staging / production: scoped)
             return "value", left, right
     return None
 
@@ -415,7 +435,8 @@ def _supersession(a: JudgeItem, b: JudgeItem, sa: list[Statement], sb: list[Stat
             found.append((reading.pair + 0.1, marked, said.group(0), what))
         elif match and reading.pair >= SUPERSEDE_PAIR:
             found.append((reading.pair, marked, said.group(0), " ".join(sorted(match))))
-        elif (said.group(0).casefold() != "now" and reading.pair >= SUPERSEDE_BARE):
+        elif (said.group(0).casefold() != "now" and reading.pair >= SUPERSEDE_BARE
+              and not _states_the_new_way(gone_side, said.group(0), asserted, vectors)):
             found.append((reading.pair - 0.1, marked, said.group(0), ""))
     if not found:
         return None
@@ -441,6 +462,8 @@ def _conflict(a: JudgeItem, b: JudgeItem, sa: list[Statement], sb: list[Statemen
     mentions = Counter(w for st in (*sa, *sb) for w in st.stems)
     differing: list[tuple[int, float, int, int, tuple[str, str, str]]] = []
     journal = is_journal(a) or is_journal(b)
+    named = (_words_of(a.description) | _words_of(a.name.replace("-", " ").replace("_", " "))
+             | _words_of(b.description) | _words_of(b.name.replace("-", " ").replace("_", " ")))
     subject = vectors.rare((all_a | _words_of(a.description) | _words_of(a.name))
                            & (all_b | _words_of(b.description) | _words_of(b.name)))
     """Rare words both sides name: a subject in common ("cadence", "acknowledge")."""
@@ -448,7 +471,7 @@ def _conflict(a: JudgeItem, b: JudgeItem, sa: list[Statement], sb: list[Statemen
         for i, j, sim in reading.aligned:
             if sim < NUMBER_ALIGNED:
                 continue
-            found = difference(sa[i], sb[j], all_a, all_b, vectors, mentions)
+            found = difference(sa[i], sb[j], all_a, all_b, vectors, mentions, sim, named)
             if found is None:
                 continue
             if (reading.pair < CONFLICT_PAIR or sim < ALIGNED) and (
@@ -492,6 +515,17 @@ def _conflict(a: JudgeItem, b: JudgeItem, sa: list[Statement], sb: list[Statemen
         f"“{evidence_quote(right, 60)}”{keep}",
         NAME, winner=side,
         evidence=(evidence_quote(sa[i].text), evidence_quote(sb[j].text)))
+
+
+def _states_the_new_way(gone_side: list[Statement], phrase: str, asserted: frozenset[str],
+                        vectors: Vectors) -> bool:
+    """The other side already says what the statement with the supersession phrase says
+    ("Search moved into Postgres full-text" / "search uses Postgres full-text"): a rare
+    word of that statement is one the other side asserts."""
+    for st in gone_side:
+        if phrase.casefold() in st.text.casefold() and vectors.rare(st.asserted & asserted):
+            return True
+    return False
 
 
 def _parallel(a: JudgeItem, b: JudgeItem, sa: list[Statement], sb: list[Statement],
@@ -553,6 +587,9 @@ def judge_pair(candidate: Candidate, vectors: Vectors | None = None,
     if conflict is not None:
         return conflict
 
+    journal = is_journal(a) or is_journal(b)
+    """A dated log repeats what a topic file says only when the two are near and their
+    statements cover each other (the first rule), not by shared words alone."""
     same = {normalize(x.text) for x in sa} & {normalize(y.text) for y in sb}
     # a statement both sides hold word for word ("**Why:** agreed with the team.") is no
     # evidence of one fact when the rest differs: measured without them
@@ -566,9 +603,9 @@ def judge_pair(candidate: Candidate, vectors: Vectors | None = None,
     if best is not None and (
         (reading.pair >= DUPLICATE_PAIR and best[2] >= DUPLICATE_STATEMENT
          and reading.covered >= DUPLICATE_COVERED)
-        or (reading.pair >= DUPLICATE_NEAR and overlap >= DUPLICATE_OVERLAP
+        or (not journal and reading.pair >= DUPLICATE_NEAR and overlap >= DUPLICATE_OVERLAP
             and near >= ALIGNED)
-        or (reading.pair >= DUPLICATE_FAR and mutual >= DUPLICATE_SHARED)
+        or (not journal and reading.pair >= DUPLICATE_FAR and mutual >= DUPLICATE_SHARED)
     ):
         what = "repeats a CLAUDE.md rule" if CLAUDE_MD in (a.kind, b.kind) else "says the same"
         return Verdict(Relation.DUPLICATE, round(min(0.9, reading.pair), 2),
