@@ -11,6 +11,7 @@ Stemming is Snowball's English stemmer (``snowballstemmer``, pure Python), so "m
 
 from __future__ import annotations
 
+import contextlib
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -136,10 +137,8 @@ def quantities(text: str) -> frozenset[tuple[str, str]]:
             unit = stem(nxt) if nxt and nxt not in UNIT_STOP and not _NUMBER.match(nxt) else ""
             for kind, units in (("time", TIME_UNITS), ("size", SIZE_UNITS)):
                 if unit in units:
-                    try:
+                    with contextlib.suppress(ValueError):
                         found.add((f"{float(value) * units[unit]:g}", kind))
-                    except ValueError:
-                        pass
                     break
             else:
                 found.add((value, ""))
@@ -249,9 +248,9 @@ def old_ways(text: str) -> tuple[frozenset[str], frozenset[str]]:
         before: list[str] | None = None
         after: list[str] | None = None
         nxt = tokens[i + 1] if i + 1 < len(tokens) else ""
-        if token in PASSIVE_GONE and i > 0 and tokens[i - 1] in BE | {"now", "been"}:
-            before = tokens[:i - 1]
-        elif token == "go" and i > 0 and tokens[i - 1] in ("can", "should", "must"):
+        passive = token in PASSIVE_GONE and tokens[i - 1] in BE | {"now"}
+        can_go = token == "go" and tokens[i - 1] in ("can", "should", "must")
+        if i > 0 and (passive or can_go):
             before = tokens[:i - 1]
         elif token == "no" and nxt == "longer":
             rest = tokens[i + 2:]
