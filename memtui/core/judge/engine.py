@@ -67,7 +67,8 @@ DUPLICATE_COVERED = 0.5
 CONFLICT_PAIR = 0.45
 """A contradiction needs the pair at least this near."""
 SCOPED_PAIR = 0.45
-SUPERSEDE_PAIR = 0.45
+SUPERSEDE_PAIR = 0.62
+"""A supersession whose old way is a common word needs the pair this near."""
 RARE_SHARE = 0.02
 SUPERSEDE_SHARED = 0.33
 """A supersession with a rare word in common needs the pair only this near."""
@@ -86,6 +87,8 @@ COMPATIBLE_PAIR = 0.33
 FLIP_PAIR = 0.25
 """A rare word one side negates and the other asserts is a contradiction from this near."""
 NUMBER_STATEMENT = 0.6
+SUBJECT_SHARE = 0.015
+"""A subject word both sides name is in at most this share of the run's items."""
 NUMBER_PAIR = 0.35
 NUMBER_ALIGNED = 0.3
 """A pair this near (below :data:`CONFLICT_PAIR`) is a contradiction on another number in
@@ -104,7 +107,7 @@ GONE = re.compile(
     r"\b(?:now|no longer|anymore|any more|replaced|moved|migrated|switched (?:to|off)"
     r"|ported|upgraded|retired|decommissioned|deprecated|(?:was|were|is|are|got) (?:removed|"
     r"deleted|dropped|archived|closed|gone|retired|switched off|shut down|decommissioned"
-    r"|replaced|abandoned|discontinued)|is gone|can go|instead of"
+    r"|replaced|abandoned|discontinued)|is gone|can go"
     r"|(?:after|since) the (?:\w+ )?(?:migration|export|move|switch|cutover|rewrite)"
     r"|since (?:january|february|march|april|may|june|july|august|september|october"
     r"|november|december|\d{4}|last \w+)|since \w+ was)\b",
@@ -182,10 +185,10 @@ class Vectors:
             for word in stems_ | _words_of(item.description):
                 self.df[word] = self.df.get(word, 0) + 1
 
-    def rare(self, words: frozenset[str]) -> frozenset[str]:
+    def rare(self, words: frozenset[str], share: float = 0.0) -> frozenset[str]:
         """The stems of ``words`` in at most :data:`RARE_SHARE` of the run's items (all of
         them when the run is one pair)."""
-        limit = max(2, int(self.items * RARE_SHARE))
+        limit = max(2, int(self.items * (share or RARE_SHARE)))
         return frozenset(w for w in words if self.df.get(w, 0) <= limit)
 
     def overlap(self, a: frozenset[str], b: frozenset[str], mutual: bool = False) -> float:
@@ -330,7 +333,10 @@ def difference(
         if vectors.cosine(left, right) >= SWAP_NEAR:
             return "value", left, right
         swapped = only_x | only_y
+        kept = x.stems & y.stems
         if (sim >= SWAP_STATEMENT and len(only_x) <= SWAP_WORDS and len(only_y) <= SWAP_WORDS
+                and len(kept) >= 2 * max(len(only_x), len(only_y))
+                and vectors.rare(swapped) == swapped
                 and not swapped & subjects and not swapped & _CONDITION_STEMS):
             # one statement with one or two words swapped, the rest the same: another value
             # (jest / vitest), unless the words name the subject (the names, descriptions:
@@ -465,7 +471,8 @@ def _conflict(a: JudgeItem, b: JudgeItem, sa: list[Statement], sb: list[Statemen
     named = (_words_of(a.description) | _words_of(a.name.replace("-", " ").replace("_", " "))
              | _words_of(b.description) | _words_of(b.name.replace("-", " ").replace("_", " ")))
     subject = vectors.rare((all_a | _words_of(a.description) | _words_of(a.name))
-                           & (all_b | _words_of(b.description) | _words_of(b.name)))
+                           & (all_b | _words_of(b.description) | _words_of(b.name)),
+                           SUBJECT_SHARE)
     """Rare words both sides name: a subject in common ("cadence", "acknowledge")."""
     if reading.pair >= NUMBER_PAIR:
         for i, j, sim in reading.aligned:
