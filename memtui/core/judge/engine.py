@@ -115,22 +115,23 @@ GONE = re.compile(
 )
 """Phrases that say one side's way is over ("was removed", "now", "no longer")."""
 CONDITIONS: tuple[frozenset[str], ...] = tuple(
-    frozenset(stem(w) for w in group.split())
+    frozenset(group.split())
     for group in (
         "production prod staging local locally development dev ci",
-        "unit integration e2e end-to-end component",
-        "internal external partner public private",
-        "weekend weekends weekday weekdays week night daytime window hours",
-        "script scripts service services batch consumer server webhook",
+        "unit integration e2e end-to-end component components",
+        "internal external partner partners public private",
+        "weekend weekends weekday weekdays week night nights daytime window hours",
+        "script scripts service services batch consumer consumers server webhook webhooks",
         "agent agents reviewer planner session main",
-        "feature release hotfix",
+        "feature release hotfix hotfixes",
         "bug bugs story stories",
-        "incident sev1 declared",
+        "incident incidents sev1 declared",
         "docs repository sdk tools",
-        "migrations refactors",
+        "migration migrations refactor refactors",
     )
 )
-"""Kinds of condition: two sides naming different ones of a kind are scoped."""
+"""Kinds of condition, as written (a stem would make "production" "product" and
+"developer" "develop"): two sides naming different ones of a kind are scoped."""
 CONDITION_WORDS = frozenset((
     "production", "prod", "staging", "local", "locally", "development", "dev", "ci",
     "unit", "integration", "e2e", "end-to-end", "component", "internal", "external", "partner",
@@ -264,7 +265,7 @@ def is_journal(item: JudgeItem) -> bool:
     return bool(_DATED.match(name) or _DATED.match(item.name))
 
 
-_CONDITION_STEMS = frozenset().union(*CONDITIONS)
+_CONDITION_STEMS = frozenset(stem(w) for w in frozenset().union(*CONDITIONS))
 
 
 def own_conditions(sa: frozenset[str], sb: frozenset[str]) -> tuple[str, str] | None:
@@ -541,9 +542,10 @@ def _parallel(a: JudgeItem, b: JudgeItem, sa: list[Statement], sb: list[Statemen
     external, staging / production), else not a conflict (``port-api`` / ``port-web``)."""
     names = " and ".join(sorted(subjects))
     stems_ = frozenset(stem(w) for w in subjects)
-    na = frozenset(stem(w) for w in words(a.name.replace("-", " ").replace("_", " ")))
-    nb = frozenset(stem(w) for w in words(b.name.replace("-", " ").replace("_", " ")))
-    scope = scoped_by(na & stems_, nb & stems_)
+    scope = scoped_by(frozenset(w for w in words(a.name.replace("-", " ").replace("_", " "))
+                                if stem(w) in stems_),
+                      frozenset(w for w in words(b.name.replace("-", " ").replace("_", " "))
+                                if stem(w) in stems_))
     if scope is not None:
         return Verdict(
             Relation.SCOPED, round(min(0.7, reading.pair), 2),
@@ -583,7 +585,8 @@ def judge_pair(candidate: Candidate, vectors: Vectors | None = None,
     if parallel:
         return _parallel(a, b, sa, sb, parallel, reading)
 
-    scope = scoped_by(sa[best[0]].stems, sb[best[1]].stems) if best is not None else None
+    scope = (scoped_by(frozenset(sa[best[0]].tokens), frozenset(sb[best[1]].tokens))
+             if best is not None else None)
     if scope is not None and reading.pair >= SCOPED_PAIR:
         return Verdict(
             Relation.SCOPED, round(min(0.8, reading.pair), 2),

@@ -179,6 +179,11 @@ def statement(text: str) -> Statement:
             continue
         s = stem(token)
         stems.add(s)
+        if "-" in token:  # "asyncio-based", "table-driven": the parts are words too
+            for part in token.split("-"):
+                if content(part) and not _NUMBER.match(part) and part not in NUMBER_WORDS:
+                    stems.add(stem(part))
+                    (negated if reach else asserted).add(stem(part))
         if reach:
             if not since_negation and not nobody:
                 denied.add(s)
