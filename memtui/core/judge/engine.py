@@ -82,6 +82,10 @@ sides' words, weighted by rarity (:meth:`Vectors.overlap`), in common."""
 DUPLICATE_FAR = 0.4
 DUPLICATE_SHARED = 0.55
 """... or a pair this near whose words, weighted by rarity, are mostly the same."""
+DUPLICATE_VALUE_PAIR = 0.45
+DUPLICATE_VALUE = 0.3
+"""... or a pair this near, sharing this much, whose aligned statements give the same value
+("within 15 minutes" / "after 15 min")."""
 COMPATIBLE_PAIR = 0.33
 """Two rules at least this near, nothing contradicting: compatible."""
 FLIP_PAIR = 0.25
@@ -536,6 +540,18 @@ def _states_the_new_way(gone_side: list[Statement], phrase: str, asserted: froze
     return False
 
 
+def _same_value(sa: list[Statement], sb: list[Statement], reading: Reading) -> bool:
+    """Aligned statements giving one value of one kind, not a small count ("15 minutes"
+    both; "one" or "two" say little)."""
+    for i, j, sim in reading.aligned:
+        if sim < NUMBER_ALIGNED:
+            continue
+        same = sa[i].quantities & sb[j].quantities
+        if any(kind or value not in ("0", "1", "2", "3") for value, kind in same):
+            return True
+    return False
+
+
 def _parallel(a: JudgeItem, b: JudgeItem, sa: list[Statement], sb: list[Statement],
               subjects: frozenset[str], reading: Reading) -> Verdict:
     """Parallel notes: scoped when what tells them apart is a condition (internal /
@@ -616,6 +632,8 @@ def judge_pair(candidate: Candidate, vectors: Vectors | None = None,
         or (not journal and reading.pair >= DUPLICATE_NEAR and overlap >= DUPLICATE_OVERLAP
             and near >= ALIGNED)
         or (not journal and reading.pair >= DUPLICATE_FAR and mutual >= DUPLICATE_SHARED)
+        or (not journal and reading.pair >= DUPLICATE_VALUE_PAIR and overlap >= DUPLICATE_VALUE
+            and _same_value(sa, sb, reading))
     ):
         what = "repeats a CLAUDE.md rule" if CLAUDE_MD in (a.kind, b.kind) else "says the same"
         return Verdict(Relation.DUPLICATE, round(min(0.9, reading.pair), 2),
