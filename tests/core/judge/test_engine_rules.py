@@ -199,3 +199,27 @@ def test_a_shared_boilerplate_statement_makes_no_duplicate(vectors: Vectors) -> 
                        "Run 0142 before 0143; 0143 backfills in batches of 5000." + tail,
                        "Order of pending migrations"), vectors)
     assert got.relation is not Relation.DUPLICATE
+
+
+def test_the_parts_of_a_hyphenated_word_are_words() -> None:
+    st = statement("The webhook consumer is asyncio-based.")
+    assert stem("asyncio") in st.asserted
+    assert stem("asyncio") in statement("no asyncio there").denied
+
+
+def test_a_developer_is_no_development_condition(vectors: Vectors) -> None:
+    # conditions are compared as written: "developer tooling" is not "development"
+    from memtui.core.judge.engine import scoped_by
+
+    assert scoped_by(frozenset({"ci", "image"}), frozenset({"developer", "tooling"})) is None
+    assert scoped_by(frozenset({"production"}), frozenset({"staging"})) == ("production",
+                                                                             "staging")
+
+
+def test_one_value_in_both_is_evidence_of_a_duplicate(vectors: Vectors) -> None:
+    got = verdict(item("pager-escalation.md",
+                       "If the primary does not ack a page within 15 minutes it escalates to "
+                       "the secondary, then to the engineering manager.", "Escalation"),
+                  item("on-call-rota.md", "Unacked pages go to the secondary on-call after 15 "
+                       "min and to the EM after that.", "How paging escalates"), vectors)
+    assert got.relation is Relation.DUPLICATE
