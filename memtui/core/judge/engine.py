@@ -11,12 +11,16 @@ A pair is read in four steps, each bounded (:mod:`memtui.core.judge.statements`)
    other asserts, opposite words, or one or two words swapped for words of the same kind
    (the embedding of the differing words: "jest" vs "vitest" are near, "frontend" vs
    "backend" name other subjects when the rest differs too);
-4. **decide**: supersession (one side says the other's way is gone: "now", "replaced",
-   "no longer"; the newer side by ``modified``, else mtime, with the dates), scoped (each side
-   names its own condition: staging vs production, unit vs integration, an agent vs the main
-   session), a contradiction (same subject, another value), a duplicate (the same statements,
-   nothing differing), else related, compatible or not a conflict, with a confidence from the
-   pair's similarity.
+4. **decide**: supersession (one side names a way as over: "RabbitMQ was decommissioned",
+   "ruff replaced flake8", "after the Jira export"; the other side still says it; the newer
+   side by ``modified``, else mtime, with the dates), parallel notes (not a conflict, or
+   scoped when a condition tells them apart), scoped (each side names its own condition:
+   staging vs production, unit vs integration, an agent vs the main session, batch scripts vs
+   a service), a contradiction (same subject, another value of one kind: a duration, a size,
+   a count, a word denied on one side and asserted on the other, a tool swapped for another;
+   scoped instead when each side names its own condition), a duplicate (the same statements,
+   or the same rare words, or one value both give, nothing differing), compatible (two rules
+   that contradict nothing), else related, with a confidence from the pair's similarity.
 
 Every verdict has its evidence: the two statements (quoted, secrets masked) that decided it.
 The thresholds were chosen on the tune half of the labelled home
