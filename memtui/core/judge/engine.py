@@ -11,12 +11,16 @@ A pair is read in four steps, each bounded (:mod:`memtui.core.judge.statements`)
    other asserts, opposite words, or one or two words swapped for words of the same kind
    (the embedding of the differing words: "jest" vs "vitest" are near, "frontend" vs
    "backend" name other subjects when the rest differs too);
-4. **decide**: supersession (one side says the other's way is gone: "now", "replaced",
-   "no longer"; the newer side by ``modified``, else mtime, with the dates), scoped (each side
-   names its own condition: staging vs production, unit vs integration, an agent vs the main
-   session), a contradiction (same subject, another value), a duplicate (the same statements,
-   nothing differing), else related, compatible or not a conflict, with a confidence from the
-   pair's similarity.
+4. **decide**: supersession (one side names a way as over: "RabbitMQ was decommissioned",
+   "ruff replaced flake8", "after the Jira export"; the other side still says it; the newer
+   side by ``modified``, else mtime, with the dates), parallel notes (not a conflict, or
+   scoped when a condition tells them apart), scoped (each side names its own condition:
+   staging vs production, unit vs integration, an agent vs the main session, batch scripts vs
+   a service), a contradiction (same subject, another value of one kind: a duration, a size,
+   a count, a word denied on one side and asserted on the other, a tool swapped for another;
+   scoped instead when each side names its own condition), a duplicate (the same statements,
+   or the same rare words, or one value both give, nothing differing), compatible (two rules
+   that contradict nothing), else related, with a confidence from the pair's similarity.
 
 Every verdict has its evidence: the two statements (quoted, secrets masked) that decided it.
 The thresholds were chosen on the tune half of the labelled home
@@ -25,14 +29,29 @@ The thresholds were chosen on the tune half of the labelled home
 
 from __future__ import annotations
 
+import math
 import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from memtui.core.judge.items import CLAUDE_MD, body_digest, evidence_quote, newer
-from memtui.core.judge.statements import Statement, statements_of, stem
+from memtui.core.judge.items import (
+    CLAUDE_MD,
+    body_digest,
+    evidence_quote,
+    newer,
+    normalize,
+    words,
+)
+from memtui.core.judge.statements import (
+    NUMBER_WORDS,
+    Statement,
+    content,
+    old_ways,
+    statements_of,
+    stem,
+)
 from memtui.core.judge.verdicts import Candidate, JudgeItem, Relation, Verdict
 
 TYPE_CHECKING = False
@@ -52,39 +71,85 @@ DUPLICATE_COVERED = 0.5
 CONFLICT_PAIR = 0.45
 """A contradiction needs the pair at least this near."""
 SCOPED_PAIR = 0.45
-SUPERSEDE_PAIR = 0.45
+SUPERSEDE_PAIR = 0.62
+"""A supersession whose old way is a common word needs the pair this near."""
 RARE_SHARE = 0.02
 SUPERSEDE_SHARED = 0.33
 """A supersession with a rare word in common needs the pair only this near."""
+SUPERSEDE_BARE = 0.62
+"""A supersession phrase ("replaced", "since October") without the old way named on the
+other side needs the pair this near."""
+DUPLICATE_NEAR = 0.5
+DUPLICATE_OVERLAP = 0.45
+"""A duplicate also: the pair at least :data:`DUPLICATE_NEAR` near and this share of the
+sides' words, weighted by rarity (:meth:`Vectors.overlap`), in common."""
+DUPLICATE_FAR = 0.4
+DUPLICATE_SHARED = 0.55
+"""... or a pair this near whose words, weighted by rarity, are mostly the same."""
+DUPLICATE_VALUE_PAIR = 0.45
+DUPLICATE_VALUE = 0.3
+"""... or a pair this near, sharing this much, whose aligned statements give the same value
+("within 15 minutes" / "after 15 min")."""
+COMPATIBLE_PAIR = 0.33
+"""Two rules at least this near, nothing contradicting: compatible."""
+FLIP_PAIR = 0.25
+"""A rare word one side negates and the other asserts is a contradiction from this near."""
+NUMBER_STATEMENT = 0.6
+SUBJECT_SHARE = 0.015
+"""A subject word both sides name is in at most this share of the run's items."""
+NUMBER_PAIR = 0.35
+NUMBER_ALIGNED = 0.3
+"""A pair this near (below :data:`CONFLICT_PAIR`) is a contradiction on another number in
+statements this near when both sides name a rare word (their subject)."""
+"""Other numbers in statements less near than this need a rare word in common (a subject)."""
 SWAP_NEAR = 0.6
 """Swapped words at least this near (cosine of their embeddings) are values of one kind."""
 MAX_SWAP = 3
+SWAP_STATEMENT = 0.75
+SWAP_WORDS = 2
+"""Statements at least this near with at most this many words swapped on each side, none
+of them naming the subject or a condition, give another value of one kind (the embedding of
+one word alone tells little: "jest" / "vitest" are 0.11 apart)."""
 
 GONE = re.compile(
     r"\b(?:now|no longer|anymore|any more|replaced|moved|migrated|switched (?:to|off)"
     r"|ported|upgraded|retired|decommissioned|deprecated|(?:was|were|is|are|got) (?:removed|"
-    r"deleted|dropped|archived|closed|gone|retired|switched off)|is gone|after the migration"
-    r"|since the migration|since \w+ was)\b",
+    r"deleted|dropped|archived|closed|gone|retired|switched off|shut down|decommissioned"
+    r"|replaced|abandoned|discontinued)|is gone|can go"
+    r"|(?:after|since) the (?:\w+ )?(?:migration|export|move|switch|cutover|rewrite)"
+    r"|since (?:january|february|march|april|may|june|july|august|september|october"
+    r"|november|december|\d{4}|last \w+)|since \w+ was)\b",
     re.IGNORECASE,
 )
 """Phrases that say one side's way is over ("was removed", "now", "no longer")."""
 CONDITIONS: tuple[frozenset[str], ...] = tuple(
-    frozenset(stem(w) for w in group.split())
+    frozenset(group.split())
     for group in (
         "production prod staging local locally development dev ci",
-        "unit integration e2e end-to-end component",
-        "internal external partner public private",
-        "weekend weekends weekday weekdays week night daytime window hours",
-        "script scripts service services batch consumer server webhook",
+        "unit integration e2e end-to-end component components",
+        "internal external partner partners public private",
+        "weekend weekends weekday weekdays week night nights daytime window hours",
+        "script scripts service services batch consumer consumers server webhook webhooks",
         "agent agents reviewer planner session main",
-        "feature release hotfix",
+        "feature release hotfix hotfixes",
         "bug bugs story stories",
-        "incident sev1 declared",
+        "incident incidents sev1 declared",
         "docs repository sdk tools",
-        "migrations refactors",
+        "migration migrations refactor refactors",
     )
 )
-"""Kinds of condition: two sides naming different ones of a kind are scoped."""
+"""Kinds of condition, as written (a stem would make "production" "product" and
+"developer" "develop"): two sides naming different ones of a kind are scoped."""
+CONDITION_WORDS = frozenset((
+    "production", "prod", "staging", "local", "locally", "development", "dev", "ci",
+    "unit", "integration", "e2e", "end-to-end", "component", "internal", "external", "partner",
+    "weekend", "weekends", "weekday", "weekdays", "night", "nightly", "daytime",
+    "script", "scripts", "service", "services", "batch", "consumer", "server", "webhook",
+    "agent", "agents", "subagent", "reviewer", "planner", "hotfix", "hotfixes", "legacy",
+    "migrations", "refactors", "bugs", "stories", "incident", "incidents",
+))
+"""Words that name a condition a rule holds under, as written (for
+:func:`own_conditions`)."""
 ANTONYMS = tuple(
     frozenset((stem(a), stem(b)))
     for a, b in (
@@ -107,6 +172,8 @@ class Reading:
     """``(statement of a, statement of b, cosine)`` for each statement of ``a``'s nearest."""
     covered: float
     """Share of the shorter side's content words in statements aligned with the other's."""
+    sims: tuple[tuple[float, ...], ...] = ()
+    """The cosine of every statement of ``a`` with every statement of ``b``."""
 
 
 class Vectors:
@@ -123,14 +190,27 @@ class Vectors:
         self.items = 0
         for item in {i.key: i for i in items}.values():
             self.items += 1
-            for word in {w for s in statements_of(item) for w in s.stems}:
+            stems_ = {w for s in statements_of(item) for w in s.stems}
+            for word in stems_ | _words_of(item.description):
                 self.df[word] = self.df.get(word, 0) + 1
 
-    def rare(self, words: frozenset[str]) -> frozenset[str]:
+    def rare(self, words: frozenset[str], share: float = 0.0) -> frozenset[str]:
         """The stems of ``words`` in at most :data:`RARE_SHARE` of the run's items (all of
         them when the run is one pair)."""
-        limit = max(2, int(self.items * RARE_SHARE))
+        limit = max(2, int(self.items * (share or RARE_SHARE)))
         return frozenset(w for w in words if self.df.get(w, 0) <= limit)
+
+    def overlap(self, a: frozenset[str], b: frozenset[str], mutual: bool = False) -> float:
+        """The share of the smaller side's words (weighted by rarity: log N / (1 + df))
+        that the other side has too; ``mutual``: of the larger side's (a short rule inside a
+        longer memory is not the same memory)."""
+        n = max(self.items, 2)
+
+        def weight(words_: frozenset[str]) -> float:
+            return sum(math.log(n / (1 + self.df.get(w, 0))) + 0.1 for w in words_)
+
+        whole = max(weight(a), weight(b)) if mutual else min(weight(a), weight(b))
+        return weight(a & b) / whole if whole > 0 else 0.0
 
     def of(self, texts: Sequence[str]) -> Matrix:
         return self.embedder.embed(list(texts))
@@ -159,7 +239,7 @@ def read(a: JudgeItem, b: JudgeItem, sa: list[Statement], sb: list[Statement],
     a_cov = _share([len(s.stems) for s in sa], sims.max(axis=1))
     b_cov = _share([len(s.stems) for s in sb], sims.max(axis=0))
     shorter = a_cov if len(sa) <= len(sb) else b_cov
-    return Reading(pair, aligned, shorter)
+    return Reading(pair, aligned, shorter, tuple(tuple(row) for row in sims.tolist()))
 
 
 def _share(weights: list[int], best: Matrix) -> float:
@@ -182,18 +262,72 @@ def scoped_by(sa: frozenset[str], sb: frozenset[str]) -> tuple[str, str] | None:
     return None
 
 
+_DATED = re.compile(r"^\d{4}-\d{2}-\d{2}\b")
+
+
+def is_journal(item: JudgeItem) -> bool:
+    """A dated log (``2026-11-26.md``): it records what happened ("Tried SQLite in
+    memory"), so only a near pair's contradiction is one, as two sessions disagreeing is
+    their history."""
+    name = item.rel_path.rsplit("/", 1)[-1]
+    return bool(_DATED.match(name) or _DATED.match(item.name))
+
+
+_CONDITION_STEMS = frozenset(stem(w) for w in frozenset().union(*CONDITIONS))
+
+
+def own_conditions(sa: frozenset[str], sb: frozenset[str]) -> tuple[str, str] | None:
+    """Condition words (:data:`CONDITION_WORDS`, compared as written: "production" is not
+    "product") each side names and the other never does (component tests vs the
+    server code, batch scripts vs the webhook consumer): ``(a's, b's)``."""
+    only_a, only_b = (sa - sb) & CONDITION_WORDS, (sb - sa) & CONDITION_WORDS
+    if only_a and only_b:
+        return " ".join(sorted(only_a)), " ".join(sorted(only_b))
+    return None
+
+
+def other_value(x: Statement, y: Statement) -> tuple[str, str] | None:
+    """Values of one kind that differ ("10 minutes" vs "one hour", "120" vs "100"):
+    ``(x's, y's)`` as written; None when no kind has other values on each side."""
+    for kind in sorted({k for _, k in x.quantities} & {k for _, k in y.quantities}):
+        vx = {v for v, k in x.quantities if k == kind}
+        vy = {v for v, k in y.quantities if k == kind}
+        if not vx & vy:
+            return _written(x, vx, kind), _written(y, vy, kind)
+    return None
+
+
+def _written(st: Statement, values: set[str], kind: str) -> str:
+    """The statement's numbers of a kind, as written ("30" for "30 seconds", "one" for
+    "one-week")."""
+    if kind != "time" and kind != "size":
+        return " ".join(sorted(values))
+    said = [part for token in st.tokens for part in token.split("-")
+            if _is_number(part) or (part in NUMBER_WORDS and part not in _NOT_VALUES)]
+    return " ".join(said) or " ".join(sorted(values))
+
+
+_NOT_VALUES = frozenset(("once", "twice", "single", "double"))
+
+
+def _is_number(word: str) -> bool:
+    return bool(re.match(r"^\d+(?:[.,]\d+)*$", word))
+
+
 def difference(
     x: Statement, y: Statement, other_x: frozenset[str], other_y: frozenset[str],
-    vectors: Vectors, mentions: Counter[str] | None = None,
+    vectors: Vectors, mentions: Counter[str] | None = None, sim: float = 0.0,
+    subjects: frozenset[str] = frozenset(),
 ) -> tuple[str, str, str] | None:
     """What two aligned statements disagree on: ``(kind, x's part, y's part)`` with kind
     ``number``, ``negation``, ``antonym`` or ``value``; None when they agree.
     ``other_x`` / ``other_y``: every stem of each side (a word swapped in one statement but
     said elsewhere on the other side is no swap); ``mentions``: in how many statements of the
     pair each stem is (of two negated words, the one the pair talks about most is quoted)."""
-    if x.numbers and y.numbers and not x.numbers & y.numbers:
-        return "number", " ".join(sorted(x.numbers)), " ".join(sorted(y.numbers))
-    flipped = (x.negated & y.asserted) - y.negated or (y.negated & x.asserted) - x.negated
+    other = other_value(x, y)
+    if other is not None:
+        return "number", other[0], other[1]
+    flipped = (x.denied & y.asserted) - y.negated or (y.denied & x.asserted) - x.negated
     if flipped:
         counts = mentions if mentions is not None else Counter[str]()
         word = min(flipped, key=lambda w: (-counts[w], w))
@@ -206,6 +340,16 @@ def difference(
     if only_x and only_y and len(only_x) <= MAX_SWAP and len(only_y) <= MAX_SWAP:
         left, right = " ".join(sorted(only_x)), " ".join(sorted(only_y))
         if vectors.cosine(left, right) >= SWAP_NEAR:
+            return "value", left, right
+        swapped = only_x | only_y
+        kept = x.stems & y.stems
+        if (sim >= SWAP_STATEMENT and len(only_x) <= SWAP_WORDS and len(only_y) <= SWAP_WORDS
+                and len(kept) >= 2 * max(len(only_x), len(only_y))
+                and vectors.rare(swapped) == swapped
+                and not swapped & subjects and not swapped & _CONDITION_STEMS):
+            # one statement with one or two words swapped, the rest the same: another value
+            # (jest / vitest), unless the words name the subject (the names, descriptions:
+            # frontend / backend) or a condition (staging / production: scoped)
             return "value", left, right
     return None
 
@@ -220,9 +364,9 @@ def _flips(sa: list[Statement], sb: list[Statement], mentions: Counter[str],
     neg_b = frozenset().union(*(s.negated for s in sb))
     for i, x in enumerate(sa):
         for j, y in enumerate(sb):
-            for word in (x.negated & y.asserted) - neg_b:
+            for word in (x.denied & y.asserted) - neg_b:
                 out.append((mentions[word], sim, i, j, ("negation", f"not {word}", word)))
-            for word in (y.negated & x.asserted) - neg_a:
+            for word in (y.denied & x.asserted) - neg_a:
                 out.append((mentions[word], sim, i, j, ("negation", word, f"not {word}")))
     return out
 
@@ -247,8 +391,197 @@ _KIND_WORDS = {
 }
 
 
-def judge_pair(candidate: Candidate, vectors: Vectors | None = None) -> Verdict:
-    """The engine's verdict on one candidate pair."""
+def _words_of(text: str) -> frozenset[str]:
+    return frozenset(stem(w) for w in words(text) if content(w))
+
+
+RULE_START = frozenset(stem(w) for w in (
+    "use", "run", "add", "write", "keep", "avoid", "check", "ask", "watch", "post", "fill",
+    "remove", "delete", "store", "put", "wrap", "prefer", "make", "open", "lint", "call",
+    "return", "name", "log", "test", "deploy", "merge", "announce", "include", "document",
+    "link", "tag", "label", "review", "restart", "rotate", "pin", "set", "start", "stop",
+    "don't", "never", "always", "every", "each", "only",
+))
+"""Words a rule starts with: an imperative verb or a quantifier ("Watch the dashboard",
+"Every alert rule...", "Each engineer...")."""
+RULE_WORDS = frozenset(("must", "should", "need", "needs", "every", "each", "always", "never",
+                        "only", "at most", "at least", "required", "mandatory", "shall"))
+
+
+def rule_like(statements: Sequence[Statement]) -> bool:
+    """The side states a rule (an imperative, a must / should / every / at most), not a fact
+    of the setup: two rules on one subject that do not contradict both hold (compatible)."""
+    for st in statements:
+        if st.tokens and (stem(st.tokens[0]) in RULE_START or st.tokens[0] in RULE_START):
+            return True
+        if any(t in RULE_WORDS for t in st.tokens) or " at most " in f" {' '.join(st.tokens)} ":
+            return True
+    return False
+
+
+def _supersession(a: JudgeItem, b: JudgeItem, sa: list[Statement], sb: list[Statement],
+                  reading: Reading, vectors: Vectors, side: str | None) -> Verdict | None:
+    """One side says a way is over ("RabbitMQ was decommissioned", "ruff replaced flake8")
+    and the other side still says that way; the newer side (by ``modified``, else mtime) is
+    the one that says so, or the dates are unknown."""
+    found: list[tuple[float, str, str, str]] = []
+    for marked, gone_side, other in (("a", sa, sb), ("b", sb, sa)):
+        if side not in (None, marked):
+            continue
+        item = a if marked == "a" else b
+        said = GONE.search(item.body)
+        if said is None:
+            continue
+        asserted = frozenset().union(*(s.asserted for s in other)) if other else frozenset()
+        numbers = frozenset().union(*(s.numbers for s in other)) if other else frozenset()
+        old: set[str] = set()
+        old_numbers: set[str] = set()
+        negated: set[str] = set()
+        for st in gone_side:
+            stems_, nums = old_ways(st.text)
+            old |= stems_
+            old_numbers |= nums
+            negated |= st.negated
+        match = frozenset(old) & asserted
+        rare = (vectors.rare(match) | (frozenset(old_numbers) & numbers)
+                | vectors.rare(frozenset(negated) & asserted))
+        if rare and reading.pair >= SUPERSEDE_SHARED:
+            what = " ".join(sorted(rare))
+            found.append((reading.pair + 0.1, marked, said.group(0), what))
+        elif match and reading.pair >= SUPERSEDE_PAIR:
+            found.append((reading.pair, marked, said.group(0), " ".join(sorted(match))))
+        elif (said.group(0).casefold() != "now" and reading.pair >= SUPERSEDE_BARE
+              and not _states_the_new_way(gone_side, said.group(0), asserted, vectors)):
+            found.append((reading.pair - 0.1, marked, said.group(0), ""))
+    if not found:
+        return None
+    score, marked, phrase, what = max(found)
+    kept, old_item = (a, b) if marked == "a" else (b, a)
+    gone = f" (“{evidence_quote(what, 40)}”)" if what else ""
+    evidence = tuple(evidence_quote(t) for t in (
+        next((s.text for s in (sa if marked == "a" else sb) if GONE.search(s.text)), kept.body),
+        old_item.body or old_item.description))
+    return Verdict(
+        Relation.SUPERSEDES, round(max(0.3, min(0.85, score)), 2),
+        f"{marked.upper()} says the other way{gone} is over (“{phrase}”); the newer is "
+        f"{marked.upper()} ({_when(kept)} vs {_when(old_item)})",
+        NAME, winner=marked, evidence=evidence)
+
+
+def _conflict(a: JudgeItem, b: JudgeItem, sa: list[Statement], sb: list[Statement],
+              all_a: frozenset[str], all_b: frozenset[str], reading: Reading,
+              vectors: Vectors, side: str | None) -> Verdict | None:
+    """The same subject with another value in aligned statements (a number, a negation,
+    opposite words, a word of the same kind swapped), or, however far the pair, a rare word
+    one side negates and the other asserts ("never SQLite" / "SQLite in memory")."""
+    mentions = Counter(w for st in (*sa, *sb) for w in st.stems)
+    differing: list[tuple[int, float, int, int, tuple[str, str, str]]] = []
+    journal = is_journal(a) or is_journal(b)
+    named = (_words_of(a.description) | _words_of(a.name.replace("-", " ").replace("_", " "))
+             | _words_of(b.description) | _words_of(b.name.replace("-", " ").replace("_", " ")))
+    subject = vectors.rare((all_a | _words_of(a.description) | _words_of(a.name))
+                           & (all_b | _words_of(b.description) | _words_of(b.name)),
+                           SUBJECT_SHARE)
+    """Rare words both sides name: a subject in common ("cadence", "acknowledge")."""
+    if reading.pair >= NUMBER_PAIR:
+        for i, j, sim in reading.aligned:
+            if sim < NUMBER_ALIGNED:
+                continue
+            found = difference(sa[i], sb[j], all_a, all_b, vectors, mentions, sim, named)
+            if found is None:
+                continue
+            if (reading.pair < CONFLICT_PAIR or sim < ALIGNED) and (
+                    found[0] != "number" or not subject or i or j or journal):
+                continue  # farther: only another number in what each side says first, on a
+                # subject both name, and not from a journal
+            if found[0] == "number" and sim < NUMBER_STATEMENT and not subject:
+                continue  # other numbers of other subjects ("10 s" for HTTP, "5 s" for SQL)
+            quoted = {stem(w) for w in f"{found[1]} {found[2]}".split()} - {"not"}
+            talked = max((mentions[w] for w in quoted), default=0)
+            differing.append((talked, sim, i, j, found))
+        if differing and any(d[4][0] == "negation" for d in differing):
+            differing += _flips(sa, sb, mentions, reading.pair)
+    if not differing and reading.pair >= FLIP_PAIR and not journal:
+        differing = [d for d in _flips(sa, sb, mentions, reading.pair)
+                     if reading.sims[d[2]][d[3]] >= ALIGNED
+                     and vectors.rare(frozenset((d[4][1].removeprefix("not "),)))]
+    if not differing:
+        return None
+    # the difference the pair talks about most ("never SQLite" / "SQLite in memory" before
+    # "no docker needed"), then the nearest statements
+    _, sim, i, j, (kind, left, right) = max(differing, key=lambda d: (d[0], d[1]))
+    own = own_conditions(frozenset(words(f"{a.description} {a.body}")),
+                         frozenset(words(f"{b.description} {b.body}")))
+    if own is not None:
+        return Verdict(
+            Relation.SCOPED, round(min(0.7, reading.pair), 2),
+            f"they differ ({_KIND_WORDS[kind]}: “{evidence_quote(left, 40)}” vs "
+            f"“{evidence_quote(right, 40)}”), each under its own condition: “{own[0]}” vs "
+            f"“{own[1]}”", NAME,
+            evidence=(evidence_quote(sa[i].text), evidence_quote(sb[j].text)))
+    keep = ""
+    if side is not None:
+        kept = a if side == "a" else b
+        keep = ("; the CLAUDE.md rule stays" if kept.kind == CLAUDE_MD
+                else f"; the newer is {side.upper()} ({_when(kept)})")
+    confidence = 0.8 if kind in ("number", "negation", "antonym") else 0.6
+    return Verdict(
+        Relation.CONFLICTS_WITH, round(confidence * min(1.0, sim + 0.2), 2),
+        f"the same subject with {_KIND_WORDS[kind]}: “{evidence_quote(left, 60)}” vs "
+        f"“{evidence_quote(right, 60)}”{keep}",
+        NAME, winner=side,
+        evidence=(evidence_quote(sa[i].text), evidence_quote(sb[j].text)))
+
+
+def _states_the_new_way(gone_side: list[Statement], phrase: str, asserted: frozenset[str],
+                        vectors: Vectors) -> bool:
+    """The other side already says what the statement with the supersession phrase says
+    ("Search moved into Postgres full-text" / "search uses Postgres full-text"): a rare
+    word of that statement is one the other side asserts."""
+    for st in gone_side:
+        if phrase.casefold() in st.text.casefold() and vectors.rare(st.asserted & asserted):
+            return True
+    return False
+
+
+def _same_value(sa: list[Statement], sb: list[Statement], reading: Reading) -> bool:
+    """Aligned statements giving one value of one kind, not a small count ("15 minutes"
+    both; "one" or "two" say little)."""
+    for i, j, sim in reading.aligned:
+        if sim < NUMBER_ALIGNED:
+            continue
+        same = sa[i].quantities & sb[j].quantities
+        if any(kind or value not in ("0", "1", "2", "3") for value, kind in same):
+            return True
+    return False
+
+
+def _parallel(a: JudgeItem, b: JudgeItem, sa: list[Statement], sb: list[Statement],
+              subjects: frozenset[str], reading: Reading) -> Verdict:
+    """Parallel notes: scoped when what tells them apart is a condition (internal /
+    external, staging / production), else not a conflict (``port-api`` / ``port-web``)."""
+    names = " and ".join(sorted(subjects))
+    stems_ = frozenset(stem(w) for w in subjects)
+    scope = scoped_by(frozenset(w for w in words(a.name.replace("-", " ").replace("_", " "))
+                                if stem(w) in stems_),
+                      frozenset(w for w in words(b.name.replace("-", " ").replace("_", " "))
+                                if stem(w) in stems_))
+    if scope is not None:
+        return Verdict(
+            Relation.SCOPED, round(min(0.7, reading.pair), 2),
+            f"parallel notes, each under its own condition: “{scope[0]}” vs “{scope[1]}”",
+            NAME)
+    return Verdict(
+        Relation.NOT_CONFLICT, round(min(0.6, 0.3 + reading.pair / 2), 2),
+        f"parallel notes on different subjects ({names}): their values differ by design",
+        NAME)
+
+
+def judge_pair(candidate: Candidate, vectors: Vectors | None = None,
+               parallel: frozenset[str] = frozenset()) -> Verdict:
+    """The engine's verdict on one candidate pair. ``parallel``: the words that name each
+    side's own subject when the two are parallel notes (names of one pattern, another subject
+    each: ``port-api`` / ``port-web``; :func:`memtui.core.judge.local.subjects_of`)."""
     a, b = candidate.a, candidate.b
     if a.digest == b.digest and (a.body or a.description):
         return Verdict(Relation.DUPLICATE, 1.0, "the same content, word for word", NAME,
@@ -263,66 +596,59 @@ def judge_pair(candidate: Candidate, vectors: Vectors | None = None) -> Verdict:
     all_b = frozenset().union(*(s.stems for s in sb)) if sb else frozenset()
     best = max(reading.aligned, key=lambda t: t[2], default=None)
     quote = (evidence_quote(sa[best[0]].text), evidence_quote(sb[best[1]].text)) if best else ()
-
-    gone_a, gone_b = GONE.search(a.body), GONE.search(b.body)
-    marked = "b" if gone_b else "a"
-    said = gone_b or gone_a
     side = newer(a, b)
-    shared = vectors.rare(all_a & all_b)
-    near = reading.pair >= SUPERSEDE_PAIR or (shared and reading.pair >= SUPERSEDE_SHARED)
-    if near and said is not None and bool(gone_a) != bool(gone_b) and side in (None, marked):
-        kept = a if marked == "a" else b
-        old = b if marked == "a" else a
-        return Verdict(
-            Relation.SUPERSEDES, round(min(0.85, reading.pair), 2),
-            f"{'B' if marked == 'b' else 'A'} says the other way is over "
-            f"(“{said.group(0)}”); the newer is "
-            f"{marked.upper()} ({_when(kept)} vs {_when(old)})",
-            NAME, winner=marked, evidence=quote)
 
-    scope = scoped_by(sa[best[0]].stems, sb[best[1]].stems) if best is not None else None
+    superseding = _supersession(a, b, sa, sb, reading, vectors, side)
+    if superseding is not None:
+        return superseding
+
+    if parallel:
+        return _parallel(a, b, sa, sb, parallel, reading)
+
+    scope = (scoped_by(frozenset(sa[best[0]].tokens), frozenset(sb[best[1]].tokens))
+             if best is not None else None)
     if scope is not None and reading.pair >= SCOPED_PAIR:
         return Verdict(
             Relation.SCOPED, round(min(0.8, reading.pair), 2),
             f"each applies under its own condition: “{scope[0]}” vs “{scope[1]}”",
             NAME, evidence=quote)
 
-    if reading.pair >= CONFLICT_PAIR:
-        mentions = Counter(w for st in (*sa, *sb) for w in st.stems)
-        differing: list[tuple[int, float, int, int, tuple[str, str, str]]] = []
-        for i, j, sim in reading.aligned:
-            if sim < ALIGNED:
-                continue
-            found = difference(sa[i], sb[j], all_a, all_b, vectors, mentions)
-            if found is not None:
-                quoted = {stem(w) for w in f"{found[1]} {found[2]}".split()} - {"not"}
-                talked = max((mentions[w] for w in quoted), default=0)
-                differing.append((talked, sim, i, j, found))
-        if differing and any(d[4][0] == "negation" for d in differing):
-            differing += _flips(sa, sb, mentions, reading.pair)
-        if differing:
-            # the difference the pair talks about most ("never SQLite" / "SQLite in memory"
-            # before "no docker needed"), then the nearest statements
-            _, sim, i, j, (kind, left, right) = max(differing, key=lambda d: (d[0], d[1]))
-            keep = ""
-            if side is not None:
-                kept = a if side == "a" else b
-                keep = ("; the CLAUDE.md rule stays" if kept.kind == CLAUDE_MD
-                        else f"; the newer is {side.upper()} ({_when(kept)})")
-            confidence = 0.8 if kind in ("number", "negation", "antonym") else 0.6
-            return Verdict(
-                Relation.CONFLICTS_WITH, round(confidence * min(1.0, sim + 0.2), 2),
-                f"the same subject with {_KIND_WORDS[kind]}: “{evidence_quote(left, 60)}” vs "
-                f"“{evidence_quote(right, 60)}”{keep}",
-                NAME, winner=side,
-                evidence=(evidence_quote(sa[i].text), evidence_quote(sb[j].text)))
+    conflict = _conflict(a, b, sa, sb, all_a, all_b, reading, vectors, side)
+    if conflict is not None:
+        return conflict
 
-    if (reading.pair >= DUPLICATE_PAIR and best is not None and best[2] >= DUPLICATE_STATEMENT
-            and reading.covered >= DUPLICATE_COVERED):
+    journal = is_journal(a) or is_journal(b)
+    """A dated log repeats what a topic file says only when the two are near and their
+    statements cover each other (the first rule), not by shared words alone."""
+    same = {normalize(x.text) for x in sa} & {normalize(y.text) for y in sb}
+    # a statement both sides hold word for word ("**Why:** agreed with the team.") is no
+    # evidence of one fact when the rest differs: measured without them
+    own_a = frozenset().union(*(x.stems for x in sa if normalize(x.text) not in same))
+    own_b = frozenset().union(*(y.stems for y in sb if normalize(y.text) not in same))
+    overlap = vectors.overlap(own_a | _words_of(a.description), own_b | _words_of(b.description))
+    mutual = vectors.overlap(own_a | _words_of(a.description),
+                             own_b | _words_of(b.description), mutual=True)
+    near = max((sim for i, j, sim in reading.aligned
+                if normalize(sa[i].text) not in same), default=0.0)
+    if best is not None and (
+        (reading.pair >= DUPLICATE_PAIR and best[2] >= DUPLICATE_STATEMENT
+         and reading.covered >= DUPLICATE_COVERED)
+        or (not journal and reading.pair >= DUPLICATE_NEAR and overlap >= DUPLICATE_OVERLAP
+            and near >= ALIGNED)
+        or (not journal and reading.pair >= DUPLICATE_FAR and mutual >= DUPLICATE_SHARED)
+        or (not journal and reading.pair >= DUPLICATE_VALUE_PAIR and overlap >= DUPLICATE_VALUE
+            and _same_value(sa, sb, reading))
+    ):
         what = "repeats a CLAUDE.md rule" if CLAUDE_MD in (a.kind, b.kind) else "says the same"
         return Verdict(Relation.DUPLICATE, round(min(0.9, reading.pair), 2),
                        f"{what} ({reading.pair:.2f}; its nearest statements "
-                       f"{best[2]:.2f}), nothing differs", NAME, winner=newer(a, b), evidence=quote)
+                       f"{best[2]:.2f}; rare words shared {overlap:.2f}), nothing differs",
+                       NAME, winner=newer(a, b), evidence=quote)
+    if (best is not None and reading.pair >= COMPATIBLE_PAIR and rule_like(sa)
+            and rule_like(sb)):
+        return Verdict(Relation.COMPATIBLE, round(min(0.6, reading.pair), 2),
+                       f"two rules on near subjects ({reading.pair:.2f}), both can hold: "
+                       "nothing one says contradicts the other", NAME, evidence=quote)
     confidence = round(min(0.5, reading.pair * 0.6), 2)
     return Verdict(Relation.RELATED, confidence,
                    f"near subjects ({reading.pair:.2f}), no disagreement found", NAME,

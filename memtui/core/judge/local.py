@@ -286,12 +286,37 @@ def judge_pair(candidate: Candidate, vectors: Vectors | None = None) -> Verdict:
     when the semantic signal cannot load, the lexical rules of :func:`lexical_verdict`."""
     if vectors is None and semantic_unavailable() is not None:
         return lexical_verdict(candidate)
-    parallel = _parallel(candidate)
-    if parallel is not None:
-        return parallel
     from memtui.core.judge import engine
 
-    return engine.judge_pair(candidate, vectors)
+    return engine.judge_pair(candidate, vectors, parallel=_parallel_subjects(candidate))
+
+
+def _stems_of(text: str) -> frozenset[str]:
+    from memtui.core.judge.statements import stem
+
+    return frozenset(stem(part) for w in words(text) for part in (w, *re.split(r"[-/.@]", w))
+                     if part)
+
+
+def _parallel_subjects(candidate: Candidate) -> frozenset[str]:
+    """The words that name each side's own subject when the two are parallel notes
+    (:func:`subjects_of`), compared by stem: a side that names the other's subject word in
+    its text, stemmed or inside a longer word ("testing" in "@testing-library"), is not
+    parallel. Empty when they are not parallel notes."""
+    a, b = candidate.a, candidate.b
+    if a.digest == b.digest or (body_digest(a) and body_digest(a) == body_digest(b)):
+        return frozenset()
+    subjects, parallel = subjects_of(a, b)
+    if not parallel:
+        return frozenset()
+    name_a, name_b = _name_words(a), _name_words(b)
+    only_a = _stems_of(" ".join(name_a - name_b))
+    only_b = _stems_of(" ".join(name_b - name_a))
+    text_a = _stems_of(f"{a.description} {a.body}")
+    text_b = _stems_of(f"{b.description} {b.body}")
+    if only_a & text_b and only_b & text_a:
+        return frozenset()
+    return subjects
 
 
 def _parallel(candidate: Candidate) -> Verdict | None:

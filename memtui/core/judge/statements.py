@@ -11,6 +11,7 @@ Stemming is Snowball's English stemmer (``snowballstemmer``, pure Python), so "m
 
 from __future__ import annotations
 
+import contextlib
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -31,6 +32,11 @@ NEGATIONS = frozenset(
      "shouldn't", "mustn't", "can't", "cannot", "without", "nothing", "nobody", "none",
      "neither", "nor", "avoid", "avoids")
 )
+NOBODY = frozenset(("nothing", "nobody", "none", "neither", "nor"))
+"""Negations that deny the predicate, not the next word: "Nothing secret is checked in" does
+not say "no secrets"."""
+HEDGES = frozenset(("even", "ever", "really", "always", "directly", "yet", "also", "just"))
+"""Words a negation reaches past ("not even in .env.example"): what it denies is the next."""
 NUMBER_WORDS = {
     "zero": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6",
     "seven": "7", "eight": "8", "nine": "9", "ten": "10", "twelve": "12", "fifteen": "15",
@@ -74,6 +80,11 @@ class Statement:
     """Stems a negation covers."""
     asserted: frozenset[str]
     """Stems no negation covers."""
+    denied: frozenset[str] = frozenset()
+    quantities: frozenset[tuple[str, str]] = frozenset()
+    """The values it gives with their kind (:func:`quantities`)."""
+    """The first stem after each negation: what it denies ("never SQLite", "don't mock the
+    database": ``mock``, not ``database``)."""
 
 
 def _numbers(tokens: tuple[str, ...]) -> frozenset[str]:
@@ -89,24 +100,101 @@ def _numbers(tokens: tuple[str, ...]) -> frozenset[str]:
     return frozenset(found)
 
 
+_DATE_OR_TIME = re.compile(r"\b\d{4}-\d{2}(?:-\d{2})?\b|\b\d{1,2}:\d{2}(?::\d{2})?\b")
+"""Dates and clock times: when something happened, not a value a rule sets."""
+TIME_UNITS = {
+    "ms": 0.001, "millisecond": 0.001, "s": 1, "sec": 1, "second": 1, "min": 60, "minut": 60,
+    "h": 3600, "hr": 3600, "hour": 3600, "day": 86_400, "week": 604_800, "month": 2_592_000,
+    "quarter": 7_776_000, "year": 31_536_000, "sprint": 1_209_600,
+}
+"""Durations, as stems, in seconds: "1 hour" and "60 minutes" are one value."""
+SIZE_UNITS = {"b": 1, "byte": 1, "kb": 1e3, "kib": 1024, "mb": 1e6, "mib": 1024**2, "gb": 1e9,
+              "gib": 1024**3, "tb": 1e12}
+"""Sizes, in bytes."""
+ONE_OF_TIME = {"hour": 3600.0, "daily": 86_400.0, "nightly": 86_400.0, "weekly": 604_800.0,
+               "monthly": 2_592_000.0}
+UNIT_STOP = frozenset(("for", "to", "in", "on", "at", "and", "or", "of", "the", "a", "is"))
+
+
+def quantities(text: str) -> frozenset[tuple[str, str]]:
+    """The values a statement gives, each with its kind: ``("600", "time")`` for "10
+    minutes" (durations in seconds, sizes in bytes), ``("120", "")`` for "line length is
+    120". Dates and clock times are left out. Two statements disagree on a number only
+    when they give other values of one kind (6 minutes is not Postgres 16)."""
+    tokens = words(_DATE_OR_TIME.sub(" ", text))[:MAX_STATEMENT_WORDS]
+    found: set[tuple[str, str]] = set()
+    for i, token in enumerate(tokens):
+        parts = token.split("-")
+        for k, part in enumerate(parts):
+            if _NUMBER.match(part):
+                value = part.replace(",", "")
+            elif part in NUMBER_WORDS and part not in ("once", "twice", "single", "double"):
+                value = NUMBER_WORDS[part]
+            else:
+                continue
+            nxt = parts[k + 1] if k + 1 < len(parts) else (
+                tokens[i + 1] if i + 1 < len(tokens) else "")
+            unit = stem(nxt) if nxt and nxt not in UNIT_STOP and not _NUMBER.match(nxt) else ""
+            for kind, units in (("time", TIME_UNITS), ("size", SIZE_UNITS)):
+                if unit in units:
+                    with contextlib.suppress(ValueError):
+                        found.add((f"{float(value) * units[unit]:g}", kind))
+                    break
+            else:
+                found.add((value, ""))
+    if not found:
+        for token in tokens:
+            if token in ONE_OF_TIME:
+                found.add((f"{ONE_OF_TIME[token]:g}", "time"))
+    return frozenset(found)
+
+
 def statement(text: str) -> Statement:
     tokens = tuple(words(text)[:MAX_STATEMENT_WORDS])
     stems: set[str] = set()
     negated: set[str] = set()
     asserted: set[str] = set()
+    denied: set[str] = set()
+    nobody = False
     reach = 0
+    since_negation: list[str] = []
     for token in tokens:
         if token in NEGATIONS:
             reach = NEGATION_REACH
+            since_negation = []
+            nobody = token in NOBODY
+            continue
+        if token in CONDITIONAL and since_negation:
+            # "don't merge until ...": a condition on merging, not "no merging"
+            for word in since_negation:
+                negated.discard(word)
+                denied.discard(word)
+                asserted.add(word)
+            since_negation = []
+            reach = 0
             continue
         if not content(token) or _NUMBER.match(token) or token in NUMBER_WORDS:
             continue
+        if reach and token in HEDGES:
+            continue
         s = stem(token)
         stems.add(s)
-        (negated if reach else asserted).add(s)
+        if "-" in token:  # "asyncio-based", "table-driven": the parts are words too
+            for part in token.split("-"):
+                if content(part) and not _NUMBER.match(part) and part not in NUMBER_WORDS:
+                    stems.add(stem(part))
+                    (negated if reach else asserted).add(stem(part))
+        if reach:
+            if not since_negation and not nobody:
+                denied.add(s)
+            negated.add(s)
+            since_negation.append(s)
+        else:
+            asserted.add(s)
         reach = max(0, reach - 1)
-    return Statement(text, tokens, frozenset(stems), _numbers(tokens), frozenset(negated),
-                     frozenset(asserted))
+    numbers = _numbers(tuple(words(_DATE_OR_TIME.sub(" ", text))[:MAX_STATEMENT_WORDS]))
+    return Statement(text, tokens, frozenset(stems), numbers, frozenset(negated),
+                     frozenset(asserted), frozenset(denied), quantities(text))
 
 
 def split(text: str) -> list[str]:
@@ -127,3 +215,71 @@ def statements_of(item: JudgeItem) -> list[Statement]:
     description)."""
     text = item.body if item.body or item.kind == CLAUDE_MD else item.description
     return [statement(part) for part in split(text)]
+
+
+CONDITIONAL = frozenset(("until", "unless", "before", "except", "till"))
+"""After a negation these make it a condition, not a contradiction: "don't merge until the
+checks pass" says when to merge, as "merge only when the checks pass" does."""
+
+BE = frozenset(("was", "were", "is", "are", "got", "been", "be", "has", "have", "gets"))
+PASSIVE_GONE = frozenset((
+    "removed", "deleted", "dropped", "archived", "closed", "gone", "retired", "decommissioned",
+    "deprecated", "replaced", "shut", "sunset", "abandoned", "discontinued", "unused",
+))
+"""``X was removed``, ``X is gone``: X is the way that is over."""
+ACTIVE_GONE = frozenset(("replaced", "replaces", "dropped", "removed", "retired", "ditched",
+                         "supersedes", "superseded"))
+"""``Y replaced X``, ``we dropped X for Y``: X (after the verb) is the way that is over."""
+MOVED = frozenset(("moved", "migrated", "switched", "ported", "upgraded", "changed", "went"))
+"""``moved from X to Y``: X is over."""
+EVENT = frozenset(("migration", "export", "move", "switch", "cutover", "rewrite", "port"))
+"""``after the X migration``: X is over."""
+_STOP_OLD = frozenset(("with", "by", "for", "to", "in", "into", "on", "and", "since"))
+OLD_REACH = 4
+
+
+def _content_stems(tokens: list[str]) -> list[str]:
+    return [stem(t) for t in tokens if content(t) and not _NUMBER.match(t)
+            and t not in NUMBER_WORDS and t not in BE]
+
+
+def old_ways(text: str) -> tuple[frozenset[str], frozenset[str]]:
+    """What a statement says is over: ``(stems, numbers)`` of the way it names as gone
+    ("RabbitMQ was decommissioned", "ruff replaced flake8", "moved from Jira to Linear",
+    "after the Jira export", "13-only workarounds can go", "instead of mocks")."""
+    tokens = words(text)[:MAX_STATEMENT_WORDS]
+    old: list[str] = []
+    for i, token in enumerate(tokens):
+        before: list[str] | None = None
+        after: list[str] | None = None
+        nxt = tokens[i + 1] if i + 1 < len(tokens) else ""
+        passive = token in PASSIVE_GONE and tokens[i - 1] in BE | {"now"}
+        can_go = token == "go" and tokens[i - 1] in ("can", "should", "must")
+        if i > 0 and (passive or can_go):
+            before = tokens[:i - 1]
+        elif token == "no" and nxt == "longer":
+            rest = tokens[i + 2:]
+            if rest and rest[0] in ("exists", "exist", "used", "works", "needed", "applies"):
+                before = tokens[:i]
+            else:
+                after = rest
+        elif token in ACTIVE_GONE and not (i > 0 and tokens[i - 1] in BE):
+            after = tokens[i + 1:]
+        elif token in MOVED and "from" in tokens[i + 1:i + 3]:
+            after = tokens[tokens.index("from", i) + 1:]
+        elif token == "instead" and nxt == "of":
+            after = tokens[i + 2:]
+        elif token in EVENT and i > 1 and "after" in tokens[max(0, i - 3):i]:
+            start = max(0, i - 3) + tokens[max(0, i - 3):i].index("after") + 1
+            old += _content_stems(tokens[start:i])
+        if before is not None:
+            cut = [j for j, t in enumerate(before) if t in _STOP_OLD or t in ("now",)]
+            old += _content_stems(before[(cut[-1] + 1) if cut else 0:])[-OLD_REACH:]
+        if after is not None:
+            stop = next((j for j, t in enumerate(after) if t in _STOP_OLD - {"and"}), len(after))
+            old += _content_stems(after[:stop])[:OLD_REACH]
+    found = set(old)
+    numbers = frozenset(n for n in _numbers(tuple(
+        t for t in tokens if any(stem(p) in found for p in t.split("-")[1:]) or
+        stem(t) in found)))
+    return frozenset(found), numbers

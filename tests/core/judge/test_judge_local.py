@@ -159,7 +159,9 @@ def test_a_changed_number_is_a_conflict_and_the_newer_side_is_kept(judged: dict)
 
 def test_parallel_notes_about_different_subjects_are_not_conflicts(judged: dict) -> None:
     verdict = judge_pair(pair(judged, "emails-runbook.md:auto", "refunds-runbook.md:auto"))
-    assert verdict.relation is Relation.RELATED
+    # not a conflict, said so (issue 22: "compatible and not_conflict are never right"),
+    # and not listed
+    assert verdict.relation is Relation.NOT_CONFLICT
     assert "parallel notes" in verdict.reason
 
 

@@ -1,0 +1,225 @@
+"""The verdict engine's rules one by one (issue 22, item 4), each on a pair of memories that
+needs it: stems, what a negation denies, values of one kind, conditions, compatible rules,
+supersession by the old way named and the dates."""
+
+from __future__ import annotations
+
+import pytest
+
+from memtui.core.judge.engine import Vectors, is_journal, judge_pair, other_value, rule_like
+from memtui.core.judge.items import digest
+from memtui.core.judge.statements import old_ways, quantities, statement, statements_of, stem
+from memtui.core.judge.verdicts import NEEDS_ACTION, Candidate, JudgeItem, Relation, Verdict
+
+
+def item(name: str, body: str, description: str = "", modified: str | None = None,
+         mtime: float = 1.0) -> JudgeItem:
+    key = f"/memory/{name}"
+    return JudgeItem(key=key, kind="auto", file=key, rel_path=name,
+                     name=name.removesuffix(".md"), description=description, body=body,
+                     mtime=mtime, digest=digest(f"{description}\n{body}"), modified=modified)
+
+
+@pytest.fixture(scope="module")
+def vectors() -> Vectors:
+    return Vectors()
+
+
+def verdict(a: JudgeItem, b: JudgeItem, vectors: Vectors) -> Verdict:
+    return judge_pair(Candidate(a, b, 0.5, ()), vectors)
+
+
+# -- statements -------------------------------------------------------------------------
+
+
+def test_mocks_and_mock_are_one_stem() -> None:
+    assert stem("mocks") == stem("mock") == stem("mocked")
+    assert statement("never mocks").denied == statement("don't mock it").denied == {"mock"}
+
+
+def test_a_negation_denies_its_first_word_not_the_whole_clause() -> None:
+    st = statement("Use the real Postgres; don't mock the database.")
+    assert st.denied == {"mock"}
+    assert "databas" in st.negated and "databas" not in st.denied
+
+
+def test_a_negation_with_until_is_a_condition_not_a_denial() -> None:
+    st = statement("Do not merge until every required check passes.")
+    assert st.denied == frozenset() and "merg" in st.asserted
+
+
+def test_nothing_denies_no_word() -> None:
+    assert statement("Nothing secret is checked in.").denied == frozenset()
+
+
+def test_values_are_compared_by_kind_durations_in_seconds() -> None:
+    assert quantities("entries expire after one hour") == quantities("kept for 60 minutes")
+    assert quantities("We run one-week iterations") != quantities("Sprints are two weeks")
+    # dates and clock times are when something happened, not values
+    assert quantities("2026-03 at 09:12 the refund ran") == frozenset()
+    six_minutes, version = statement("CI takes 6 minutes"), statement("Postgres 16 in CI")
+    assert other_value(six_minutes, version) is None  # a duration is not a version
+    assert other_value(statement("line length is 120"), statement("line length is 100"))
+
+
+def test_the_old_way_is_what_a_supersession_phrase_names() -> None:
+    assert "rabbitmq" in old_ways("RabbitMQ was decommissioned in the summer.")[0]
+    replaced = old_ways("ruff check replaced flake8 and isort in jobs/")[0]
+    assert {"flake8", "isort"} <= replaced and "ruff" not in replaced
+    assert old_ways("We replaced Redux with zustand stores")[0] == {"redux"}
+    assert "jira" in old_ways("Tickets live in Linear after the Jira export.")[0]
+    assert old_ways("Prod was upgraded to Postgres 16; 13-only workarounds can go.")[1] == {"13"}
+    assert old_ways("Search moved into Postgres full-text search.")[0] == frozenset()
+
+
+def test_rules_and_facts() -> None:
+    assert rule_like(statements_of(item("a.md", "Every alert rule links its runbook.")))
+    assert rule_like(statements_of(item("a.md", "Watch the error rate for 15 minutes.")))
+    assert not rule_like(statements_of(item("a.md", "Prod Postgres is backed up nightly.")))
+
+
+def test_a_dated_log_is_a_journal() -> None:
+    assert is_journal(item("2026-11-26.md", "Tried SQLite."))
+    assert not is_journal(item("test-db.md", "Tried SQLite."))
+
+
+# -- verdicts ---------------------------------------------------------------------------
+
+
+def test_jest_vs_vitest_is_another_value_of_one_kind(vectors: Vectors) -> None:
+    got = verdict(item("a.md", "Unit tests in web/ run on jest.", "Web unit test runner"),
+                  item("b.md", "Unit tests in web/ run on vitest.", "Web unit test runner"),
+                  vectors)
+    assert got.relation is Relation.CONFLICTS_WITH
+    assert "“jest” vs “vitest”" in got.reason
+
+
+def test_words_naming_the_subject_are_no_value(vectors: Vectors) -> None:
+    got = verdict(item("frontend-tests.md", "Unit tests in the frontend run on jest.",
+                       "Frontend tests"),
+                  item("backend-tests.md", "Unit tests in the backend run on jest.",
+                       "Backend tests"), vectors)
+    assert got.relation is not Relation.CONFLICTS_WITH
+
+
+def test_staging_vs_production_is_scoped(vectors: Vectors) -> None:
+    got = verdict(item("deploy-approval.md",
+                       "Deploys to production need an approval from the release captain.",
+                       "Approvals for deploys"),
+                  item("staging-deploys.md", "Anyone can deploy to staging without asking.",
+                       "Deploying to staging"), vectors)
+    assert got.relation is Relation.SCOPED
+    assert got.relation not in NEEDS_ACTION
+
+
+def test_an_agent_vs_the_main_session_is_scoped(vectors: Vectors) -> None:
+    got = verdict(item("push.md", "The reviewer agent never pushes; it only comments on the PR.",
+                       "Pushing"),
+                  item("push-main.md", "The main session pushes the branch after the tests pass.",
+                       "Pushing"), vectors)
+    assert got.relation is Relation.SCOPED
+
+
+def test_compatible_rules_are_said_so_and_not_listed(vectors: Vectors) -> None:
+    got = verdict(item("alert-runbook-link.md",
+                       "Every alert rule links its runbook in the annotation.",
+                       "Alerts need runbooks"),
+                  item("alert-owners.md", "Every alert rule has an owning team label.",
+                       "Alert ownership"), vectors)
+    assert got.relation is Relation.COMPATIBLE
+    assert got.relation not in NEEDS_ACTION
+
+
+def test_the_same_value_in_other_units_is_no_conflict(vectors: Vectors) -> None:
+    got = verdict(item("a.md", "Catalog entries expire from Redis after one hour.",
+                       "Catalog cache expiry"),
+                  item("b.md", "The catalog cache keeps entries for 60 minutes.",
+                       "Catalog cache"), vectors)
+    assert got.relation is not Relation.CONFLICTS_WITH
+
+
+def test_other_durations_on_one_subject_conflict_even_when_far(vectors: Vectors) -> None:
+    got = verdict(item("cadence.md", "We run one-week iterations.", "Iteration length"),
+                  item("sprint-length.md", "Sprints are two weeks long, planning on Monday.",
+                       "Sprint cadence"), vectors)
+    assert got.relation is Relation.CONFLICTS_WITH
+    assert "“one” vs “two”" in got.reason
+
+
+def test_a_short_never_x_vs_x_pair_is_a_conflict(vectors: Vectors) -> None:
+    got = verdict(item("a.md", "real Postgres 16; never SQLite, never mocks."),
+                  item("b.md", "SQLite in memory so the suite stays fast."), vectors)
+    assert got.relation is Relation.CONFLICTS_WITH
+    assert any("SQLite" in quote for quote in got.evidence)
+
+
+def test_a_journal_entry_is_no_far_contradiction(vectors: Vectors) -> None:
+    got = verdict(item("2026-11-26.md", "Tried SQLite in memory: 48 s but the JSONB tests skip."),
+                  item("b.md", "real Postgres 16; never SQLite, never mocks."), vectors)
+    assert got.relation is not Relation.CONFLICTS_WITH
+
+
+def test_a_negated_verb_is_not_a_negated_object(vectors: Vectors) -> None:
+    # both say "real database, no mocks": no word one denies is one the other asserts
+    got = verdict(item("real-db.md",
+                       "Use the real Postgres in integration tests; don't mock the database.",
+                       "Databases in tests"),
+                  item("integration-db.md", "Integration tests hit a real database, never mocks.",
+                       "Integration tests and the database"), vectors)
+    assert got.relation is Relation.DUPLICATE
+
+
+def test_supersession_names_the_old_way_and_the_dates(vectors: Vectors) -> None:
+    new = item("sqs.md", "The job queue is SQS now; RabbitMQ was decommissioned in the summer.",
+               "Job queue", modified="2026-11-12")
+    old = item("queue.md", "Background work is queued in RabbitMQ.", "Background jobs queue",
+               modified="2026-04-09")
+    got = verdict(new, old, vectors)
+    assert got.relation is Relation.SUPERSEDES and got.winner == "a"
+    assert "rabbitmq" in got.reason and "2026-11-12" in got.reason and "2026-04-09" in got.reason
+    # the side saying the way is over but dated before the other does not supersede it
+    older = item("sqs.md", new.body, new.description, modified="2026-01-12")
+    assert verdict(older, old, vectors).relation is not Relation.SUPERSEDES
+
+
+def test_a_side_that_already_says_the_new_way_is_not_superseded(vectors: Vectors) -> None:
+    got = verdict(item("search-pg.md",
+                       "Search moved into Postgres full-text; the Elasticsearch cluster was shut "
+                       "down.", "Where search runs now", modified="2026-11-19"),
+                  item("search.md", "Invoice search uses Postgres full-text search with a GIN "
+                       "index.", "Search", modified="2026-08-20"), vectors)
+    assert got.relation is not Relation.SUPERSEDES
+
+
+def test_a_shared_boilerplate_statement_makes_no_duplicate(vectors: Vectors) -> None:
+    tail = "\n\n**Why:** agreed with the team.\n\n**How to apply:** apply it in every change."
+    got = verdict(item("ignores.md", "ACME007 in migrations only." + tail,
+                       "Lint ignores we accept"),
+                  item("migration-order.md",
+                       "Run 0142 before 0143; 0143 backfills in batches of 5000." + tail,
+                       "Order of pending migrations"), vectors)
+    assert got.relation is not Relation.DUPLICATE
+
+
+def test_the_parts_of_a_hyphenated_word_are_words() -> None:
+    st = statement("The webhook consumer is asyncio-based.")
+    assert stem("asyncio") in st.asserted
+    assert stem("asyncio") in statement("no asyncio there").denied
+
+
+def test_a_developer_is_no_development_condition(vectors: Vectors) -> None:
+    # conditions are compared as written: "developer tooling" is not "development"
+    from memtui.core.judge.engine import scoped_by
+
+    assert scoped_by(frozenset({"ci", "image"}), frozenset({"developer", "tooling"})) is None
+    assert scoped_by(frozenset({"production"}), frozenset({"staging"})) == ("production",
+                                                                             "staging")
+
+
+def test_one_value_in_both_is_evidence_of_a_duplicate(vectors: Vectors) -> None:
+    got = verdict(item("pager-escalation.md",
+                       "If the primary does not ack a page within 15 minutes it escalates to "
+                       "the secondary, then to the engineering manager.", "Escalation"),
+                  item("on-call-rota.md", "Unacked pages go to the secondary on-call after 15 "
+                       "min and to the EM after that.", "How paging escalates"), vectors)
+    assert got.relation is Relation.DUPLICATE
