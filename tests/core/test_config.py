@@ -275,7 +275,8 @@ def test_the_environment_overrides_the_file(tmp_path: Path) -> None:
     config, path = loaded(
         tmp_path, GOOD, MEMTUI_THEME="nord", MEMTUI_JOURNAL_MAX_MB="12",
         MEMTUI_JUDGE_PROVIDER="local", MEMTUI_DISTIL_HEADROOM="0.9",
-        MEMTUI_JUDGE_SPEND_CAP_USD="0", MEMTUI_HISTORY_MAX_AGE_DAYS="  ", MEMTUI_HISTORY_MAX_SIZE_MB="7",
+        MEMTUI_JUDGE_SPEND_CAP_USD="0", MEMTUI_HISTORY_MAX_AGE_DAYS="  ",
+        MEMTUI_HISTORY_MAX_SIZE_MB="7",
     )
     assert config.problems == []
     assert (config.theme, config.sources["theme"]) == ("nord", "$MEMTUI_THEME")

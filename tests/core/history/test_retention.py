@@ -101,8 +101,10 @@ def test_versions_past_the_age_go_but_the_newest_of_each_file_stays(
         assert deleted[0].deleted.attribution.session_id == "sess-1"
         assert history.content(deleted[0].restore_rev, deleted[0].deleted.key, "gone.md") == (
             b"a memory deleted long ago\n")
-        newest = history.file_timeline(testing)[0]
+        timeline = history.file_timeline(testing)
+        newest = timeline[0]
         assert history.content(newest.rev, newest.key, "testing.md") == testing.read_bytes()
+        assert [v.pruned for v in timeline] == [0, 2]  # the oldest kept: 2 pruned before it
     finally:
         history.repo.close()
     assert record(ctx).commits == []  # the state followed the new chain: nothing to record
