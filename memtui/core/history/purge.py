@@ -146,7 +146,8 @@ def apply_purge(history: History, plan: PurgePlan) -> PurgeResult:
                 repo, chain, lambda c: True, lambda c: tree_without(repo, c.tree, full, memo),
                 drop_empty=True, count_pruned=False)
             drop_unreachable(repo)
-            move_state(repo, head, forget=lambda key, rel: key == plan.key and rel == plan.rel)
+            move_state(repo, plan.head, head,
+                       forget=lambda key, rel: key == plan.key and rel == plan.rel)
             present = set(repo.git("cat-file", "--batch-check=%(objectname)",
                                    "--batch-all-objects").split())
             left = [blob for blob in plan.blobs if blob in present]

@@ -166,7 +166,7 @@ def run_gc(repo: HistoryRepo, limits: RetentionLimits, now: float) -> GcReport:
         report.renamed = mapping
         report.head_after = head
         drop_unreachable(repo)
-        move_state(repo, head)
+        move_state(repo, chain[-1].sha, head)
     report.bytes_after = repo_bytes(repo.git_dir)
     return report
 

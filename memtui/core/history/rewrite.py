@@ -217,13 +217,13 @@ def repo_bytes(git_dir: Path) -> int:
     return total
 
 
-def move_state(repo: HistoryRepo, new_head: str | None,
+def move_state(repo: HistoryRepo, old_head: str | None, new_head: str | None,
                forget: Callable[[str, str], bool] | None = None) -> None:
     """The saved state follows the rewritten head (``forget(key, rel)``: files to drop from it,
-    their stores listed and read again next time); without a state nothing is done (the next
-    recording rebuilds it from the head)."""
+    their stores listed and read again next time); a state of another head (or none) is left
+    alone: the next recording rebuilds it from the head."""
     state = load_state(repo.directory)
-    if state is None:
+    if state is None or state.head != old_head:
         return
     state.head = new_head
     if forget is not None:
