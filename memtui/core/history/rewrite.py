@@ -56,6 +56,11 @@ def pruned_of(message: str) -> int:
     return int(found.group(1)) if found else 0
 
 
+def _pruned_in(message: bytes) -> int:
+    found = _PRUNED_LINE.search(message)
+    return int(found.group(1)) if found else 0
+
+
 def _with_pruned(message: bytes, pruned: int) -> bytes:
     """The message with its ``Memtui-Pruned`` trailer raised by ``pruned``."""
     found = _PRUNED_LINE.search(message)
@@ -92,25 +97,27 @@ def rewrite_chain(
     parent: str | None = None
     parent_tree: str | None = None
     mapping: dict[str, str] = {}
-    gap = 0
+    carry = 0
+    """Versions left out since the last kept one, with those they had folded in."""
     for commit in chain:
         if not keep(commit):
-            gap += 1
+            if count_pruned:
+                carry += 1 + _pruned_in(_split_commit(repo.read_object(commit.sha))[1])
             continue
         tree = tree_of(commit) if tree_of is not None else commit.tree
+        header, message = _split_commit(repo.read_object(commit.sha))
         if drop_empty and parent is not None and tree == parent_tree:
+            carry += _pruned_in(message)  # what it had folded in passes to the next one
             continue
-        raw = repo.read_object(commit.sha)
-        header, message = _split_commit(raw)
-        if gap and count_pruned:
-            message = _with_pruned(message, gap)
+        if carry:
+            message = _with_pruned(message, carry)
         lines = [b"tree " + tree.encode("ascii")]
         if parent is not None:
             lines.append(b"parent " + parent.encode("ascii"))
         data = b"\n".join(lines + header) + b"\n\n" + message
         new = repo.store_object(b"commit", data)
         mapping[commit.sha] = new
-        parent, parent_tree, gap = new, tree, 0
+        parent, parent_tree, carry = new, tree, 0
     old_head = chain[-1].sha if chain else None
     if parent is not None and parent != old_head:
         args = ["update-ref", "-m", "memtui history rewrite", BRANCH, parent]

@@ -206,3 +206,18 @@ def test_a_recording_takes_the_limits_from_the_config(
     testing.write_text("three days later\n")
     record(ctx)
     assert len(read_chain(history_of(ctx))) == 1
+
+
+def test_pruning_again_adds_up_what_each_kept_version_had_folded_in(
+        small_home: SmallHome, clock: list[float]) -> None:
+    ctx = small_home.ctx
+    testing = small_home.auto / "testing.md"
+    for day in range(5):
+        clock[0] = START + day * DAY
+        testing.write_text(f"day {day}\n")
+        record(ctx)
+    repo = history_of(ctx)
+    gc_history(repo, RetentionLimits(max_age_days=10, max_bytes=None), now=START + 11.5 * DAY)
+    assert [pruned_of(m) for m in messages(repo.git_dir)] == [0, 0, 2]  # days 0, 1 went
+    gc_history(repo, RetentionLimits(max_age_days=10, max_bytes=None), now=START + 13.5 * DAY)
+    assert [pruned_of(m) for m in messages(repo.git_dir)] == [4]  # days 2, 3 and their 2
