@@ -137,24 +137,25 @@ def run_gc(repo: HistoryRepo, limits: RetentionLimits, now: float) -> GcReport:
     report.bytes_after = report.bytes_before
     if len(chain) <= 1:
         return report
+    cutoff = None if limits.max_age_days is None else now - limits.max_age_days * DAY
+    old = [c for c in chain[:-1] if cutoff is not None and c.time < cutoff]
+    over = limits.max_bytes is not None and report.bytes_before > limits.max_bytes
+    if not old and not over:
+        return report  # within the limits: nothing else is read
     protected = protected_versions(repo, chain)
     prune: dict[str, str] = {}
-    past_limits: set[str] = set()
-    if limits.max_age_days is not None:
-        cutoff = now - limits.max_age_days * DAY
-        for commit in chain[:-1]:
-            if commit.time < cutoff:
-                past_limits.add(commit.sha)
-                if commit.sha not in protected:
-                    prune[commit.sha] = f"older than {limits.max_age_days:g} days"
-    if limits.max_bytes is not None and report.bytes_before > limits.max_bytes:
+    past_limits = {c.sha for c in old}
+    for commit in old:
+        if commit.sha not in protected:
+            prune[commit.sha] = f"older than {limits.max_age_days:g} days"
+    if limits.max_bytes is not None and over:
         if _loose_count(repo) > LOOSE_REPACK:
             repo.git("-c", "gc.auto=0", "gc", "--quiet")  # packing alone may be enough
             repo.forget_objects()
         if repo_bytes(repo.git_dir) > limits.max_bytes:
-            over = _over_size(repo, chain, protected, prune, limits.max_bytes)
-            past_limits.update(over)
-            for sha in over:
+            dropped = _over_size(repo, chain, protected, prune, limits.max_bytes)
+            past_limits.update(dropped)
+            for sha in dropped:
                 if sha not in protected:
                     prune.setdefault(sha, f"over the size cap of {limits.max_bytes / MB:g} MB")
     report.pinned = len(past_limits & protected)
