@@ -67,8 +67,12 @@ class RetentionLimits:
 
     def describe(self) -> str:
         age = "no age limit" if self.max_age_days is None else f"{self.max_age_days:g} days"
-        size = "no size limit" if self.max_bytes is None else f"{self.max_bytes / MB:g} MB"
+        size = "no size limit" if self.max_bytes is None else _mb(self.max_bytes)
         return f"{age}, {size}"
+
+
+def _mb(size: int) -> str:
+    return f"{size / MB:.3g} MB"
 
 
 @dataclass
@@ -157,7 +161,7 @@ def run_gc(repo: HistoryRepo, limits: RetentionLimits, now: float) -> GcReport:
             past_limits.update(dropped)
             for sha in dropped:
                 if sha not in protected:
-                    prune.setdefault(sha, f"over the size cap of {limits.max_bytes / MB:g} MB")
+                    prune.setdefault(sha, f"over the size cap of {_mb(limits.max_bytes)}")
     report.pinned = len(past_limits & protected)
     if prune:
         head, mapping = rewrite_chain(repo, chain, lambda c: c.sha not in prune)
