@@ -219,3 +219,17 @@ async def test_m_marks_a_version_and_the_diff_is_between_the_two(
         await pilot.press("up", "up")
         await settle(pilot)
         assert "-Third line." in diff_text() and "+Fourth line." in diff_text()
+
+
+def test_a_version_after_pruned_ones_says_so_in_its_row(tmp_path: Path) -> None:
+    from memtui.core.history.attribution import Attribution
+    from memtui.core.history.timeline import FileVersion
+    from memtui.tui.dialogs.history import version_prompt
+
+    def row(pruned: int) -> str:
+        version = FileVersion("ab" * 20, 0.0, Attribution.unknown(), "", "auto/p", "a.md",
+                              tmp_path / "a.md", "added", None, 3, 3, pruned=pruned)
+        return version_prompt(version, False).plain
+
+    assert "(after 2 pruned versions)" in row(2)
+    assert "pruned" not in row(0)

@@ -76,6 +76,8 @@ def version_prompt(version: FileVersion, with_name: bool) -> Text:
     out.append(line(author_text(version)), style="cyan")
     if with_name:
         out.append(f"  {line(version.rel)}")
+    if version.pruned:
+        out.append(f"  (after {version.pruned} pruned versions)", style="dim")
     return out
 
 
