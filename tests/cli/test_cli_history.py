@@ -198,3 +198,29 @@ def test_purge_shows_what_goes_asks_and_with_yes_leaves_no_byte_of_it(
     assert json.loads(out)["versions_dropped"] == 1  # the first held every other file too
     assert secret not in git_objects(home)
     assert run(capsys, *args_of(home), "history", "purge", "a", "b")[0] == 2
+
+
+def test_record_prunes_by_the_config_once_its_daily_check_is_due(
+        home: SmallHome, capsys: pytest.CaptureFixture[str], tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    target = home.auto / "testing.md"
+    assert run(capsys, *args_of(home), "history", "record")[0] == 0
+    target.write_text("one\n")
+    assert run(capsys, *args_of(home), "history", "record")[0] == 0
+    config = tmp_path / "config.toml"
+    config.write_text("[history]\nmax_size_mb = 0.0001\n")
+    monkeypatch.setenv("MEMTUI_CONFIG", str(config))
+    target.write_text("two\n")
+    assert run(capsys, *args_of(home), "history", "record") == (0, "", "")
+    code, out, _ = run(capsys, *args_of(home), "history", str(target), "--json")
+    assert code == 0
+    assert len(json.loads(out)["versions"]) == 3, "not checked yet: the check is daily"
+    check = home.data / "history" / "gc.json"
+    check.write_text(json.dumps({"checked": 0}))  # the last check long ago
+    target.write_text("three\n")
+    assert run(capsys, *args_of(home), "history", "record") == (0, "", "")
+    code, out, _ = run(capsys, *args_of(home), "history", str(target), "--json")
+    versions = json.loads(out)["versions"]
+    assert code == 0
+    assert len(versions) == 1 and versions[0]["pruned_before"] == 3
+    assert json.loads(check.read_text())["checked"] > 0
