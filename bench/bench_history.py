@@ -11,11 +11,16 @@ memtui, alternating after one warm-up each:
 - ``history record`` with nothing changed (target: at most 1.5 × the warm scan);
 - ``history record`` after ``--changed`` memory files of the bench project's auto memory were
   rewritten (target: at most 100 ms more than with nothing changed).
+
+Then ``history gc`` once within the default limits (nothing to prune: what checking costs) and
+once with a size cap that prunes every version but the newest (the chain written again, git's
+gc run): each reported with what it removed.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
 import subprocess
@@ -94,6 +99,14 @@ def run(args: argparse.Namespace, tmp: Path) -> int:
     print(f"ratio record (nothing changed) / warm scan: {i_med / s_med:.2f} (target ≤ 1.5)")
     print(f"{args.changed} changed files cost {(c_med - i_med) * 1000:+.0f} ms more than none "
           "(target ≤ 100 ms)")
+    gc_cmd = [*options, "history", "gc", "--json"]
+    for label, extra in (("within the limits", {}),
+                         ("pruning all but the newest", {"MEMTUI_HISTORY_MAX_SIZE_MB": "0.001"})):
+        took, _rss, out = timed(gc_cmd, {**env, **extra})
+        report = json.loads(out)
+        print(f"history gc, {label}: {took * 1000:.0f} ms, {len(report['removed'])} versions "
+              f"removed, {report['bytes_before'] / 1e6:.1f} MB → "
+              f"{report['bytes_after'] / 1e6:.1f} MB")
     return 0
 
 

@@ -6,7 +6,11 @@
 - ``memtui history diff FILE REV [REV2]``: a version against the disk, or two versions;
 - ``memtui history restore FILE@REV [--yes]``: the plan, its diff, asked, applied (undoable);
 - ``memtui history record [--hook]``: record a version now (quiet: for cron and the hook);
-- ``memtui history install-hook`` / ``remove-hook [--settings FILE]``: the Claude Code hook.
+- ``memtui history install-hook`` / ``remove-hook [--settings FILE]``: the Claude Code hook;
+- ``memtui history gc [--json]``: prune to the retention limits (``[history]`` of the config),
+  saying what went (versions, bytes);
+- ``memtui history purge FILE [--yes] [--json]``: take a file out of every version (a secret),
+  after showing what goes and asking.
 """
 
 from __future__ import annotations
@@ -34,24 +38,25 @@ if TYPE_CHECKING:
     from memtui.core.history.timeline import FileVersion, History, StoreVersion
     from memtui.core.stores.locations import Context
 
-ACTIONS = ("record", "restore", "diff", "install-hook", "remove-hook")
+ACTIONS = ("record", "restore", "diff", "install-hook", "remove-hook", "gc", "purge")
 READ_LIMIT = 20
 
 
 def add_history_parser(sub: Any) -> None:
     history = sub.add_parser(
         "history", help="every version of every store: timelines, diffs, deleted files, "
-        "restore; record, install-hook, remove-hook",
+        "restore; record, install-hook, remove-hook; gc, purge",
         description="memtui history [STORE|FILE]; memtui history diff FILE REV [REV2]; "
         "memtui history restore FILE@REV; memtui history record [--hook]; "
-        "memtui history install-hook|remove-hook [--settings FILE]")
+        "memtui history install-hook|remove-hook [--settings FILE]; memtui history gc; "
+        "memtui history purge FILE")
     history.add_argument("words", nargs="*", metavar="ACTION_OR_TARGET",
                          help="nothing (the newest versions, the deleted files), STORE (auto, "
                          "team, agent:NAME[:SCOPE], agentmemory, a store's directory) or FILE; "
                          "or an action: " + ", ".join(ACTIONS))
     history.add_argument("--json", action="store_true", help="machine-readable output")
     history.add_argument("--yes", action="store_true", help="restore / install-hook / "
-                         "remove-hook: apply without asking")
+                         "remove-hook / purge: apply without asking")
     history.add_argument("--hook", action="store_true",
                          help="record: read the Claude Code hook's JSON input on stdin and "
                          "attribute the file it names to its session")
@@ -74,6 +79,18 @@ def cmd_history(args: argparse.Namespace) -> int:
             return _record(args)
         if action in ("install-hook", "remove-hook"):
             return _hook(args, install=action == "install-hook")
+        if action == "gc":
+            if rest:
+                say("memtui history gc: takes no STORE or FILE (it prunes every store)",
+                    err=True)
+                return EXIT_USAGE
+            return _gc(args)
+        if action == "purge":
+            if len(rest) != 1:
+                say("memtui history purge: give one FILE (a file of a store, on disk or "
+                    "deleted)", err=True)
+                return EXIT_USAGE
+            return _purge(args, rest[0])
         if action == "restore":
             if len(rest) != 1 or "@" not in rest[0]:
                 say("memtui history restore: give FILE@REV (a version from "
@@ -101,8 +118,10 @@ def memtui_program() -> str:
 
 
 def _record(args: argparse.Namespace) -> int:
+    from memtui.cli.common import settings_of
     from memtui.core.history.attribution import Attribution
     from memtui.core.history.record import record
+    from memtui.core.history.retention import RetentionLimits
     from memtui.core.stores.locations import locate
 
     ctx = context_from(args)
@@ -121,11 +140,14 @@ def _record(args: argparse.Namespace) -> int:
     target = hook.file_path if hook is not None else None
     if target is not None and not os.path.isabs(target):
         target = os.path.join(str(ctx.project), target)
+    def limits() -> RetentionLimits:
+        return RetentionLimits.from_config(settings_of(args, ctx))
+
     results = [record(ctx, Attribution.unknown(source), locations=locations,
-                      skip=[Path(target)] if target else None)]
+                      skip=[Path(target)] if target else None, retention=limits)]
     if hook is not None and target is not None:
         results.append(record(ctx, hook.attribution(), locations=locations,
-                              only=[Path(target)]))
+                              only=[Path(target)], retention=limits))
     problems = [p for r in results for p in r.problems]
     for problem in problems:
         say(f"memtui history record: {shown(problem)}", err=True)
@@ -136,6 +158,99 @@ def _record(args: argparse.Namespace) -> int:
                                 for r in results for c in r.changes],
                     "problems": problems})
     return EXIT_OK
+
+
+def _gc(args: argparse.Namespace) -> int:
+    from memtui.cli.common import settings_of
+    from memtui.core.history.record import history_of
+    from memtui.core.history.retention import RetentionLimits, gc_history
+    from memtui.core.write.prune import human_size
+
+    ctx = context_from(args)
+    limits = RetentionLimits.from_config(settings_of(args, ctx))
+    for problem in limits.problems:
+        say(f"memtui history gc: {shown(problem)}", err=True)
+    report = gc_history(history_of(ctx), limits)
+    if args.json:
+        print_json(report.to_json())
+        return EXIT_OK
+    size = (f"{human_size(report.bytes_before)} → {human_size(report.bytes_after)}, "
+            f"{human_size(report.freed)} freed")
+    say(f"history gc ({limits.describe()}): removed {len(report.removed)} "
+        f"version{'s' if len(report.removed) != 1 else ''}, kept {report.kept}; {size}")
+    if report.pinned:
+        say(f"  {report.pinned} version{'s' if report.pinned != 1 else ''} past a limit kept: "
+            "they hold a deleted file's last version or its deletion (purge the file to "
+            "drop them)")
+    for item in report.removed[:args.limit]:
+        say(f"  removed {_when(item.time)}  {item.rev[:12]}  {shown(item.summary)} "
+            f"({item.reason})")
+    if len(report.removed) > args.limit:
+        say(f"  … and {len(report.removed) - args.limit} more")
+    return EXIT_OK
+
+
+def _purge(args: argparse.Namespace, file: str) -> int:
+    from memtui.cli.common import ask_to_apply
+    from memtui.core.history.purge import apply_purge, plan_purge
+    from memtui.core.history.timeline import open_history
+    from memtui.core.write.prune import human_size
+
+    ctx = context_from(args)
+    path = Path(os.path.abspath(file))
+    history = open_history(ctx)
+    try:
+        plan = plan_purge(history, path)
+        if not args.yes:
+            if args.json:
+                print_json({"plan": plan.to_json()})
+            else:
+                say(f"purge {shown(plan.rel)} of {shown(plan.key)} from the history: "
+                    f"{len(plan.versions)} version{'s' if len(plan.versions) != 1 else ''}, "
+                    f"{len(plan.blobs)} distinct content{'s' if len(plan.blobs) != 1 else ''} "
+                    f"({human_size(plan.bytes)}) go from every version")
+                for item in plan.versions[:args.limit]:
+                    say("  " + _file_line(item))
+                if len(plan.versions) > args.limit:
+                    say(f"  … and {len(plan.versions) - args.limit} more")
+                _purge_warnings(plan, ctx)
+                say("versions that changed nothing else go too; this cannot be undone")
+            sys.stdout.flush()
+            answer = ask_to_apply("Purge?")
+            if answer is None:
+                say("memtui: nothing changed; re-run with --yes to purge", err=True)
+                return EXIT_PROBLEMS
+            if not answer:
+                say("memtui: nothing changed", err=True)
+                return EXIT_PROBLEMS
+        result = apply_purge(history, plan)
+    finally:
+        history.repo.close()
+    if args.json:
+        print_json(result.to_json())
+        return EXIT_OK
+    say(f"purged {shown(plan.rel)}: {result.dropped} version"
+        f"{'s' if result.dropped != 1 else ''} that changed only it removed, "
+        f"{result.rewritten} kept without it; {human_size(result.bytes_before)} → "
+        f"{human_size(result.bytes_after)}")
+    if result.left:
+        say("  the same bytes stay in another file's versions: purge it too", err=True)
+    if plan.on_disk and args.yes:
+        _purge_warnings(plan, ctx)
+    return EXIT_OK
+
+
+def _purge_warnings(plan: Any, ctx: Context) -> None:
+    for blob, names in plan.shared.items():
+        say(f"  note: content {blob[:12]} is also held by {shown(', '.join(names))}: it stays "
+            "unless that file is purged too")
+    if plan.disk_recorded:
+        say(f"  note: {shown(ctx.show(plan.path))} holds the bytes of a purged version: the "
+            "next recording records it again (remove the secret from it first, if it is "
+            "still there)")
+    elif plan.on_disk:
+        say(f"  note: {shown(ctx.show(plan.path))} is on disk: the next recording records it "
+            "as it is then")
 
 
 def _settings_path(args: argparse.Namespace, ctx: Context) -> Path:
@@ -292,8 +407,9 @@ def _size(item: FileVersion) -> str:
 
 
 def _file_line(item: FileVersion) -> str:
+    pruned = f"  (after {item.pruned} pruned versions)" if item.pruned else ""
     return (f"{_when(item.time)}  {item.rev[:12]}  {item.status:<7}  {_size(item):<18}  "
-            f"{shown(item.attribution.describe())}")
+            f"{shown(item.attribution.describe())}{pruned}")
 
 
 def _print_versions(versions: list[StoreVersion], ctx: Context) -> None:

@@ -17,9 +17,10 @@ parsed) falls back to the default and is reported: a broken config never stops m
 environment overrides the file, key by key (``MEMTUI_<SECTION>_<KEY>``, e.g. ``MEMTUI_THEME``,
 ``MEMTUI_JOURNAL_MAX_MB``). Each value remembers where it came from (:attr:`Config.sources`).
 
-Some keys configure features not built yet (team and secret rules, history): they
+Some keys configure features not built yet (team and secret rules): they
 are validated and shown by ``memtui config``, nothing more. The ``judge`` keys are used by
-``memtui judge``, ``distil.headroom`` by ``memtui distil``.
+``memtui judge``, ``distil.headroom`` by ``memtui distil``, the ``history`` keys by the
+history's retention (``memtui history gc`` and recording).
 
 Only :func:`load_config` imports ``tomllib``, and only when there is a file to parse.
 """
@@ -88,7 +89,10 @@ class AllowlistConfig:
 
 @dataclass(frozen=True)
 class HistoryConfig:
-    retention_days: float = 90.0
+    """The history's retention (0: no limit); see :mod:`memtui.core.history.retention`."""
+
+    max_age_days: float = 180.0
+    max_size_mb: float = 200.0
 
 
 @dataclass(frozen=True)
@@ -283,7 +287,10 @@ KEYS: tuple[Key, ...] = (
         "the coming team rules"),
     Key("secrets.allowlist", patterns, "a list of glob patterns or rule ids", None,
         "the coming secret rules"),
-    Key("history.retention_days", number(0), ZERO_OFF, text_number, "the coming history"),
+    Key("history.max_age_days", number(0), ZERO_OFF, text_number,
+        "memtui history gc and recording"),
+    Key("history.max_size_mb", number(0), ZERO_OFF, text_number,
+        "memtui history gc and recording"),
     Key("distil.headroom", number(0, 1, above=True), "a number above 0, at most 1 (0.7: 70 %)",
         text_number, "memtui distil"),
     Key("journal.max_age_days", number(0), ZERO_OFF, text_number),

@@ -141,3 +141,86 @@ def test_without_a_history_the_commands_say_so(
     assert code == 1 and "history record" in err
     code, _out, err = run(capsys, *args_of(home), "history", "restore", "nope")
     assert code == 2
+
+
+def git_objects(home: SmallHome) -> bytes:
+    import subprocess
+
+    return subprocess.run(["git", "--git-dir", str(home.data / "history" / "repo.git"),
+                           "cat-file", "--batch-all-objects", "--batch"],
+                          check=True, capture_output=True).stdout
+
+
+def test_gc_prunes_to_the_configs_cap_and_says_what_it_removed(
+        home: SmallHome, capsys: pytest.CaptureFixture[str], tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    target = home.auto / "testing.md"
+    for text in ("one\n", "two\n"):
+        assert run(capsys, *args_of(home), "history", "record")[0] == 0
+        target.write_text(text)
+    assert run(capsys, *args_of(home), "history", "record")[0] == 0
+    config = tmp_path / "config.toml"
+    config.write_text("[history]\nmax_age_days = 0\nmax_size_mb = 0.0001\n")
+    monkeypatch.setenv("MEMTUI_CONFIG", str(config))
+    code, out, err = run(capsys, *args_of(home), "history", "gc", "--json")
+    assert (code, err) == (0, "")
+    report = json.loads(out)
+    assert report["limits"] == {"max_age_days": None, "max_bytes": 104}
+    assert len(report["removed"]) == 2 and report["kept"] == 1
+    assert all("over the size cap" in v["reason"] for v in report["removed"])
+    assert {"bytes_before", "bytes_after", "freed"} <= set(report)
+    code, out, _ = run(capsys, *args_of(home), "history", str(target), "--json")
+    versions = json.loads(out)["versions"]
+    assert len(versions) == 1 and versions[0]["pruned_before"] == 2
+    code, out, err = run(capsys, *args_of(home), "history", "gc")
+    assert code == 0 and "removed 0 versions, kept 1" in out and "no age limit" in out
+    config.write_text("[history]\nmax_size_mb = -3\n")
+    code, out, err = run(capsys, *args_of(home), "history", "gc")
+    assert code == 0 and "history.max_size_mb" in err and "a number of 0 or more" in err
+
+
+def test_purge_shows_what_goes_asks_and_with_yes_leaves_no_byte_of_it(
+        home: SmallHome, capsys: pytest.CaptureFixture[str]) -> None:
+    secret = b"ghp_0123456789abcdefABCDEF0123456789abcd"
+    target = home.auto / "leak.md"
+    target.write_bytes(b"token: " + secret + b"\n")
+    assert run(capsys, *args_of(home), "history", "record")[0] == 0
+    target.write_bytes(b"token: (removed)\n")
+    assert run(capsys, *args_of(home), "history", "record")[0] == 0
+    code, out, err = run(capsys, *args_of(home), "history", "purge", str(target))
+    assert code == 1 and "re-run with --yes" in err
+    assert "2 versions, 2 distinct contents" in out
+    assert "the next recording records it again" in out
+    assert secret in git_objects(home)  # nothing changed without --yes
+    code, out, err = run(capsys, *args_of(home), "history", "purge", str(target), "--yes",
+                         "--json")
+    assert code == 0, err
+    assert json.loads(out)["versions_dropped"] == 1  # the first held every other file too
+    assert secret not in git_objects(home)
+    assert run(capsys, *args_of(home), "history", "purge", "a", "b")[0] == 2
+
+
+def test_record_prunes_by_the_config_once_its_daily_check_is_due(
+        home: SmallHome, capsys: pytest.CaptureFixture[str], tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    target = home.auto / "testing.md"
+    assert run(capsys, *args_of(home), "history", "record")[0] == 0
+    target.write_text("one\n")
+    assert run(capsys, *args_of(home), "history", "record")[0] == 0
+    config = tmp_path / "config.toml"
+    config.write_text("[history]\nmax_size_mb = 0.0001\n")
+    monkeypatch.setenv("MEMTUI_CONFIG", str(config))
+    target.write_text("two\n")
+    assert run(capsys, *args_of(home), "history", "record") == (0, "", "")
+    code, out, _ = run(capsys, *args_of(home), "history", str(target), "--json")
+    assert code == 0
+    assert len(json.loads(out)["versions"]) == 3, "not checked yet: the check is daily"
+    check = home.data / "history" / "gc.json"
+    check.write_text(json.dumps({"checked": 0}))  # the last check long ago
+    target.write_text("three\n")
+    assert run(capsys, *args_of(home), "history", "record") == (0, "", "")
+    code, out, _ = run(capsys, *args_of(home), "history", str(target), "--json")
+    versions = json.loads(out)["versions"]
+    assert code == 0
+    assert len(versions) == 1 and versions[0]["pruned_before"] == 3
+    assert json.loads(check.read_text())["checked"] > 0

@@ -16,6 +16,7 @@ from memtui.core.config import (
     DEFAULT,
     KEYS,
     Config,
+    HistoryConfig,
     JournalConfig,
     config_file,
     load_config,
@@ -44,7 +45,8 @@ allowlist = ["docs/*.md", "team-rule-1"]
 allowlist = ["example-token"]
 
 [history]
-retention_days = 14
+max_age_days = 14
+max_size_mb = 50
 
 [distil]
 headroom = 0.5
@@ -137,7 +139,7 @@ def test_a_good_file(tmp_path: Path) -> None:
     assert config.judge.batch is True
     assert config.team.allowlist == ("docs/*.md", "team-rule-1")
     assert config.secrets.allowlist == ("example-token",)
-    assert config.history.retention_days == 14
+    assert config.history == HistoryConfig(max_age_days=14, max_size_mb=50)
     assert config.distil.headroom == 0.5
     assert config.journal == JournalConfig(max_age_days=7, max_mb=0)
     assert set(config.sources.values()) == {str(path)}
@@ -157,7 +159,8 @@ BAD_VALUES = [
     ('[team]\nallowlist = "docs/*"', "team.allowlist", "a list of glob patterns"),
     ("[team]\nallowlist = [1]", "team.allowlist", "a list of glob patterns"),
     ('[secrets]\nallowlist = ["a\\u0007b"]', "secrets.allowlist", "a list of glob patterns"),
-    ("[history]\nretention_days = true", "history.retention_days", "a number of 0 or more"),
+    ("[history]\nmax_age_days = true", "history.max_age_days", "a number of 0 or more"),
+    ("[history]\nmax_size_mb = -1", "history.max_size_mb", "a number of 0 or more"),
     ("[distil]\nheadroom = 0", "distil.headroom", "a number above 0, at most 1"),
     ("[distil]\nheadroom = 1.5", "distil.headroom", "a number above 0, at most 1"),
     ("[journal]\nmax_age_days = -3", "journal.max_age_days", "a number of 0 or more"),
@@ -272,7 +275,8 @@ def test_the_environment_overrides_the_file(tmp_path: Path) -> None:
     config, path = loaded(
         tmp_path, GOOD, MEMTUI_THEME="nord", MEMTUI_JOURNAL_MAX_MB="12",
         MEMTUI_JUDGE_PROVIDER="local", MEMTUI_DISTIL_HEADROOM="0.9",
-        MEMTUI_JUDGE_SPEND_CAP_USD="0", MEMTUI_HISTORY_RETENTION_DAYS="  ",
+        MEMTUI_JUDGE_SPEND_CAP_USD="0", MEMTUI_HISTORY_MAX_AGE_DAYS="  ",
+        MEMTUI_HISTORY_MAX_SIZE_MB="7",
     )
     assert config.problems == []
     assert (config.theme, config.sources["theme"]) == ("nord", "$MEMTUI_THEME")
@@ -283,8 +287,10 @@ def test_the_environment_overrides_the_file(tmp_path: Path) -> None:
     assert config.sources["judge.provider"] == "$MEMTUI_JUDGE_PROVIDER"
     assert config.distil.headroom == 0.9
     assert config.judge.spend_cap_usd == 0
-    assert config.history.retention_days == 14, "a blank variable is not set"
-    assert config.sources["history.retention_days"] == str(path)
+    assert config.history.max_age_days == 14, "a blank variable is not set"
+    assert config.sources["history.max_age_days"] == str(path)
+    assert config.history.max_size_mb == 7
+    assert config.sources["history.max_size_mb"] == "$MEMTUI_HISTORY_MAX_SIZE_MB"
 
 
 def test_a_bad_variable_falls_back_to_the_file(tmp_path: Path) -> None:

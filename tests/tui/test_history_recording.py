@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from helpers import demo_app, demo_context
 from pilots import notified
+from textual.widgets import OptionList
 
 from memtui.core.demo.build import DemoHome, build_demo_home
 from memtui.core.history.attribution import parse_message
@@ -154,3 +155,81 @@ async def test_h_without_a_history_says_how_to_start_one(home: DemoHome, tmp_pat
         note = str(dialog.query_one("#history-note").render())
         assert "memtui history record" in note
         assert [n for n in notified(app) if n.severity == "error"] == []
+
+
+async def test_m_marks_a_version_and_the_diff_is_between_the_two(
+    home: DemoHome, tmp_path: Path
+) -> None:
+    """Four versions of a memory (the last recorded by the TUI at start): ``m`` on the oldest,
+    then a newer one highlighted shows the diff oldest → that one (not against the disk);
+    ``m`` (or space) on the marked one clears the mark and the diff is against the disk again."""
+    from memtui.core.model import StoreKind
+    from memtui.tui.dialogs.history import MARK, HistoryScreen
+    from memtui.tui.screens.main import MainScreen
+
+    data = str(tmp_path / "data-dir")
+    ctx = demo_context(home, MEMTUI_DATA_DIR=data)
+    target = home.auto_memory / "user-role.md"
+    original = target.read_bytes()
+    record(ctx)
+    target.write_bytes(original + b"\nSecond line.\n")
+    record(ctx)
+    target.write_bytes(original + b"\nThird line.\n")
+    record(ctx)
+    target.write_bytes(original + b"\nFourth line.\n")
+    app = demo_app(home, MEMTUI_DATA_DIR=data, MEMTUI_NO_CACHE="1")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        main = app.screen
+        assert isinstance(main, MainScreen) and main.result is not None
+        store = next(s for s in main.result.stores if s.kind == StoreKind.AUTO)
+        main.select_path(store, "user-role.md")
+        await settle(pilot)
+        await pilot.press("H")
+        await settle(pilot)
+        dialog = app.screen
+        assert isinstance(dialog, HistoryScreen)
+        assert len(dialog.rows) == 4  # the start recorded the fourth
+        assert "m mark" in str(dialog.query_one("#history-box").border_subtitle)
+        options = dialog.query_one("#history-list", OptionList)
+
+        def diff_text() -> str:
+            return str(dialog.query_one("#history-diff").render())
+
+        await pilot.press("down")
+        await settle(pilot)
+        assert "-Third line." in diff_text()  # no mark: against the disk
+        await pilot.press("down", "down", "m")  # mark the oldest (the first recording)
+        await settle(pilot)
+        assert dialog.marked == 3
+        assert str(options.get_option_at_index(3).prompt).startswith(MARK)
+        await pilot.press("up", "up")
+        await settle(pilot)
+        shown = diff_text()
+        assert f"at {dialog.rows[3].rev[:8]} → at {dialog.rows[1].rev[:8]}" in shown
+        assert "+Third line." in shown
+        assert "Fourth line." not in shown and "Second line." not in shown
+        await pilot.press("down")  # the second version against the marked oldest
+        await settle(pilot)
+        assert "+Second line." in diff_text() and "Third line." not in diff_text()
+        await pilot.press("down", "space")  # space on the marked one clears the mark
+        await settle(pilot)
+        assert dialog.marked is None
+        assert not str(options.get_option_at_index(3).prompt).startswith(MARK)
+        await pilot.press("up", "up")
+        await settle(pilot)
+        assert "-Third line." in diff_text() and "+Fourth line." in diff_text()
+
+
+def test_a_version_after_pruned_ones_says_so_in_its_row(tmp_path: Path) -> None:
+    from memtui.core.history.attribution import Attribution
+    from memtui.core.history.timeline import FileVersion
+    from memtui.tui.dialogs.history import version_prompt
+
+    def row(pruned: int) -> str:
+        version = FileVersion("ab" * 20, 0.0, Attribution.unknown(), "", "auto/p", "a.md",
+                              tmp_path / "a.md", "added", None, 3, 3, pruned=pruned)
+        return version_prompt(version, False).plain
+
+    assert "(after 2 pruned versions)" in row(2)
+    assert "pruned" not in row(0)

@@ -21,6 +21,7 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import Input, OptionList, Static
 
+import memtui.core.history.record as history_record
 from memtui.core.demo.build import DemoHome, build_demo_home
 from memtui.core.demo.writers import STORY_NOW
 from memtui.core.judge.archive import Archive, ArchiveEntry
@@ -39,6 +40,7 @@ from memtui.tui.dialogs.archive import ArchiveScreen
 from memtui.tui.dialogs.confirm import ConfirmScreen
 from memtui.tui.dialogs.decisions import MergeDialog, ScopedDialog
 from memtui.tui.dialogs.help import HelpScreen
+from memtui.tui.dialogs.history import HistoryScreen
 from memtui.tui.dialogs.projects import ProjectsScreen
 from memtui.tui.dialogs.search import SearchScreen
 from memtui.tui.dialogs.undo import InterruptedScreen, UndoHistoryScreen
@@ -443,5 +445,44 @@ def test_agentmemory_distil_review(snap_compare: SnapCompare, demo: DemoHome) ->
         await pilot.press("D")
         await settle(pilot)
         assert isinstance(pilot.app.screen, DistilScreen)
+
+    assert snap_compare(demo_app(demo), terminal_size=WIDE, run_before=run_before)
+
+
+# --- H: the history of a memory, a version marked ----------------------------------------------
+
+
+def test_history_dialog_with_a_marked_version(
+        snap_compare: SnapCompare, demo: DemoHome, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Three versions of a memory recorded at fixed times, the oldest marked (``m``) and the
+    newest highlighted: the diff is between those two."""
+    clock = [NOW - 3 * 3600.0]
+    monkeypatch.setattr(history_record, "time", SimpleNamespace(time=lambda: clock[0]))
+    ctx = Context.create(project=demo.project, claude_home=demo.claude_home,
+                         agent_memory_home=demo.agent_memory_home,
+                         env={"HOME": str(demo.root)})
+    target = demo.auto_memory / "user-role.md"
+    original = target.read_bytes()
+    history_record.record(ctx)
+    for hours, line in ((2, b"Prefers small pull requests.\n"),
+                        (1, b"Prefers small pull requests.\nReviews before lunch.\n")):
+        clock[0] = NOW - hours * 3600.0
+        target.write_bytes(original + b"\n" + line)
+        history_record.record(ctx)
+
+    async def run_before(pilot: Pilot[None]) -> None:
+        await settle(pilot)
+        screen = main_screen(pilot)
+        assert screen.result is not None
+        store = next(s for s in screen.result.stores if s.kind == StoreKind.AUTO)
+        screen.select_path(store, "user-role.md")
+        await settle(pilot)
+        await pilot.press("H")
+        await settle(pilot)
+        dialog = pilot.app.screen
+        assert isinstance(dialog, HistoryScreen) and len(dialog.rows) == 3
+        await pilot.press("down", "down", "m", "up", "up")
+        await settle(pilot)
+        assert dialog.marked == 2
 
     assert snap_compare(demo_app(demo), terminal_size=WIDE, run_before=run_before)

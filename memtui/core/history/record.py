@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -50,6 +50,10 @@ from memtui.core.history.state import (
 from memtui.core.model import StoreKind, StoreLocation
 from memtui.core.stores.locations import Context, Locations, locate
 from memtui.core.write.lock import live_lock
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from memtui.core.history.retention import RetentionLimits
 
 RACY_SECONDS = 2.0
 """A file whose mtime or ctime is this close to the moment it was read may change again within
@@ -114,6 +118,7 @@ def record(
     locations: Locations | None = None,
     size_cap: int = SIZE_CAP,
     create: bool = True,
+    retention: Callable[[], RetentionLimits] | None = None,
 ) -> RecordResult:
     """Record every change in the project's stores (and the deletion of every file of a
     recorded store that is gone from disk) as a version attributed to ``attribution``.
@@ -121,6 +126,8 @@ def record(
     ``touching``: only the stores holding one of these paths (or lying inside one);
     ``only``: only these files (the others are left for the next recording); ``skip``: not
     these files. ``create=False``: nothing is done unless the repository exists.
+    ``retention``: the limits (asked only when a version was made and a day has passed since
+    the last check; default: memtui's config of ``ctx``), see :mod:`retention`.
     HistoryError when the repository cannot be used."""
     repo = history_of(ctx)
     if not create and not repo.exists():
@@ -130,9 +137,34 @@ def record(
     locations = locations or locate(ctx, confirm_sessions=True)
     with locked(repo.directory):
         try:
-            return _record(repo, ctx, locations, attribution, touching, only, skip, size_cap)
+            result = _record(repo, ctx, locations, attribution, touching, only, skip, size_cap)
+            if result.commits:
+                _retain(repo, ctx, result, retention)
+            return result
         finally:
             repo.close()
+
+
+def _retain(repo: HistoryRepo, ctx: Context, result: RecordResult,
+            retention: Callable[[], RetentionLimits] | None) -> None:
+    """Once a day, after making a version: prune the history when it is over a limit (a
+    failure is one of the recording's problems, never its failure)."""
+    from memtui.core.history.retention import RetentionLimits, gc_when_due
+
+    def limits() -> RetentionLimits:
+        if retention is not None:
+            return retention()
+        from memtui.core.config import load_config
+
+        return RetentionLimits.from_config(load_config(ctx.env, ctx.home))
+
+    try:
+        report = gc_when_due(repo, limits, time.time())
+    except (HistoryError, OSError) as exc:
+        result.problems.append(f"the history's retention did not run: {exc}")
+        return
+    if report is not None:
+        result.commits = [report.renamed.get(c, c) for c in result.commits]
 
 
 def _record(

@@ -134,16 +134,22 @@ class HistoryRepo:
 
     @property
     def objects(self) -> Any:
-        """The repository's loose object database (gitdb's, as GitPython uses it): objects
-        written and read in this process, no git started per object."""
+        """The repository's object database (gitdb's, as GitPython uses it: loose objects and
+        packs, which ``history gc`` makes): objects written and read in this process, no git
+        started per object (new objects are written loose)."""
         if self._loose is None:
-            from gitdb import LooseObjectDB
+            from gitdb import GitDB
 
             self.repo  # noqa: B018 - created first
-            self._loose = LooseObjectDB(str(self.git_dir / "objects"))
+            self._loose = GitDB(str(self.git_dir / "objects"))
         return self._loose
 
+    def forget_objects(self) -> None:
+        """Drop the object database (after git repacked or pruned: its list of packs is old)."""
+        self._loose = None
+
     def close(self) -> None:
+        self._loose = None
         if self._repo is not None:
             with contextlib.suppress(Exception):
                 self._repo.close()
@@ -192,6 +198,10 @@ class HistoryRepo:
             raise HistoryError(f"cannot commit to the history: {type(exc).__name__}: {exc}"
                                ) from exc
         return str(made.hexsha)
+
+    def read_object(self, sha: str) -> bytes:
+        """The body of any object (a commit's, a tree's, a blob's)."""
+        return self.read_blob(sha)
 
     def read_blob(self, sha: str) -> bytes:
         try:

@@ -18,6 +18,7 @@ from memtui.core.history.attribution import Attribution, parse_message
 from memtui.core.history.files import SIZE_CAP, is_stub, stub_fields
 from memtui.core.history.paths import MANIFEST_DIR, HistoryError, StoreRef
 from memtui.core.history.repo import HistoryRepo
+from memtui.core.history.rewrite import pruned_of
 from memtui.core.history.state import load_state, manifest_from_json
 from memtui.core.stores.locations import Context
 from memtui.core.write.proposal import BINARY_NOTE, unified_diff
@@ -45,12 +46,15 @@ class FileVersion:
     size: int | None
     size_change: int | None
     stub: bool = False
+    pruned: int = 0
+    """Versions pruned right before this one (``history gc``): its change holds theirs too."""
 
     def to_json(self) -> dict[str, object]:
         return {"rev": self.rev, "time": self.time, "attribution": self.attribution.to_json(),
                 "summary": self.summary, "store": self.key, "rel": self.rel,
                 "path": str(self.path), "status": self.status, "blob": self.blob,
-                "size": self.size, "size_change": self.size_change, "stub": self.stub}
+                "size": self.size, "size_change": self.size_change, "stub": self.stub,
+                "pruned_before": self.pruned}
 
 
 @dataclass
@@ -62,10 +66,13 @@ class StoreVersion:
     attribution: Attribution
     summary: str
     files: list[FileVersion] = field(default_factory=list)
+    pruned: int = 0
+    """Versions pruned right before this one (``history gc``): its changes hold theirs too."""
 
     def to_json(self) -> dict[str, object]:
         return {"rev": self.rev, "time": self.time, "attribution": self.attribution.to_json(),
-                "summary": self.summary, "files": [f.to_json() for f in self.files]}
+                "summary": self.summary, "files": [f.to_json() for f in self.files],
+                "pruned_before": self.pruned}
 
 
 @dataclass
@@ -257,7 +264,7 @@ class History:
                 continue
             rev, at, body, raw = head
             summary, who = parse_message(body)
-            version = StoreVersion(rev, float(at or 0), who, summary)
+            version = StoreVersion(rev, float(at or 0), who, summary, pruned=pruned_of(body))
             tokens = raw.lstrip("\0\n").split("\0")
             for meta, name in zip(tokens[0::2], tokens[1::2], strict=False):
                 item = self._raw_item(version, meta, name)
@@ -286,7 +293,7 @@ class History:
             change = (new_size or 0) - (old_size or 0)
         return FileVersion(version.rev, version.time, version.attribution, version.summary,
                            key, rel, self.manifest[key].path / rel, status, blob,
-                           new_size, change, new_stub)
+                           new_size, change, new_stub, version.pruned)
 
     def _key_of(self, name: str) -> tuple[str, str] | None:
         best = None

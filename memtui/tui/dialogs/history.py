@@ -1,7 +1,9 @@
 """The history of a memory file or of the stores (``H``): its versions, newest first, with
 time, author and size change, the diff of the highlighted version against the file on disk,
-and the files recently deleted. ``enter``/``r`` picks a version to restore (the main screen
-previews it and applies it through the write path); esc closes.
+and the files recently deleted. ``m`` (or space) marks a version: while one is marked the diff
+is between the marked and the highlighted version (the older one as the old side) of the same
+file; ``m`` on the marked one clears the mark. ``enter``/``r`` picks a version to restore (the
+main screen previews it and applies it through the write path); esc closes.
 
 The versions are read in a worker (:func:`memtui.core.history.timeline.open_history`); text
 from disk is shown masked and plain."""
@@ -74,6 +76,21 @@ def version_prompt(version: FileVersion, with_name: bool) -> Text:
     out.append(line(author_text(version)), style="cyan")
     if with_name:
         out.append(f"  {line(version.rel)}")
+    if version.pruned:
+        out.append(f"  (after {version.pruned} pruned versions)", style="dim")
+    return out
+
+
+MARK = "◆ "
+UNMARKED = "  "
+HINT = "↑ ↓ versions · m mark, ↑ ↓: diff of two · r/⏎ restore · esc close"
+
+
+def row_prompt(prompt: Text, marked: bool) -> Text:
+    """A row: the mark's glyph (or room for it), then the version."""
+    out = Text(no_wrap=True, overflow="ellipsis")
+    out.append(MARK if marked else UNMARKED, style="bold magenta")
+    out.append_text(prompt)
     return out
 
 
@@ -85,6 +102,9 @@ class HistoryScreen(Dialog[RestoreChoice | None]):
         Binding("escape", "close", "Close", id="history.close"),
         Binding("r", "restore", "Restore", id="history.restore",
                 tooltip="Put the highlighted version back (previewed, journaled, u undoes)"),
+        Binding("m,space", "mark", "Mark", id="history.mark",
+                tooltip="Mark the highlighted version: the diff is then between the marked "
+                "and the highlighted version (m on the marked one clears it)"),
     ]
 
     def __init__(self, context: Context, path: Path | None) -> None:
@@ -93,10 +113,13 @@ class HistoryScreen(Dialog[RestoreChoice | None]):
         self.path = path
         self.listed: Listed | None = None
         self.rows: list[FileVersion] = []
+        self.prompts: list[Text] = []
+        self.marked: int | None = None
+        """The row marked with ``m``: the other side of the diff (None: the file on disk)."""
 
     def compose(self) -> ComposeResult:
         title = "History of " + (line(self.path.name) if self.path else "every store")
-        with dialog_box("history", title, "↑ ↓ versions · r/⏎ restore · esc close"):
+        with dialog_box("history", title, HINT):
             yield Static(Text("reading the history …", style="dim"), id="history-note",
                          classes="dialog-note")
             yield OptionList(id="history-list", classes="dialog-list")
@@ -141,7 +164,8 @@ class HistoryScreen(Dialog[RestoreChoice | None]):
         if listed.deleted:
             prompts += [Text.assemble(("recently deleted: ", "bold red"),
                                       version_prompt(v, True)) for v in listed.deleted]
-        options.add_options([Option(p) for p in prompts])
+        self.prompts = prompts
+        options.add_options([Option(row_prompt(p, False)) for p in prompts])
         count = f"{len(listed.versions)} versions"
         if listed.deleted:
             count += f", {len(listed.deleted)} recently deleted"
@@ -154,20 +178,61 @@ class HistoryScreen(Dialog[RestoreChoice | None]):
     @on(OptionList.OptionHighlighted, "#history-list")
     def highlighted(self, event: OptionList.OptionHighlighted) -> None:
         if 0 <= event.option_index < len(self.rows):
-            self.show_diff(self.rows[event.option_index])
+            self.show_diff(event.option_index)
+
+    def rev_of(self, version: FileVersion) -> str:
+        """The version whose bytes a row shows (a deleted file's row: the last that held it)."""
+        assert self.listed is not None
+        return self.listed.restore_revs.get(id(version), version.rev)
+
+    def sides(self, index: int) -> tuple[FileVersion, str, str | None, str | None]:
+        """(the version, the old side's rev, the new side's rev (None: on disk), a note) of the
+        diff shown for row ``index``: against the marked row when one is marked (the row lower
+        in the list, older, is the old side), else against the file on disk."""
+        version = self.rows[index]
+        rev = self.rev_of(version)
+        marked = self.marked
+        if marked is None or marked == index:
+            return version, rev, None, None
+        other = self.rows[marked]
+        if (other.key, other.rel) != (version.key, version.rel):
+            return version, rev, None, "the marked version is of another file: against the disk"
+        older, newer = (other, version) if marked > index else (version, other)
+        return version, self.rev_of(older), self.rev_of(newer), None
 
     @work(exclusive=True, group="history-diff", exit_on_error=False,
           name="reading a version", description="History")
-    async def show_diff(self, version: FileVersion) -> None:
+    async def show_diff(self, index: int) -> None:
         listed = self.listed
-        if listed is None:
+        if listed is None or not 0 <= index < len(self.rows):
             return
-        rev = listed.restore_revs.get(id(version), version.rev)
-        diff = await in_thread(lambda: listed.history.diff(version.path, rev, None))
-        shown = diff.unified or "(the same bytes as the file on disk)"
-        title = Text(f"{line(version.rel)} at {rev[:8]} → on disk now\n", style="bold")
+        version, old, new, note = self.sides(index)
+        diff = await in_thread(lambda: listed.history.diff(version.path, old, new))
+        if new is None:
+            shown = diff.unified or "(the same bytes as the file on disk)"
+            title = Text(f"{line(version.rel)} at {old[:8]} → on disk now\n", style="bold")
+        else:
+            shown = diff.unified or "(the same bytes in both versions)"
+            title = Text(f"{line(version.rel)} at {old[:8]} → at {new[:8]} (marked ↔ "
+                         "highlighted)\n", style="bold")
+        if note is not None:
+            title.append(f"({note})\n", style="yellow")
         title.append(body(masked_text(shown, path=version.rel)))
         self.query_one("#history-diff", Static).update(title)
+
+    def action_mark(self) -> None:
+        """Mark the highlighted version (or clear the mark on it) and show the diff again."""
+        index = self.query_one("#history-list", OptionList).highlighted
+        if index is None or not 0 <= index < len(self.rows):
+            return
+        before = self.marked
+        self.marked = None if before == index else index
+        options = self.query_one("#history-list", OptionList)
+        for row in {before, self.marked} - {None}:
+            assert row is not None
+            options.replace_option_prompt_at_index(
+                row, row_prompt(self.prompts[row], row == self.marked))
+        self.show_diff(index)
 
     def highlighted_version(self) -> FileVersion | None:
         index = self.query_one("#history-list", OptionList).highlighted
