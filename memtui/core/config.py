@@ -22,11 +22,14 @@ are validated and shown by ``memtui config``, nothing more. The ``judge`` keys a
 ``memtui judge``, ``distil.headroom`` by ``memtui distil``, the ``history`` keys by the
 history's retention (``memtui history gc`` and recording).
 
-Only :func:`load_config` imports ``tomllib``, and only when there is a file to parse.
+Only :func:`load_config` and :func:`save_theme` import ``tomllib``, and only when there is a
+file to parse. :func:`save_theme` is the one writer (the TUI saves the theme picked in its
+palette): it edits the ``theme = ...`` line alone, atomically, and refuses a malformed file.
 """
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import re
@@ -581,3 +584,129 @@ def config_json(config: Config) -> dict[str, object]:
         },
         "problems": [{"key": p.key, "message": p.message} for p in config.problems],
     }
+
+
+# ------------------------------------------------------------------------------ writing
+
+
+class ConfigWriteError(Exception):
+    """The config file was not changed; the message says why (a malformed file is reported,
+    never overwritten)."""
+
+
+_THEME_LINE = re.compile(
+    r"""^(?P<head>[ \t]*(?:theme|"theme"|'theme')[ \t]*=[ \t]*)"""
+    r"""(?P<value>"(?:[^"\\\r\n]|\\.)*"|'[^'\r\n]*')"""
+    r"""(?P<tail>[ \t]*(?:\#[^\r\n]*)?)\r?$""",
+    re.MULTILINE,
+)
+"""A top-level ``theme = "..."`` line (its value a one-line string, maybe a comment after)."""
+_TABLE_LINE = re.compile(r"^[ \t]*\[", re.MULTILINE)
+
+
+def save_theme(path: Path | None, theme: str) -> bool:
+    """Set ``theme = "<theme>"`` in the config file at ``path``, changing only that line (or
+    adding one before the first table, or creating the file): every other byte stays. The
+    file is replaced atomically (a symlink's target is written, its mode kept). True when the
+    file changed, False when it already said so. Raises :class:`ConfigWriteError`, the file
+    untouched, when there is no file to write (``path`` None), the name is no theme name, or
+    the file is malformed (unreadable, too large, not UTF-8, not TOML, ``theme`` not a string
+    line memtui can edit), or changed while saving."""
+    if path is None:
+        raise ConfigWriteError("no config file: $HOME is not set (use --config FILE)")
+    if not THEME_NAME.fullmatch(theme):
+        raise ConfigWriteError(f"{theme!r} is not a theme name")
+    target = Path(os.path.realpath(path))
+    old_bytes, old_mode = _read_for_edit(target)
+    import tomllib
+
+    try:
+        old_text = old_bytes.decode("utf-8")
+        old_data = tomllib.loads(old_text)
+    except UnicodeDecodeError:
+        raise ConfigWriteError(f"{path}: not UTF-8 text; not changed") from None
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigWriteError(f"{path}: not valid TOML ({error}); not changed") from None
+    new_text = _with_theme(old_text, theme)
+    try:
+        new_data = tomllib.loads(new_text)
+    except tomllib.TOMLDecodeError:
+        new_data = None
+    if new_data != {**old_data, "theme": theme}:
+        raise ConfigWriteError(f"{path}: its theme key is in a form memtui does not edit; "
+                               "not changed (set it by hand)")
+    if new_text == old_text and old_mode is not None:
+        return False
+    _replace(target, old_bytes, new_text.encode("utf-8"), old_mode)
+    return True
+
+
+def _read_for_edit(target: Path) -> tuple[bytes, int | None]:
+    """The file's bytes and mode (None: it does not exist yet)."""
+    read = read_file(target, CONFIG_READ_CAP)
+    if read.missing:
+        return b"", None
+    if not read.readable:
+        why = read.problems[0] if read.problems else "cannot read"
+        raise ConfigWriteError(f"{target}: {why}; not changed")
+    if not read.complete:
+        raise ConfigWriteError(f"{target}: larger than {CONFIG_READ_CAP // 1024} KB; not changed")
+    mode = read.stat.st_mode if read.stat is not None else os.stat(target).st_mode
+    return read.data, mode & 0o7777
+
+
+def _with_theme(text: str, theme: str) -> str:
+    """``text`` with its top-level theme line's value replaced, or a theme line added."""
+    import json
+
+    value = json.dumps(theme)
+    table = _TABLE_LINE.search(text)
+    top_end = table.start() if table else len(text)
+    found = _THEME_LINE.search(text, 0, top_end)
+    if found is not None:
+        return text[: found.start("value")] + value + text[found.end("value"):]
+    eol = "\r\n" if "\r\n" in text else "\n"
+    line = f"theme = {value}{eol}"
+    if table is not None:
+        return text[:top_end] + line + text[top_end:]
+    if text and not text.endswith("\n"):
+        text += eol
+    return text + line
+
+
+def _replace(target: Path, old: bytes, new: bytes, mode: int | None) -> None:
+    """Write ``new`` to a temporary file beside ``target`` and rename it over ``target``,
+    unless ``target`` no longer holds ``old``."""
+    import tempfile
+
+    tmp: str | None = None
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".config-", suffix=".tmp")
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(new)
+            handle.flush()
+            os.fchmod(handle.fileno(), 0o600 if mode is None else mode)
+            os.fsync(handle.fileno())
+        now = read_file(target, CONFIG_READ_CAP)
+        if (b"" if now.missing else now.data) != old or (now.missing != (mode is None)):
+            raise ConfigWriteError(f"{target}: changed while saving; not changed")
+        os.replace(tmp, target)
+        tmp = None
+        _sync_dir(target.parent)
+    except OSError as error:
+        raise ConfigWriteError(f"{target}: cannot write ({error.strerror or error}); "
+                               "not changed") from None
+    finally:
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+
+
+def _sync_dir(directory: Path) -> None:
+    with contextlib.suppress(OSError):
+        fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)

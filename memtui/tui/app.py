@@ -23,7 +23,7 @@ from memtui.core.stores.locations import Context
 from memtui.tui.messages import JobEnded, JobProgress, OperationApplied, StoresChanged
 from memtui.tui.plain import line
 from memtui.tui.screens.main import MainScreen
-from memtui.tui.themes import install_themes
+from memtui.tui.themes import install_themes, remember_theme
 from memtui.tui.work import ReportsWork, header_text
 
 
@@ -52,6 +52,7 @@ class MemtuiApp(ReportsWork, App[None]):
         for problem in self.theme_problems:
             self.notify(line(problem), title="Theme", severity="warning", timeout=15, markup=False)
         self.apply_keymap()
+        remember_theme(self, self.config, self.context.env)  # a theme picked is saved
         self.push_screen(MainScreen(self.context, self.config, watch=self.watch_files))
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:

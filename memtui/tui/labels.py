@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from rich.text import Text
+from textual.widgets import Static
 
 from memtui.core.contents import Store
 from memtui.tui.plain import line
@@ -102,23 +103,58 @@ def fit(text: Text, tail: int, width: int, badge: int = 0) -> Text:
     return out
 
 
-def legend(*, lines: bool = False) -> Text:
+SHORT_MEANINGS = {
+    "✂": "cut", "◌": "orphan", "⚠": "problem", "≠": "conflict", "●": "marked",
+    "⊘": "unrecalled", "▲": "over limit",
+}  # fmt: skip
+"""What a narrow legend line says of each mark (the help says it in full)."""
+
+
+def legend(*, lines: bool = False, width: int | None = None) -> Text:
     """The type letters, the memory marks and the index mark, the snapshot badges: on one
-    line (the legend under the trees), or a line each (``lines``: the help)."""
+    line (the legend under the trees), or a line each (``lines``: the help). With ``width``
+    the line fits it: the marks' meanings shortened, then without the snapshot badges (the
+    trees show them in words), then single spaces, then the marks alone, then cut with ``…``
+    (the help, ``?``, has it all)."""
+    if lines or width is None:
+        return _legend(lines=lines)
+    for short, gap, badges, types in ((False, 2, True, True), (True, 2, True, True),
+                                      (True, 2, False, True), (True, 1, False, True),
+                                      (True, 2, False, False), (True, 1, False, False)):
+        text = _legend(short=short, gap=gap, badges=badges, types=types)
+        if text.cell_len <= width:
+            return text
+    text.truncate(max(0, width), overflow="ellipsis")
+    return text
+
+
+def _legend(*, lines: bool = False, short: bool = False, gap: int = 2,
+            badges: bool = True, types: bool = True) -> Text:
     parts: list[Text] = []
-    groups = (
-        [(kind[0], style, kind) for kind, style in TYPE_STYLE.items()],
-        [(glyph, "bold", meaning) for glyph, meaning in (*MEMORY_MARKS, INDEX_MARK)],
-        [(badge, style, "") for badge, style in (*SNAPSHOT_BADGES.values(), INVALID_BADGE)],
-    )
+    marks = [(glyph, "bold", SHORT_MEANINGS[glyph] if short else meaning)
+             for glyph, meaning in (*MEMORY_MARKS, INDEX_MARK)]
+    groups = [[(kind[0], style, kind) for kind, style in TYPE_STYLE.items()]] if types else []
+    groups.append(marks)
+    if badges:
+        groups.append([(badge, style, "") for badge, style in (*SNAPSHOT_BADGES.values(),
+                                                                INVALID_BADGE)])
+    space = " " * gap
     for group in groups:
         part = Text()
         for glyph, style, meaning in group:
             part.append(glyph, style=style)
-            part.append(f" {meaning}  " if meaning else "  ", style="dim")
+            part.append(f" {meaning}{space}" if meaning else space, style="dim")
         part.rstrip()
         parts.append(part)
-    return Text("\n" if lines else "  │ ", style="dim").join(parts)
+    return Text("\n" if lines else f"{space}│ ", style="dim").join(parts)
+
+
+class LegendLine(Static):
+    """The legend line under the trees, fitted to its width at every render (a resize
+    renders it again)."""
+
+    def render(self) -> Text:
+        return legend(width=self.content_size.width or None)
 
 
 def snapshot_badge(store: Store) -> Text:

@@ -29,7 +29,9 @@ from textual.app import App
 from textual.color import Color, ColorParseError
 from textual.theme import Theme
 
+from memtui.core.config import Config, ConfigWriteError, save_theme
 from memtui.core.fileread import read_file
+from memtui.tui.plain import line
 
 DEFAULT_THEME = "memtui-dusk"
 FALLBACK_THEME = "textual-dark"
@@ -252,3 +254,27 @@ def install_themes(
     app.ansi_theme_light = LIGHT_ANSI
     app.theme = wanted
     return problems
+
+
+def remember_theme(app: App[Any], config: Config, env: Mapping[str, str]) -> None:
+    """From now on, a theme picked (the palette's theme command: any change of ``app.theme``)
+    is saved to the config file (``theme = ...``, through the core's writer) and said so; a
+    file that cannot be written (malformed, unreadable, no ``$HOME``) is reported, untouched."""
+    saved = [app.theme]
+
+    def changed(theme: Theme) -> None:
+        if theme.name == saved[0]:
+            return
+        try:
+            save_theme(config.file.path, theme.name)
+        except ConfigWriteError as error:
+            app.notify(line(f"Theme {theme.name!r} not saved: {error}"), title="Theme",
+                       severity="warning", timeout=15, markup=False)
+            return
+        saved[0] = theme.name
+        note = f"Theme {theme.name!r} saved to {config.file.path}"
+        if env.get(THEME_ENV, "").strip():
+            note += f" (${THEME_ENV} still overrides it)"
+        app.notify(line(note), title="Theme", markup=False)
+
+    app.theme_changed_signal.subscribe(app, changed)

@@ -6,16 +6,20 @@ from __future__ import annotations
 
 import pytest
 from helpers import demo_app
-from pilots import index_view, open_review, rendered
+from pilots import index_view, open_review, plain, rendered
 from textual.pilot import Pilot
-from textual.widgets import Footer, Tab
+from textual.widgets import Footer, Static, Tab
 from textual.widgets._footer import FooterKey
 
 from memtui.core.demo.build import DemoHome
 from memtui.tui.app import MemtuiApp
+from memtui.tui.dialogs.help import HelpScreen
+from memtui.tui.keymap import meaning, own_bindings
+from memtui.tui.labels import LegendLine, legend
 from memtui.tui.screens.conflicts import ConflictsScreen
 from memtui.tui.screens.main import MainScreen
 from memtui.tui.testing import settle
+from memtui.tui.widgets.footer import compact_cells
 from memtui.tui.widgets.index_view import meter
 
 pytestmark = pytest.mark.usefixtures("state_home")  # tests/conftest.py
@@ -138,3 +142,67 @@ async def test_the_conflicts_footer_keeps_help_and_quit(home: DemoHome,
             assert key in keys
             region = keys[key].region
             assert region.width > 0 and region.right <= size[0], f"{key} is off screen"
+
+
+def screen_rows(pilot: Pilot[None]) -> list[str]:
+    """The terminal's rows as text, each piece of the screenshot at its column."""
+    import html
+    import re
+
+    svg = pilot.app.export_screenshot()
+    found = re.findall(r'<text [^>]*?x="([\d.]+)" y="([\d.]+)" textLength="([\d.]+)"[^>]*>'
+                       r"([^<]*)</text>", svg)
+    cell = min(float(length) / len(html.unescape(text))
+               for _x, _y, length, text in found if text)
+    rows: dict[float, dict[int, str]] = {}
+    for x, y, _length, text in found:
+        row = rows.setdefault(float(y), {})
+        for i, char in enumerate(html.unescape(text)):
+            row[round(float(x) / cell) + i] = char
+    return ["".join(row.get(col, " ") for col in range(max(row, default=-1) + 1))
+            .replace("\xa0", " ") for _y, row in sorted(rows.items())]
+
+
+@pytest.mark.parametrize("size", [(80, 24), (90, 30), (100, 30)])
+async def test_the_compact_footer_shows_only_whole_keys(
+    home: DemoHome, size: tuple[int, int]
+) -> None:
+    """At 80×24 the footer ended in "… d De" (issue 25): every key it shows now fits whole,
+    help and quit among them, and each key left out is in the help."""
+    app = app_for(home)
+    async with app.run_test(size=size) as pilot:
+        screen = await main_screen(pilot)
+        footer = screen.query_one(Footer)
+        keys = list(footer.query(FooterKey))
+        assert {"question_mark", "q"} <= {k.key for k in keys}
+        for key in keys:
+            region = key.region
+            assert region.width == compact_cells(key) and region.right <= size[0], key.key
+        last = screen_rows(pilot)[-1].rstrip()
+        assert last.endswith(f"{keys[-1].key_display} {keys[-1].description}"), last
+        shown = {k.action for k in keys}
+        left_out = [b for b in own_bindings(screen) if b.show and b.action not in shown]
+        assert left_out or size[0] >= 100  # at 80 columns not every key fits
+        await pilot.press("question_mark")
+        await settle(pilot)
+        assert isinstance(app.screen, HelpScreen)
+        help_text = plain(app.screen.query_one("#help-body", Static))
+        flat = " ".join(help_text.split())  # a long meaning may wrap
+        for binding in left_out:
+            assert " ".join(meaning(binding).split()) in flat, binding.id
+
+
+@pytest.mark.parametrize("size", [(100, 40), (120, 40), (160, 45), (210, 45)])
+async def test_the_legend_line_fits_its_width(home: DemoHome, size: tuple[int, int]) -> None:
+    """At 160 columns the legend ended in "● up…" (issue 25): the line shown fits, whole."""
+    app = app_for(home)
+    async with app.run_test(size=size) as pilot:
+        screen = await main_screen(pilot)
+        line = screen.query_one("#legend", LegendLine)
+        assert line.display
+        shown = legend(width=line.content_size.width)
+        assert shown.cell_len <= line.content_size.width
+        assert not shown.plain.endswith("…")
+        assert any(row.strip() == shown.plain for row in screen_rows(pilot))
+        if size[0] >= 210:
+            assert shown.plain == legend().plain  # room for every word

@@ -341,6 +341,22 @@ def build_layout(
     return layout
 
 
+def keep_in_place(layout: Layout, changes: list[DistilChange]) -> list[DistilChange]:
+    """Take back every regroup: its entries stay where they are. For an index that fits
+    without them: moving entries under their type's heading is needed only when the index must
+    shrink (the oldest entries of a type group move out then); otherwise it only rewrites a
+    healthy index (issue 25)."""
+    moved = {c.id for c in changes if c.kind == "regroup"}
+    if not moved:
+        return changes
+    for group in layout.groups.values():
+        group.joining = [e for e in group.joining if e.move_id not in moved]
+    for entry in layout.entries.values():
+        if entry.move_id in moved:
+            entry.move_id = None
+    return [c for c in changes if c.id not in moved]
+
+
 def drop_topic_dangling(
     layout: Layout,
     dangling: list[TopicDangling],

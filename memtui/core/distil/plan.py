@@ -19,10 +19,11 @@ from memtui.core.distil.layout import (
     build_layout,
     collapse,
     drop_topic_dangling,
+    keep_in_place,
 )
 from memtui.core.distil.model import DistilCancelled, DistilChange, DistilPlan
 from memtui.core.distil.outcome import Sources
-from memtui.core.distil.render import IndexPlan, measure
+from memtui.core.distil.render import IndexPlan, measure, render_index
 from memtui.core.fileread import read_full, read_header
 from memtui.core.model import StoreKind
 from memtui.core.parse.frontmatter import parse_frontmatter
@@ -235,6 +236,8 @@ def plan_distil(
     # the topic files' own dangling entries, as the index health finds them, go too
     drop_topic_dangling(layout, health.topic_dangling, reader.texts, changes)
     changes = _with_appends(reader, layout, changes)
+    if _fits_in_place(layout, changes, agent=agent, headroom=headroom):
+        changes = keep_in_place(layout, changes)
     lock = _lock_refusal(store)
     plan = IndexPlan(
         store_kind=store.kind,
@@ -258,6 +261,19 @@ def plan_distil(
     plan.notes += [f"{rel}: its name is not valid UTF-8, so no line of {INDEX_NAME} can link "
                    "it: left out (rename it to list it)" for rel in reader.undecodable]
     return plan
+
+
+def _fits_in_place(
+    layout: Layout, changes: list[DistilChange], *, agent: bool, headroom: float
+) -> bool:
+    """Whether the index fits with every change but the regroups (regrouping only adds
+    headings: when this fits, no entry needs to move)."""
+    regroups = {c.id for c in changes if c.kind == "regroup"}
+    if not regroups:
+        return False
+    text = render_index(layout, lambda change_id: change_id is not None
+                        and change_id not in regroups)
+    return measure(text, agent=agent, target=headroom)[0].fits
 
 
 def _is_utf8(name: str) -> bool:

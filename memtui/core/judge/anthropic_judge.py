@@ -279,10 +279,15 @@ class NoMessage(Exception):
 def _usage_of(response: Any) -> Any:
     """The usage of a reply that is a message; :class:`NoMessage` otherwise."""
     usage = getattr(response, "usage", None)
-    counts = (getattr(usage, "input_tokens", None), getattr(usage, "output_tokens", None))
-    if usage is None or not all(isinstance(n, int) or n is None for n in counts) or not hasattr(
-        response, "content"
-    ):
+    names = ("input_tokens", "output_tokens", "cache_read_input_tokens",
+             "cache_creation_input_tokens")
+    counts = [getattr(usage, name, None) for name in names]
+    if (
+        usage is None
+        or not (hasattr(usage, "input_tokens") and hasattr(usage, "output_tokens"))
+        or not all(n is None or (isinstance(n, int) and not isinstance(n, bool)) for n in counts)
+        or not isinstance(getattr(response, "content", None), list)
+    ):  # a usage or content of another shape ("usage": false, "content": true): fuzz found
         raise NoMessage("a reply that is no message")
     return usage
 

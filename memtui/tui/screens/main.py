@@ -44,7 +44,7 @@ from memtui.tui.dialogs.history import HistoryScreen
 from memtui.tui.dialogs.projects import OpenProject, ProjectsScreen
 from memtui.tui.dialogs.search import MarkHits, SearchIndexCache, SearchScreen
 from memtui.tui.editor import edit_in_editor, editor_name
-from memtui.tui.labels import agent_labeler, legend
+from memtui.tui.labels import LegendLine, agent_labeler, legend
 from memtui.tui.live import LiveUpdates
 from memtui.tui.marks import MarkedMemories
 from memtui.tui.messages import SelectPath, StoresChanged
@@ -199,7 +199,7 @@ class MainScreen(ReportsWork, Screen[None]):
                         marks=self.marks,
                     )
                     yield tree
-        yield Static(legend(), id="legend")
+        yield LegendLine(id="legend")  # fitted to its width (labels.legend)
         yield Static("", id="pane-info")
         yield DetailPane(id="detail")
         yield KeyFooter()

@@ -1,9 +1,11 @@
 """The footer: Textual's, but in a small terminal (compact) the help and quit keys come first,
-so the keys a narrow footer cuts off at its right end are never those two."""
+and only the keys that fit whole are shown (the help, ``?``, lists every key): a narrow footer
+never ends in a cut key ("… d De"), and never loses help and quit."""
 
 from __future__ import annotations
 
 from textual.app import ComposeResult
+from textual.widget import Widget
 from textual.widgets import Footer
 from textual.widgets._footer import FooterKey
 
@@ -12,15 +14,48 @@ from memtui.tui.keymap import key_display, own_bindings
 FIRST_KEYS = ("question_mark", "q")
 PALETTE_CELLS = 12
 """The command palette's key at the right end (``▏^p palette`` and its padding)."""
+LEFT_OUT_FIRST = ("zoom", "snapshot_review", "projects", "judge", "distil", "search")
+"""The actions a compact footer leaves out first when its keys do not all fit (then the
+rightmost others; never help and quit)."""
+
+
+def compact_cells(key: FooterKey) -> int:
+    """The columns a compact key takes: its key, a space, its label (keys are one column
+    apart)."""
+    return len(key.key_display) + 1 + len(key.description)
+
+
+def fitting(widgets: list[Widget], width: int) -> list[Widget]:
+    """``widgets`` without the keys that do not fit in ``width`` columns: those of
+    :data:`LEFT_OUT_FIRST` first, then the rightmost; help and quit stay."""
+    keys = [w for w in widgets if isinstance(w, FooterKey)]
+
+    def cells() -> int:
+        return sum(compact_cells(k) for k in keys) + max(0, len(keys) - 1)
+
+    while keys and cells() > width:
+        optional = [k for k in keys if k.key not in FIRST_KEYS]
+        if not optional:
+            break
+        named = [k for k in optional if k.action in LEFT_OUT_FIRST]
+        named.sort(key=lambda k: LEFT_OUT_FIRST.index(k.action))
+        keys.remove(named[0] if named else optional[-1])
+    kept = set(map(id, keys))
+    return [w for w in widgets if not isinstance(w, FooterKey) or id(w) in kept]
 
 
 class KeyFooter(Footer):
+    fit_width: int | None = None
+    """The width :meth:`fit` was given (None: not fitted yet: every key is shown)."""
+
     def compose(self) -> ComposeResult:
         widgets = list(super().compose())
         if self.compact:
             first = [w for w in widgets if isinstance(w, FooterKey) and w.key in FIRST_KEYS]
             first.sort(key=lambda w: FIRST_KEYS.index(w.key))
             widgets = first + [w for w in widgets if w not in first]
+            if self.fit_width is not None:
+                widgets = fitting(widgets, self.fit_width)
         yield from widgets
 
     def watch_compact(self, compact: bool) -> None:
@@ -47,5 +82,9 @@ class KeyFooter(Footer):
         wherever the keys laid out in full would not fit: a key added to a screen never pushes
         help and quit off its right end."""
         compact = width < compact_below or width < self.natural_width()
+        resized = width != self.fit_width
+        self.fit_width = width
+        if compact and self.compact and resized and self.is_mounted:
+            self.refresh(recompose=True)  # the keys that fit the new width
         self.compact = compact
         self.show_command_palette = not compact

@@ -264,6 +264,7 @@ def agent_store(root: Path) -> list[str]:
 def test_an_agent_store_is_measured_raw(tmp_path: Path) -> None:
     root = tmp_path / "agent-memory" / "helper"
     agent_store(root)
+    write_memory(root, "note-new.md", description="note new", type="feedback")  # an orphan
     raw = (root / "MEMORY.md").read_text()
     plan = plan_distil(store_at(root, StoreKind.AGENT))
     assert plan.agent
@@ -275,7 +276,7 @@ def test_an_agent_store_is_measured_raw(tmp_path: Path) -> None:
     assert outcome.index_text.startswith("---\ntitle: reviewer notes\n---\n<!-- the reviewer")
     after = load_report("MEMORY.md", outcome.index_text, agent=True)
     assert (outcome.after.lines, outcome.after.units) == (after.lines, after.units)
-    assert "## Feedback\n- [Note 0](note-0.md) — note 0\n" in outcome.index_text
+    assert "## Feedback\n- [note-new](note-new.md) — note new\n" in outcome.index_text
 
 
 def test_a_korean_index_binds_on_units_before_lines(tmp_path: Path) -> None:
@@ -349,7 +350,8 @@ def test_a_crlf_index_keeps_its_line_ends(tmp_path: Path) -> None:
     write_file(root / "MEMORY.md", old)
     plan = plan_distil(store_at(root))
     assert plan.outcome({c.id for c in plan.changes}).index_text == old
+    # it fits: A stays where it is (issue 25), the orphan B is added with CRLF line ends
     assert plan.outcome().index_text == (
-        "# Index\r\n\r\n## User\r\n- [A](a.md) — alpha\r\n\r\n## Feedback\r\n"
+        "# Index\r\n- [A](a.md) — alpha\r\n\r\n## Feedback\r\n"
         "- [B split](b.md) — beta\r\n\r\n## Notes\r\nby hand\r\n"
     )
