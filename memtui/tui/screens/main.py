@@ -45,7 +45,7 @@ from memtui.tui.dialogs.projects import OpenProject, ProjectsScreen
 from memtui.tui.dialogs.search import MarkHits, SearchIndexCache, SearchScreen
 from memtui.tui.editor import edit_in_editor, editor_name
 from memtui.tui.labels import agent_labeler, legend
-from memtui.tui.live import LiveUpdates
+from memtui.tui.live import LiveUpdates, ScanCompleted
 from memtui.tui.marks import MarkedMemories
 from memtui.tui.messages import SelectPath, StoresChanged
 from memtui.tui.nodes import NodeRef
@@ -261,7 +261,9 @@ class MainScreen(ReportsWork, Screen[None]):
         last = None
         for result in scan_progressively(context, step, cache):
             check()
-            self.app.call_from_thread(self.show_result, result, check_links=False)
+            self.app.call_from_thread(self.show_result, result)
+            if result.complete:
+                self.post_message(ScanCompleted(result, check_links=False))
             last = result
         if last is None:
             return
@@ -271,11 +273,9 @@ class MainScreen(ReportsWork, Screen[None]):
         check()
         self.app.call_from_thread(self.links_checked, updates)
 
-    def show_result(self, result: ScanResult, *, check_links: bool = True) -> None:
+    def show_result(self, result: ScanResult) -> None:
         """Show a scan (a partial one leaves the panes it has not reached yet as they are).
-
-        ``check_links``: a complete result's ``[[wikilinks]]`` are then checked in whole files
-        in a job (a live refresh's result; the scan job checks its own)."""
+        It only shows: what follows a complete result starts on :class:`ScanCompleted`."""
         self.result = result
         if result.complete:
             self.update_header()  # the git branch comes with the complete result
@@ -305,15 +305,25 @@ class MainScreen(ReportsWork, Screen[None]):
         self.update_pane_info()
         if result.complete:
             self.show_nothing_found(nothing_found(self.context, result.stores))
-            self.live.track(result)
-            self.record_history("live" if self.history_started else "start")
-            self.history_started = True
-            if check_links:
-                self.check_links(result)
-            team = next((s for s in result.stores if s.kind == StoreKind.TEAM), None)
-            self.check_team(team)
-            self.load_conflicts()
-            self.load_recall_manifests(result)
+
+    def on_scan_completed(self, message: ScanCompleted) -> None:
+        """A complete result is shown (the scan's or a live refresh's): watch its stores,
+        record its changes in the history, check its links (a refresh's), its team memory's
+        push rules, the judge's open pairs and the recall manifests, each in a worker of its
+        own group. A result a newer one replaced meanwhile starts nothing: the newer one's
+        completion does."""
+        result = message.result
+        if result is not self.result:
+            return
+        self.live.track(result)
+        self.record_history("live" if self.history_started else "start")
+        self.history_started = True
+        if message.check_links:
+            self.check_links(result)
+        team = next((s for s in result.stores if s.kind == StoreKind.TEAM), None)
+        self.check_team(team)
+        self.load_conflicts()
+        self.load_recall_manifests(result)
 
     @work(exclusive=True, group="team", exit_on_error=False,
           name="checking team memory's push rules", description="Team")
