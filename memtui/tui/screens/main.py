@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from rich.text import Text
 from textual import on, work
@@ -20,6 +20,7 @@ from textual.command import Provider
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Static, Tab, Tabs, Tree
+from textual.worker import Worker, WorkerState
 
 from memtui.core.config import Config
 from memtui.core.contents import LoadReport, ScanResult, Store
@@ -187,7 +188,8 @@ class MainScreen(ReportsWork, Screen[None]):
         yield Static(self.header_text(), id="header")
         yield Tabs(*[Tab(spec.title, id=f"tab-{spec.id}") for spec in PANES], id="pane-tabs")
         yield Static("", id="nothing-found")
-        with Horizontal(id="panes"):
+        yield Static("scanning …", id="panes-waiting")
+        with Horizontal(id="panes", classes="unsized"):
             for spec in PANES:
                 with Vertical(id=f"pane-{spec.id}", classes="pane") as pane:
                     pane.border_title = spec.title
@@ -280,6 +282,7 @@ class MainScreen(ReportsWork, Screen[None]):
         if result.complete:
             self.update_header()  # the git branch comes with the complete result
             self.marks.refresh(result)
+            self.show_panes()  # every width is known: laid out once, at the next refresh
         for spec in PANES:
             if not result.complete and not set(spec.kinds) <= result.scanned:
                 continue
@@ -305,6 +308,19 @@ class MainScreen(ReportsWork, Screen[None]):
         self.update_pane_info()
         if result.complete:
             self.show_nothing_found(nothing_found(self.context, result.stores))
+
+    def show_panes(self) -> None:
+        """The panes appear once every pane's width is known (the first complete result's, or
+        what a failed scan read): laid out once, never a pane at a width it leaves later.
+        Until then ``#panes-waiting`` holds their place (the detail pane stays put)."""
+        self.query_one("#panes").remove_class("unsized")
+        self.query_one("#panes-waiting").display = False
+
+    def worker_ended(self, worker: Worker[Any], failure: str | None) -> None:
+        """A failed scan shows the panes as far as it read them (a cancelled one was replaced
+        by a newer scan, which shows them)."""
+        if worker.group == "scan" and worker.state == WorkerState.ERROR:
+            self.show_panes()
 
     def on_scan_completed(self, message: ScanCompleted) -> None:
         """A complete result is shown (the scan's or a live refresh's): watch its stores,
