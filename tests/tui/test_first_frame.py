@@ -14,6 +14,7 @@ from textual.pilot import Pilot
 
 from memtui.core.contents import ScanResult
 from memtui.core.demo.build import DemoHome
+from memtui.core.scan.scanner import scan_progressively
 from memtui.tui.panes import PANES
 from memtui.tui.screens import main as main_module
 from memtui.tui.screens.main import MainScreen
@@ -70,8 +71,7 @@ async def test_every_frame_shows_the_panes_at_their_settled_widths(
     demo: DemoHome, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     stages = Stages()
-    monkeypatch.setattr(main_module, "scan_progressively",
-                        stages.wrap(main_module.scan_progressively))
+    monkeypatch.setattr(main_module, "scan_progressively", stages.wrap(scan_progressively))
     app = demo_app(demo, MEMTUI_NO_CACHE="1")
     frames: list[dict[str, int]] = []
     async with app.run_test(size=SIZE) as pilot:
