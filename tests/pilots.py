@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import io
 import os
 import stat
 import time
 import weakref
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +18,6 @@ import pytest
 import textual.app
 import textual.pilot
 from rich.console import Console
-from textual._context import active_app
 from textual.app import App
 from textual.notifications import Notification, SeverityLevel
 from textual.pilot import Pilot
@@ -217,21 +217,36 @@ async def open_conflicts(pilot: Pilot[None]) -> ConflictsScreen:
 CALM_CHECKS = 3
 """Turns of the event loop in a row with every message queue empty: the app is idle."""
 MAX_TURNS = 5000
-REFRESH_POLL = 0.004
-"""Seconds between looks while the screen owes a refresh (its timer runs at 60 Hz)."""
-"""A widget that repaints itself on every turn never lets the app be idle: stop after these."""
+"""A widget that posts a message on every turn never lets the app be idle: stop after these."""
+
+_RUNNING: list[App[Any]] = []
+"""The apps inside ``App.run_test`` now, the newest last (``idle_by_state`` records them)."""
 
 
-def _busy(app: App[Any]) -> bool:
-    """A message or a next-idle callback is waiting on the app, a screen or a widget."""
-    nodes: list[Any] = [app]
-    for screen in app.screen_stack:
-        nodes.extend(screen.walk_children(with_self=True))
+def _queued(app: App[Any]) -> bool:
+    """A message waits in the queue of the app, a screen of its stack or one of their
+    widgets (``MessagePump.message_queue_size``)."""
+    if app.message_queue_size:
+        return True
     return any(
-        ("_message_queue" in vars(node) and not node._message_queue.empty())
-        or node._next_callbacks
-        for node in nodes
+        node.message_queue_size
+        for screen in app.screen_stack
+        for node in screen.walk_children(with_self=True)
     )
+
+
+async def _refreshed(app: App[Any]) -> None:
+    """Until the current screen has refreshed (at once when it owes nothing): its
+    ``call_after_refresh`` callback ran, or the screen is gone (its task ended)."""
+    screen = app.screen
+    done = asyncio.Event()
+    if not screen.is_running or not screen.call_after_refresh(done.set):
+        return
+    waits = [asyncio.ensure_future(done.wait()), screen.task]
+    try:
+        await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        waits[0].cancel()
 
 
 async def until_idle(min_sleep: float = 0.0, max_sleep: float = 1.0) -> None:
@@ -239,36 +254,45 @@ async def until_idle(min_sleep: float = 0.0, max_sleep: float = 1.0) -> None:
     Textual's version sleeps 20 ms at least and then until the process used under a
     millisecond of CPU in 20 ms (up to 1 s), a fixed pause per key press and ``pilot.pause()``
     that grows with the machine's load. This one returns once every message queue of the app
-    stayed empty for :data:`CALM_CHECKS` turns of the event loop and the screen owes no
-    refresh. Workers (threads) are waited for by ``settle`` (memtui/tui/testing.py):
-    Textual's clock also counted their CPU, this does not."""
-    app = active_app.get(None)
-    if app is None:
+    stayed empty for :data:`CALM_CHECKS` turns of the event loop, the screen refreshed, and
+    the queues are still empty after it (public conditions only: ``message_queue_size``,
+    ``call_after_refresh``). Workers (threads) are waited for by ``settle``
+    (memtui/tui/testing.py): Textual's clock also counted their CPU, this does not."""
+    app = _RUNNING[-1] if _RUNNING else None
+    if app is None or not app.is_running:
         await asyncio.sleep(0)
         return
     calm = 0
+    refreshed = False
     for _turn in range(MAX_TURNS):
         await asyncio.sleep(0)
-        screen = app.screen
-        if _refresh_due(screen):  # the screen's own timer (60 Hz) does it: app code counts them
-            calm = 0
-            await asyncio.sleep(REFRESH_POLL)
+        if _queued(app):
+            calm, refreshed = 0, False
             continue
-        calm = 0 if _busy(app) else calm + 1
-        if calm >= CALM_CHECKS:
+        calm += 1
+        if calm < CALM_CHECKS:
+            continue
+        if refreshed:
             return
-
-
-def _refresh_due(screen: Any) -> bool:
-    """The screen has a layout, repaint or after-refresh callback waiting for its timer."""
-    return bool(
-        screen._layout_required or screen._scroll_required or screen._repaint_required
-        or screen._recompose_required or screen._dirty_widgets or screen._callbacks
-    )
+        await _refreshed(app)  # what a refresh calls back may post more
+        calm, refreshed = 0, True
 
 
 def idle_by_state(monkeypatch: pytest.MonkeyPatch) -> None:
     """Pilots wait for the app's queues, not the clock (``until_idle``; tests/tui/conftest.py
-    does this for every TUI test)."""
+    does this for every TUI test): key presses and ``pilot.pause()`` call ``wait_for_idle``,
+    replaced by ``until_idle``, which finds the app in ``run_test``."""
+    run_test = App.run_test
+
+    @contextlib.asynccontextmanager
+    async def recorded(self: App[Any], **options: Any) -> AsyncIterator[Pilot[Any]]:
+        async with run_test(self, **options) as pilot:
+            _RUNNING.append(self)
+            try:
+                yield pilot
+            finally:
+                _RUNNING.remove(self)
+
+    monkeypatch.setattr(App, "run_test", recorded)
     monkeypatch.setattr(textual.app, "wait_for_idle", until_idle)
     monkeypatch.setattr(textual.pilot, "wait_for_idle", until_idle)

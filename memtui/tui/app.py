@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, ClassVar
 
-from textual.app import App, SystemCommand
+from textual.app import SystemCommand
 from textual.binding import Binding, BindingType
 from textual.reactive import reactive
 from textual.screen import Screen
@@ -20,6 +20,7 @@ from textual.worker import Worker
 
 from memtui.core.config import Config, load_config
 from memtui.core.stores.locations import Context
+from memtui.tui.keymap import KeymapApp, unknown_binding_ids
 from memtui.tui.messages import JobEnded, JobProgress, OperationApplied, StoresChanged
 from memtui.tui.plain import line
 from memtui.tui.screens.main import MainScreen
@@ -27,7 +28,7 @@ from memtui.tui.themes import install_themes, remember_theme
 from memtui.tui.work import ReportsWork, header_text
 
 
-class MemtuiApp(ReportsWork, App[None]):
+class MemtuiApp(ReportsWork, KeymapApp):
     TITLE = "memtui"
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -85,12 +86,11 @@ class MemtuiApp(ReportsWork, App[None]):
             screen.post_message(StoresChanged())
 
     def apply_keymap(self) -> None:
-        """The config's ``[keymap]`` through ``App.set_keymap``; an id no binding has is
-        reported with the ids like it."""
+        """The config's ``[keymap]`` through ``App.set_keymap`` (kept in ``self.keymap``:
+        :class:`~memtui.tui.keymap.KeymapApp`); an id no binding has is reported with the ids
+        like it."""
         if not self.config.keymap:
             return
-        from memtui.tui.keymap import unknown_binding_ids
-
         self.set_keymap(self.config.keymap)
         for problem in unknown_binding_ids(self.config.keymap):
             self.notify(line(problem), title="Keymap", severity="warning", timeout=15,

@@ -10,12 +10,32 @@ from __future__ import annotations
 import difflib
 import importlib
 import pkgutil
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
+from textual.app import App
 from textual.binding import Binding
 from textual.dom import DOMNode
 
 import memtui.tui
+
+
+class KeymapApp(App[None]):
+    """An app that keeps the keymap it gave Textual (``set_keymap``/``update_keymap``) in a
+    public attribute, :attr:`keymap`: Textual keeps its own privately, and the help, the
+    footer's width and the palette show the keys the keymap gives a binding."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.keymap: dict[str, str] = {}
+        """Binding id → its keys (``"pane.zoom": "Z"``), as set; empty: every default."""
+
+    def set_keymap(self, keymap: Mapping[str, str]) -> None:
+        self.keymap = dict(keymap)
+        super().set_keymap(dict(keymap))
+
+    def update_keymap(self, keymap: Mapping[str, str]) -> None:
+        self.keymap = {**self.keymap, **keymap}
+        super().update_keymap(dict(keymap))
 
 
 def binding_classes() -> list[type[DOMNode]]:
@@ -86,7 +106,8 @@ def own_bindings(node: DOMNode) -> list[Binding]:
 def keys_of(node: DOMNode, binding: Binding) -> list[str]:
     """The keys that run ``binding`` now: the user keymap's when it names the binding's id,
     else the binding's own (``"left,h"`` → ``["left", "h"]``)."""
-    keymap: dict[str, str] = getattr(node.app, "_keymap", {})
+    app = node.app
+    keymap: Mapping[str, str] = app.keymap if isinstance(app, KeymapApp) else {}
     keys = keymap.get(binding.id, binding.key) if binding.id else binding.key
     return [key.strip() for key in keys.split(",") if key.strip()]
 

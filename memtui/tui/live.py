@@ -5,7 +5,8 @@ the app with ``call_from_thread`` and gather in ``pending``. One worker at a tim
 ``rescan``) rescans the stores they touch and the result is handed to ``show``; paths that
 arrive while it runs wait for the next one, so a burst of writes becomes one or two refreshes
 however long a rescan takes. It gets the screen's context, result and ``show`` as callables,
-never the screen's class.
+never the screen's class; a refresh shown, it posts :class:`ScanCompleted` to the screen (the
+screen's handler starts what follows a complete result).
 """
 
 from __future__ import annotations
@@ -13,10 +14,13 @@ from __future__ import annotations
 import contextlib
 import threading
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
+from typing import ClassVar
 
 from textual.dom import DOMNode
+from textual.message import Message
 
 from memtui.core.contents import ScanResult
 from memtui.core.scan.refresh import refresh, watch_targets
@@ -24,6 +28,19 @@ from memtui.core.scan.scanner import cache_for
 from memtui.core.scan.watch import StoreWatcher
 from memtui.core.stores.locations import Context
 from memtui.tui.work import check, in_thread, run_flow, run_thread
+
+
+@dataclass
+class ScanCompleted(Message):
+    """A complete result (the scan's last, or a live refresh's) is shown: the work that
+    follows it may start (the main screen's handler starts each in a worker of its own
+    group). ``check_links``: its ``[[wikilinks]]`` still need the whole-file check (a
+    refresh's; the scan's own worker checks the scan's)."""
+
+    bubble: ClassVar[bool] = False
+
+    result: ScanResult
+    check_links: bool
 
 
 class LiveUpdates:
@@ -125,6 +142,7 @@ class LiveUpdates:
             if self.result() is base:
                 self.refreshes += 1
                 self.show(fresh)
+                self.node.post_message(ScanCompleted(fresh, check_links=True))
             else:
                 self.pending.update(changed)  # another scan landed meanwhile: redo on top of it
         self._schedule()

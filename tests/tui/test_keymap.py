@@ -13,15 +13,23 @@ from rich.console import Console
 from textual.app import App
 from textual.pilot import Pilot
 from textual.widgets import Static
+from textual.widgets._footer import FooterKey
 
 from memtui.core.demo.build import DemoHome, build_demo_home
 from memtui.core.stores.locations import Context
 from memtui.tui.app import MemtuiApp, make_app
 from memtui.tui.dialogs.help import HelpScreen
-from memtui.tui.keymap import binding_classes, binding_ids_of, known_binding_ids
+from memtui.tui.keymap import (
+    binding_classes,
+    binding_ids_of,
+    key_display,
+    known_binding_ids,
+    own_bindings,
+)
 from memtui.tui.screens.main import MainScreen
 from memtui.tui.testing import settle
 from memtui.tui.themes import DEFAULT_THEME
+from memtui.tui.widgets.footer import KeyFooter
 
 
 @pytest.fixture(scope="module")
@@ -117,6 +125,37 @@ async def test_an_unknown_binding_id_is_a_warning(demo: DemoHome, tmp_path: Path
         await pilot.pause()
         assert screen.focused is not None and screen.focused.id == "tree-auto", (
             "the valid entries still apply")
+
+
+async def test_the_help_and_the_footer_show_the_keys_of_a_user_keymap(
+    demo: DemoHome, tmp_path: Path
+) -> None:
+    """The app keeps the keymap it set (public, not Textual's private one); the footer, the
+    footer's width, the help and the palette's key column all show the remapped keys."""
+    text = '[keymap]\n"pane.zoom" = "ctrl+z"\n"memory.edit" = "E"\n'
+    app = app_with_config(demo, tmp_path, text)
+    async with app.run_test(size=(160, 45)) as pilot:
+        screen = await main_screen(pilot)
+        assert app.keymap == {"pane.zoom": "ctrl+z", "memory.edit": "E"}
+        footer = screen.query_one(KeyFooter)
+        shown = {key.description: key.key_display for key in footer.query(FooterKey)}
+        assert shown["Zoom"] == "^z" and shown["Edit"] == "E"
+        zoom = next(b for b in own_bindings(screen) if b.id == "pane.zoom")
+        assert key_display(screen, zoom) == "^z"
+        width = footer.natural_width()
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        console = Console(file=io.StringIO(), width=120, color_system=None)
+        console.print(app.screen.query_one("#help-body", Static).content)
+        help_rows = [line.split("  ")[0].strip()
+                     for line in console.file.getvalue().splitlines() if line.strip()]  # type: ignore[attr-defined]
+        assert "^z" in help_rows and "E" in help_rows
+        assert "z" not in help_rows and "e" not in help_rows
+        app.update_keymap({"pane.zoom": "Z"})
+        assert app.keymap == {"pane.zoom": "Z", "memory.edit": "E"}
+        assert key_display(screen, zoom) == "Z", "a keymap updated later is followed too"
+        assert footer.natural_width() == width - 1, "^z took one cell more than Z"
 
 
 @pytest.mark.parametrize(

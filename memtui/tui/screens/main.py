@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from rich.text import Text
 from textual import on, work
@@ -20,6 +20,7 @@ from textual.command import Provider
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Static, Tab, Tabs, Tree
+from textual.worker import Worker, WorkerState
 
 from memtui.core.config import Config
 from memtui.core.contents import LoadReport, ScanResult, Store
@@ -45,7 +46,7 @@ from memtui.tui.dialogs.projects import OpenProject, ProjectsScreen
 from memtui.tui.dialogs.search import MarkHits, SearchIndexCache, SearchScreen
 from memtui.tui.editor import edit_in_editor, editor_name
 from memtui.tui.labels import LegendLine, agent_labeler, legend
-from memtui.tui.live import LiveUpdates
+from memtui.tui.live import LiveUpdates, ScanCompleted
 from memtui.tui.marks import MarkedMemories
 from memtui.tui.messages import SelectPath, StoresChanged
 from memtui.tui.nodes import NodeRef
@@ -187,7 +188,8 @@ class MainScreen(ReportsWork, Screen[None]):
         yield Static(self.header_text(), id="header")
         yield Tabs(*[Tab(spec.title, id=f"tab-{spec.id}") for spec in PANES], id="pane-tabs")
         yield Static("", id="nothing-found")
-        with Horizontal(id="panes"):
+        yield Static("scanning …", id="panes-waiting")
+        with Horizontal(id="panes", classes="unsized"):
             for spec in PANES:
                 with Vertical(id=f"pane-{spec.id}", classes="pane") as pane:
                     pane.border_title = spec.title
@@ -264,7 +266,9 @@ class MainScreen(ReportsWork, Screen[None]):
         last = None
         for result in scan_progressively(context, step, cache):
             check()
-            self.app.call_from_thread(self.show_result, result, check_links=False)
+            self.app.call_from_thread(self.show_result, result)
+            if result.complete:
+                self.post_message(ScanCompleted(result, check_links=False))
             last = result
         if last is None:
             return
@@ -274,15 +278,14 @@ class MainScreen(ReportsWork, Screen[None]):
         check()
         self.app.call_from_thread(self.links_checked, updates)
 
-    def show_result(self, result: ScanResult, *, check_links: bool = True) -> None:
+    def show_result(self, result: ScanResult) -> None:
         """Show a scan (a partial one leaves the panes it has not reached yet as they are).
-
-        ``check_links``: a complete result's ``[[wikilinks]]`` are then checked in whole files
-        in a job (a live refresh's result; the scan job checks its own)."""
+        It only shows: what follows a complete result starts on :class:`ScanCompleted`."""
         self.result = result
         if result.complete:
             self.update_header()  # the git branch comes with the complete result
             self.marks.refresh(result)
+            self.show_panes()  # every width is known: laid out once, at the next refresh
         for spec in PANES:
             if not result.complete and not set(spec.kinds) <= result.scanned:
                 continue
@@ -308,15 +311,38 @@ class MainScreen(ReportsWork, Screen[None]):
         self.update_pane_info()
         if result.complete:
             self.show_nothing_found(nothing_found(self.context, result.stores))
-            self.live.track(result)
-            self.record_history("live" if self.history_started else "start")
-            self.history_started = True
-            if check_links:
-                self.check_links(result)
-            team = next((s for s in result.stores if s.kind == StoreKind.TEAM), None)
-            self.check_team(team)
-            self.load_conflicts()
-            self.load_recall_manifests(result)
+
+    def show_panes(self) -> None:
+        """The panes appear once every pane's width is known (the first complete result's, or
+        what a failed scan read): laid out once, never a pane at a width it leaves later.
+        Until then ``#panes-waiting`` holds their place (the detail pane stays put)."""
+        self.query_one("#panes").remove_class("unsized")
+        self.query_one("#panes-waiting").display = False
+
+    def worker_ended(self, worker: Worker[Any], failure: str | None) -> None:
+        """A failed scan shows the panes as far as it read them (a cancelled one was replaced
+        by a newer scan, which shows them)."""
+        if worker.group == "scan" and worker.state == WorkerState.ERROR:
+            self.show_panes()
+
+    def on_scan_completed(self, message: ScanCompleted) -> None:
+        """A complete result is shown (the scan's or a live refresh's): watch its stores,
+        record its changes in the history, check its links (a refresh's), its team memory's
+        push rules, the judge's open pairs and the recall manifests, each in a worker of its
+        own group. A result a newer one replaced meanwhile starts nothing: the newer one's
+        completion does."""
+        result = message.result
+        if result is not self.result:
+            return
+        self.live.track(result)
+        self.record_history("live" if self.history_started else "start")
+        self.history_started = True
+        if message.check_links:
+            self.check_links(result)
+        team = next((s for s in result.stores if s.kind == StoreKind.TEAM), None)
+        self.check_team(team)
+        self.load_conflicts()
+        self.load_recall_manifests(result)
 
     @work(exclusive=True, group="team", exit_on_error=False,
           name="checking team memory's push rules", description="Team")
