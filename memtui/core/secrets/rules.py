@@ -1,4 +1,5 @@
-"""The secret rules (``rules.toml``, from gitleaks) compiled for Python's ``re``, once.
+"""The secret rules (``rules.toml``, from gitleaks) compiled for Python's ``re``, each pattern
+on its first use (a scan compiles only the rules whose keywords some memory holds).
 
 gitleaks writes its patterns for Go's RE2; :func:`translate` turns one into a Python pattern
 that matches the same text:
@@ -17,11 +18,10 @@ footer), with the same result.
 
 from __future__ import annotations
 
+import os
 import re
-import tomllib
-from dataclasses import dataclass
-from functools import cache
-from importlib import resources
+from dataclasses import dataclass, field
+from functools import cache, cached_property
 from typing import Any, Literal
 
 RULES_FILE = "rules.toml"
@@ -47,12 +47,21 @@ class SecretRule:
     description: str
     source: str
     """The regex as gitleaks wrote it (RE2)."""
-    pattern: re.Pattern[str]
     keywords: tuple[str, ...]
     """Lower-cased; the rule runs only on text whose lower-cased form contains one."""
     entropy: float | None
     """Findings whose secret has a Shannon entropy at or below this are dropped."""
-    allowlists: tuple[RuleAllowlist, ...] = ()
+    allowlist_data: tuple[dict[str, Any], ...] = field(default=(), compare=False, hash=False)
+    """The rule's allowlists as ``rules.toml`` gives them (compiled into :attr:`allowlists`)."""
+
+    @cached_property
+    def pattern(self) -> re.Pattern[str]:
+        """The regex translated for Python's ``re``, compiled when first looked at."""
+        return compile_re2(self.source)
+
+    @cached_property
+    def allowlists(self) -> tuple[RuleAllowlist, ...]:
+        return tuple(_allowlist(a) for a in self.allowlist_data)
 
 
 def _scope_inline_flags(source: str) -> str:
@@ -157,16 +166,17 @@ def _allowlist(data: dict[str, Any]) -> RuleAllowlist:
 
 
 def parse_rules(text: str) -> tuple[SecretRule, ...]:
+    import tomllib
+
     data = tomllib.loads(text)
     return tuple(
         SecretRule(
             id=raw["id"],
             description=raw.get("description", ""),
             source=raw["regex"],
-            pattern=compile_re2(raw["regex"]),
             keywords=tuple(k.lower() for k in raw.get("keywords", [])),
             entropy=float(raw["entropy"]) if "entropy" in raw else None,
-            allowlists=tuple(_allowlist(a) for a in raw.get("allowlists", [])),
+            allowlist_data=tuple(raw.get("allowlists", [])),
         )
         for raw in data["rules"]
     )
@@ -174,6 +184,9 @@ def parse_rules(text: str) -> tuple[SecretRule, ...]:
 
 @cache
 def load_rules() -> tuple[SecretRule, ...]:
-    """The packaged rules, read and compiled on first use."""
-    text = resources.files(__package__).joinpath(RULES_FILE).read_text(encoding="utf-8")
-    return parse_rules(text)
+    """The packaged rules, read on first use (each pattern compiled on its first use). The
+    file sits beside this module (read directly: ``importlib.resources`` costs a cold start
+    more imports than the whole read)."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), RULES_FILE)
+    with open(path, encoding="utf-8") as handle:
+        return parse_rules(handle.read())
