@@ -185,7 +185,8 @@ def say(what: str, runs: list[Shown], target: float) -> None:
     each = ", ".join(f"{r.seen * 1000:.0f}" for r in runs)
     print(f"app: {what} shown after {ms([r.seen for r in runs])} ms "
           f"(target ≤ {target * 1000:.0f} ms; runs {each}): "
-          f"written {ms([r.written for r in runs])} ms, watcher reported {ms([r.reported for r in runs])} ms, rescanned "
+          f"written {ms([r.written for r in runs])} ms, "
+          f"watcher reported {ms([r.reported for r in runs])} ms, rescanned "
           f"{ms([r.rescanned for r in runs])} ms, "
           f"trees rebuilt {ms([r.rebuilt for r in runs])} ms; "
           f"refreshes {', '.join(str(r.refreshes) for r in runs)}")
