@@ -6,15 +6,19 @@ text holds no keyword. Each gives what the long way gives."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
+from helpers import REPO
 from samples import SAMPLES, Sample
 
 from memtui.core.plaintext import json_safe
 from memtui.core.scan.json_text import dumps
 from memtui.core.secrets.mask import KEYWORDS, mask_data
-from memtui.core.secrets.rules import RULES_FILE, parse_rules
+from memtui.core.secrets.rules import RULES_FILE, parse_rules, read_rules_toml
 from memtui.core.secrets.scanner import DEDUPE_FROM, _Keywords, find_secrets
 
 RULES_TEXT = (Path(__file__).resolve().parents[3] / "memtui" / "core" / "secrets"
@@ -76,3 +80,34 @@ def test_dumps_is_masking_then_json(sample: Sample) -> None:
     ]
     for value in values:
         assert dumps(value) == json_safe(json.dumps(mask_data(value), ensure_ascii=False))
+
+
+def test_the_rules_file_is_read_as_tomllib_reads_it_without_loading_tomllib() -> None:
+    import tomllib
+
+    assert read_rules_toml(RULES_TEXT) == tomllib.loads(RULES_TEXT)
+    script = ("import sys\nfrom memtui.core.secrets.scanner import find_secrets\n"
+              f"assert find_secrets({SAMPLES[0].line!r})\n"
+              "print(sorted({'tomllib', 'importlib.resources'} & set(sys.modules)))\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          check=True, env={**os.environ, "PYTHONPATH": str(REPO)})
+    assert done.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize("text", [
+    '[[rules]]\nid = "a\\\\b"\nregex = "x"\n',  # an escape in a basic string
+    "[[rules]]\nid = 'x'\nregex = '''a''''\n",  # a quote right before the closing quotes
+    "[[rules]]\nid = 'x'\nregex = 'y'\nkeywords = [\n  '''k''',\n]\n",  # a multi-line array
+    "[[rules]]\nid = 'x' # a comment\nregex = 'y'\n",
+])
+def test_any_other_shape_is_left_to_tomllib(text: str) -> None:
+    import tomllib
+
+    assert read_rules_toml(text) is None
+    try:
+        expected = tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        with pytest.raises(tomllib.TOMLDecodeError):
+            parse_rules(text)
+        return
+    assert [r.source for r in parse_rules(text)] == [r["regex"] for r in expected["rules"]]
