@@ -134,10 +134,24 @@ class Deferred:
                 cache.put(TOPIC_KIND, self.path, st, topic_entries(whole.text))
 
 
-def finish_deferred(deferred: list[Deferred]) -> None:
-    """Scan the whole text of every memory left in ``deferred`` (and empty it)."""
-    while deferred:
-        deferred.pop(0).finish()
+def finish_deferred(deferred: list[Deferred]) -> set[int]:
+    """Scan the whole text of every memory left in ``deferred`` (and empty it); the ``id`` of
+    each memory found to hold a secret."""
+    found: set[int] = set()
+    for later in deferred:
+        later.finish()
+        if later.memory.secrets:
+            found.add(id(later.memory))
+    deferred.clear()
+    return found
+
+
+def with_secrets_shown(stores: list[Store], found: set[int]) -> None:
+    """Each store holding a memory of ``found`` replaced by a copy: the memory was shown
+    before its secrets were known, and a view keeps a store object it has shown as it was."""
+    for i, store in enumerate(stores):
+        if any(id(memory) in found for memory in store.memories):
+            stores[i] = replace(store)
 
 
 @dataclass(frozen=True)
@@ -335,7 +349,7 @@ def scan_progressively(
     result.scanned.update({StoreKind.AUTO, StoreKind.TEAM})
     yield snapshot_of(result)
     say("secrets")
-    finish_deferred(deferred)
+    with_secrets_shown(result.stores, finish_deferred(deferred))
     say("agent memory")
     result.stores += [scan_store(loc, cache=cache) for loc in locations.agents]
     result.stores += [scan_snapshot(loc, locations, cache) for loc in locations.snapshots]

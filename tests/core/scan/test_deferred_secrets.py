@@ -77,3 +77,19 @@ def test_the_deferred_scan_is_cached_and_a_warm_first_stage_has_the_secrets(
     first = next(scan_progressively(demo_context(home), cache=settled(cache_file)))
     assert team_secrets(first) == EXPECTED  # from the cache, with the headers
     assert scanned == []
+
+
+def test_a_store_shown_before_its_secrets_were_known_comes_back_as_a_new_object(
+    home: DemoHome,
+) -> None:
+    """A view keeps a store object it showed as it was (the TUI's trees): the team store, whose
+    memories turned out to hold secrets, is a new object in the complete result; the auto
+    store, which holds none, is the one shown."""
+    stages = scan_progressively(demo_context(home))
+    first = next(stages)
+    *_, complete = stages
+    shown = {s.kind: s for s in first.stores}
+    final = {s.kind: s for s in complete.stores if s.kind in shown}
+    assert final[StoreKind.TEAM] is not shown[StoreKind.TEAM]
+    assert final[StoreKind.TEAM].memories == shown[StoreKind.TEAM].memories
+    assert final[StoreKind.AUTO] is shown[StoreKind.AUTO]
