@@ -5,8 +5,15 @@
 HOME_DIR is a home made by ``bench/generate_home.py`` (generated in a temp dir when omitted).
 The scan is timed from launch to exit; the TUI child runs the real app headless
 (``App.run_test``) and reports when the compositor first paints a line of a filled tree
-(plus the interpreter's start-up, measured alongside). The target is a ratio of at most 2.
-Both run with the scan cache off, so the ratio compares the same work.
+(plus the interpreter's start-up, measured alongside). The target is a ratio of at most 1.3
+(issue 25). Both run with the scan cache off, so the ratio compares the same work; the TUI's
+first trees (auto and team memory) are painted from their headers, their secrets scanned right
+after (``scan_progressively``).
+
+Measured 2026-12-03 (shared 2-core machine, load 13), ``python bench/bench_tui.py BIG --runs 3``
+on a ``bench/generate_home.py`` home: scan 1,992 ms, first painted tree 3,757 ms (start-up
+49 ms included): 1.89 (the issue's figure at a lower load: 1.53). Not met: the app's own start
+(textual's imports, composing the screen) comes on top of the first stage's headers.
 """
 
 from __future__ import annotations
@@ -115,7 +122,7 @@ def run(args: argparse.Namespace, tmp: Path) -> int:
     print(f"memtui scan --json: median {s * 1000:.0f} ms")
     print(f"TUI launch to the first painted tree: median {t * 1000:.0f} ms "
           f"(interpreter start-up {statistics.median(starts) * 1000:.0f} ms included)")
-    print(f"ratio TUI / scan: {t / s:.2f} (target ≤ 2)")
+    print(f"ratio TUI / scan: {t / s:.2f} (target ≤ 1.3)")
     return 0
 
 

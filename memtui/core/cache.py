@@ -63,6 +63,10 @@ def gc_paused() -> Iterator[None]:
             gc.enable()
 
 
+_last_loaded: tuple[tuple[str, StatKey], dict[str, dict[str, tuple[StatKey, Any]]]] | None = None
+"""The cache file read last, by path and stat, and its entries (see ``ScanCache._load``)."""
+
+
 class ScanCache:
     """Per-kind maps of path → (stat key, payload), loaded on first use, saved when changed."""
 
@@ -101,15 +105,27 @@ class ScanCache:
 
     @staticmethod
     def _load(path: Path) -> dict[str, dict[str, tuple[StatKey, Any]]]:
+        """The entries of the file at ``path``; the same dict again while the file is the one
+        read last (a live refresh makes a cache per refresh: a large home's file is not
+        unmarshalled each time). The entries are never changed in place."""
+        global _last_loaded
         try:
+            with open(path, "rb") as handle:
+                key = (str(path), stat_key(os.fstat(handle.fileno())))
+                if _last_loaded is not None and _last_loaded[0] == key:
+                    return _last_loaded[1]
+                blob = handle.read()
             with gc_paused():
-                data = marshal.loads(path.read_bytes())
+                data = marshal.loads(blob)
         except (OSError, EOFError, ValueError, TypeError):
             return {}
         if not isinstance(data, tuple) or len(data) != 2 or data[0] != CACHE_VERSION:
             return {}
         payload = data[1]
-        return payload if isinstance(payload, dict) else {}
+        if not isinstance(payload, dict):
+            return {}
+        _last_loaded = (key, payload)
+        return payload
 
     def get(self, kind: str, path: str, st: os.stat_result) -> Any:
         """The payload stored for ``path`` if its stat still matches, else None."""

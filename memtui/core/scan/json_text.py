@@ -39,7 +39,7 @@ from memtui.core.scan.serialize import (
     project_json,
     snapshot_json,
 )
-from memtui.core.secrets.mask import mask_data, mask_secrets
+from memtui.core.secrets.mask import mask_data, mask_secrets, may_hold_secret
 from memtui.core.stores.cc_version import ClaudeCodeVersion
 from memtui.core.stores.gitroot import current_branch
 from memtui.core.stores.locations import Context, Locations, locate
@@ -71,7 +71,14 @@ EMPTY: Fragment = ("null", "[]", None)
 
 
 def dumps(value: Any) -> str:
-    return json_safe(json.dumps(mask_data(value), ensure_ascii=False))
+    """``json_safe(json.dumps(mask_data(value)))``. The JSON text holds every string of
+    ``value`` unchanged (no keyword of the rules holds a character JSON escapes), so when it
+    holds no keyword none of them does and ``mask_data`` would return ``value`` itself: its
+    strings are then not gathered one by one."""
+    text = json.dumps(value, ensure_ascii=False)
+    if may_hold_secret(text):
+        text = json.dumps(mask_data(value), ensure_ascii=False)
+    return json_safe(text)
 
 
 def target_key(path: str) -> tuple[int, int, int, int, int] | None:

@@ -116,23 +116,64 @@ class _RealPaths:
 
 
 class _StoreRoots:
-    """Store roots by path as given and by real path, for a longest-prefix lookup."""
+    """Store roots by path as given and by real path, for a longest-prefix lookup.
+
+    A root is resolved only when it can be the real path of a changed path's folder or of one
+    of its parents: when it is the same directory (device and inode) as one of them, or does
+    not exist (a large home has hundreds of stores, and ``realpath`` stats every part of a
+    path; one ``stat`` of each root finds the few that can match)."""
 
     def __init__(self, stores: list[Store], paths: _RealPaths) -> None:
         self.stores = stores
         self.paths = paths
         self.given: dict[Path, list[int]] = {}
-        self.real: dict[Path, list[int]] = {}
         for i, store in enumerate(stores):
             self.given.setdefault(store.path, []).append(i)
-            self.real.setdefault(paths.real(store.path), []).append(i)
+        self.real: dict[Path, list[int]] = {}
+        self._by_inode: dict[tuple[int, int], list[int]] | None = None
+        self._resolved: set[int] = set()
+        self._checked: set[Path] = set()
+
+    def _resolve(self, i: int) -> None:
+        if i not in self._resolved:
+            self._resolved.add(i)
+            self.real.setdefault(self.paths.real(self.stores[i].path), []).append(i)
+
+    def _inodes(self) -> dict[tuple[int, int], list[int]]:
+        """Existing roots by (device, inode); a missing root is resolved at once."""
+        if self._by_inode is None:
+            self._by_inode = {}
+            for i, store in enumerate(self.stores):
+                try:
+                    st = os.stat(store.path)
+                except (OSError, ValueError):
+                    self._resolve(i)
+                    continue
+                self._by_inode.setdefault((st.st_dev, st.st_ino), []).append(i)
+        return self._by_inode
+
+    def _real_table(self, real_path: Path) -> dict[Path, list[int]]:
+        """``real`` with every root that ``real_path`` or a parent of it can be resolved."""
+        inodes = self._inodes()
+        for prefix in (real_path, *real_path.parents):
+            if prefix in self._checked:
+                break  # and so were its parents
+            self._checked.add(prefix)
+            try:
+                st = os.stat(prefix)
+            except (OSError, ValueError):
+                continue
+            for i in inodes.get((st.st_dev, st.st_ino), ()):
+                self._resolve(i)
+        return self.real
 
     def owner(self, path: Path) -> tuple[Store, tuple[str, ...]] | None:
         """The deepest store whose root holds ``path`` (the first one listed among equally deep
         ones), with the parts below that root; a store matched by the path as given is not
         tried by real path."""
         found: dict[int, tuple[str, ...]] = {}
-        for candidate, table in ((path, self.given), (self.paths.real_parent(path), self.real)):
+        real_path = self.paths.real_parent(path)
+        for candidate, table in ((path, self.given), (real_path, self._real_table(real_path))):
             for prefix in (candidate, *candidate.parents):
                 for i in table.get(prefix, ()):
                     found.setdefault(i, candidate.parts[len(prefix.parts) :])

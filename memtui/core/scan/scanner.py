@@ -1,6 +1,8 @@
 """Build the model of every store: header reads for the facts Claude Code's header scan sees,
 each memory's whole text (up to its cap) for secrets only, problems per file, no whole
-transcript. Everything read is cached per file by stat. A store's index is ``store_index``'s."""
+transcript. Everything read is cached per file by stat. A store's index is ``store_index``'s.
+The first stage of a progressive scan (the first trees) reads headers only: its memories'
+whole texts are read right after it is yielded (``Deferred``)."""
 
 from __future__ import annotations
 
@@ -55,11 +57,14 @@ def read_memory(entry: FileEntry, store_root: Path, cache: ScanCache | None = No
 
 
 def read_memory_keyed(
-    entry: FileEntry, store_root: Path, cache: ScanCache | None = None, *, secrets: bool = True
+    entry: FileEntry, store_root: Path, cache: ScanCache | None = None, *, secrets: bool = True,
+    deferred: list[Deferred] | None = None,
 ) -> tuple[Memory, os.stat_result | None]:
     """``read_memory`` and the stat of the file it describes (None unless a regular file).
     ``secrets`` False: the whole text is not scanned (``memtui index`` needs no secrets), and
-    nothing is cached."""
+    nothing is cached. ``deferred``: a memory not in the cache is read from its header only
+    and what its whole text gives (its secrets, and the cache's entries) is left for
+    :func:`finish_deferred`, appended to ``deferred``."""
     if not secrets:
         cache = None
     if cache is not None and cache.path is not None and entry.regular:
@@ -89,20 +94,64 @@ def read_memory_keyed(
         if memory.frontmatter.error:
             memory.problems.append(memory.frontmatter.error)
     st = header.stat if entry.regular else None
-    whole = WholeText(text if header.readable else None)
-    if secrets:
-        whole = whole_text(entry.path, store_root, header, text)
-        if whole.text is not None:
-            memory.secrets = secret_marks(whole.text, entry.rel_path)
-    if cache is not None and st is not None and whole.same:
-        cache.put("memory", entry.path, st, memory_payload(memory))
-        if whole.read and not whole.binary and not is_index:
-            # what ``whole_file_links`` would read the file again for (the TUI's links check)
-            cache.put(LINKS_KIND, entry.path, st, wikilinks(whole.text or ""))
-        if whole.text is not None and not whole.binary and is_topic_file(memory.frontmatter.data):
-            # what the index health reads a topic file distil wrote for: its entries
-            cache.put(TOPIC_KIND, entry.path, st, topic_entries(whole.text))
+    if not secrets:
+        return memory, st
+    later = Deferred(memory, entry.path, store_root, header, text, st, cache)
+    if deferred is not None:
+        deferred.append(later)
+    else:
+        later.finish()
     return memory, st
+
+
+@dataclass
+class Deferred:
+    """What a memory's whole text still has to give after its header was read: its secrets
+    and the cache's entries for it (the whole-file read of a scan, made once per file)."""
+
+    memory: Memory
+    path: str
+    store_root: Path
+    header: ReadResult
+    text: str
+    st: os.stat_result | None
+    cache: ScanCache | None
+
+    def finish(self) -> None:
+        memory, cache, st = self.memory, self.cache, self.st
+        whole = whole_text(self.path, self.store_root, self.header, self.text)
+        if whole.text is not None:
+            memory.secrets = secret_marks(whole.text, memory.rel_path)
+        if cache is not None and st is not None and whole.same:
+            cache.put("memory", self.path, st, memory_payload(memory))
+            if whole.read and not whole.binary and not memory.is_index:
+                # what ``whole_file_links`` would read the file again for (the TUI's links
+                # check)
+                cache.put(LINKS_KIND, self.path, st, wikilinks(whole.text or ""))
+            if (whole.text is not None and not whole.binary
+                    and is_topic_file(memory.frontmatter.data)):
+                # what the index health reads a topic file distil wrote for: its entries
+                cache.put(TOPIC_KIND, self.path, st, topic_entries(whole.text))
+
+
+def finish_deferred(deferred: list[Deferred]) -> set[int]:
+    """Scan the whole text of every memory left in ``deferred`` (and empty it); the ``id`` of
+    each memory found to hold a secret."""
+    found: set[int] = set()
+    for later in deferred:
+        later.finish()
+        if later.memory.secrets:
+            found.add(id(later.memory))
+    deferred.clear()
+    return found
+
+
+def with_secrets_shown(stores: list[Store], found: set[int]) -> None:
+    """Each store holding a memory of ``found`` replaced by a copy: the memory was shown
+    before its secrets were known, and a view keeps a store object it has shown as it was."""
+    for i, store in enumerate(stores):
+        if any(id(memory) in found for memory in store.memories):
+            stores[i] = replace(store)
 
 
 @dataclass(frozen=True)
@@ -187,12 +236,14 @@ def scan_store(
     index: bool = True,
     secrets: bool = True,
     lazy_index: bool = False,
+    deferred: list[Deferred] | None = None,
 ) -> Store:
     """One store: its memories from their headers and (unless ``index`` is False) its
     MEMORY.md load report. ``walked``: the store's ``walk_store`` when the caller has just
     made it. ``secrets`` False: no memory's whole text is scanned for secrets.
     ``lazy_index``: the report's entries (and dropped and dangling ones) are built when looked
-    at (``memtui index`` prints a few of 50,000), see ``compute_store_index``."""
+    at (``memtui index`` prints a few of 50,000), see ``compute_store_index``. ``deferred``:
+    the memories' whole texts are left to :func:`finish_deferred` (see ``read_memory_keyed``)."""
     walk = walked if walked is not None else walk_store(location, skip)
     store = Store(location=location, exists=walk.exists)
     store.problems.extend(walk.problems)
@@ -200,7 +251,7 @@ def scan_store(
         if not walk.problems and os.path.exists(location.path):
             store.problems.append(NOT_A_DIRECTORY)
         return store
-    read = [read_memory_keyed(entry, location.path, cache, secrets=secrets)
+    read = [read_memory_keyed(entry, location.path, cache, secrets=secrets, deferred=deferred)
             for entry in walk.entries]
     store.memories = [memory for memory, _st in read]
     own_dirs = own_index_dirs(store)
@@ -290,11 +341,16 @@ def scan_progressively(
         claude_code_version=locations.version,
     )
     say("auto memory")
-    auto = scan_store(locations.auto, store_skip(locations.auto), cache=cache)
+    # The first trees want the headers only: the whole texts of their memories (secrets) are
+    # read after they are shown, before the rest (the complete result has them all).
+    deferred: list[Deferred] = []
+    auto = scan_store(locations.auto, store_skip(locations.auto), cache=cache, deferred=deferred)
     auto.problems.extend(locations.problems)
-    result.stores += [auto, scan_store(locations.team, cache=cache)]
+    result.stores += [auto, scan_store(locations.team, cache=cache, deferred=deferred)]
     result.scanned.update({StoreKind.AUTO, StoreKind.TEAM})
     yield snapshot_of(result)
+    say("secrets")
+    with_secrets_shown(result.stores, finish_deferred(deferred))
     say("agent memory")
     result.stores += [scan_store(loc, cache=cache) for loc in locations.agents]
     result.stores += [scan_snapshot(loc, locations, cache) for loc in locations.snapshots]

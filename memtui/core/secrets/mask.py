@@ -70,12 +70,20 @@ def _by_pattern() -> tuple[re.Pattern[str], ...]:
     return tuple(re.compile(p) for p in BY_PATTERN.values())
 
 
+@cache
+def _plain() -> re.Pattern[str]:
+    from memtui.core.secrets.keywords import trie
+
+    return re.compile(trie(sorted(set(_PLAIN))))
+
+
 def may_hold_secret(text: str) -> bool:
     """Whether ``text`` holds a keyword of the rules (else no rule can find a secret in it),
-    looked for as the scanner does, in the lower-cased text (one substring search each: no
-    regex tries every keyword at every position)."""
-    lowered = text.lower()
-    return any(k in lowered for k in _PLAIN) or any(p.search(text) for p in _by_pattern())
+    looked for as the scanner does, in the lower-cased text (one search of a trie of all
+    keywords: as fast as two of them searched with ``in``, whatever their number)."""
+    return _plain().search(text.lower()) is not None or any(
+        p.search(text) for p in _by_pattern()
+    )
 
 
 def output_findings(

@@ -1,4 +1,5 @@
-"""The secret rules (``rules.toml``, from gitleaks) compiled for Python's ``re``, once.
+"""The secret rules (``rules.toml``, from gitleaks) compiled for Python's ``re``, each pattern
+on its first use (a scan compiles only the rules whose keywords some memory holds).
 
 gitleaks writes its patterns for Go's RE2; :func:`translate` turns one into a Python pattern
 that matches the same text:
@@ -17,15 +18,18 @@ footer), with the same result.
 
 from __future__ import annotations
 
+import os
 import re
-import tomllib
-from dataclasses import dataclass
-from functools import cache
-from importlib import resources
-from typing import Any, Literal
+from dataclasses import dataclass, field
+from functools import cache, cached_property
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (slow) at run time
+if TYPE_CHECKING:
+    from typing import Any, Literal, TypeAlias
+
+    AllowTarget: TypeAlias = Literal["secret", "match", "line"]
 
 RULES_FILE = "rules.toml"
-AllowTarget = Literal["secret", "match", "line"]
 
 
 @dataclass(frozen=True)
@@ -47,12 +51,21 @@ class SecretRule:
     description: str
     source: str
     """The regex as gitleaks wrote it (RE2)."""
-    pattern: re.Pattern[str]
     keywords: tuple[str, ...]
     """Lower-cased; the rule runs only on text whose lower-cased form contains one."""
     entropy: float | None
     """Findings whose secret has a Shannon entropy at or below this are dropped."""
-    allowlists: tuple[RuleAllowlist, ...] = ()
+    allowlist_data: tuple[dict[str, Any], ...] = field(default=(), compare=False, hash=False)
+    """The rule's allowlists as ``rules.toml`` gives them (compiled into :attr:`allowlists`)."""
+
+    @cached_property
+    def pattern(self) -> re.Pattern[str]:
+        """The regex translated for Python's ``re``, compiled when first looked at."""
+        return compile_re2(self.source)
+
+    @cached_property
+    def allowlists(self) -> tuple[RuleAllowlist, ...]:
+        return tuple(_allowlist(a) for a in self.allowlist_data)
 
 
 def _scope_inline_flags(source: str) -> str:
@@ -156,17 +169,77 @@ def _allowlist(data: dict[str, Any]) -> RuleAllowlist:
     )
 
 
+_TABLE = {"[[rules]]": False, "[[rules.allowlists]]": True}
+_Q = "'" * 3  # a TOML literal string's quotes, as rules.toml writes its values
+_KEY_VALUE = re.compile(r"([A-Za-z0-9_-]+) = (.+)")
+_LITERAL = re.compile(f"{_Q}(.*?){_Q}")
+_NUMBER = re.compile(r"[0-9]+(\.[0-9]+)?")
+
+
+def _value(text: str) -> Any:
+    """A value as ``rules.toml`` writes them (one-line literal strings, quoted strings without
+    escapes, numbers, one-line arrays of literal strings); None for anything else."""
+    if text.startswith("["):
+        items = _LITERAL.findall(text)
+        return items if "[" + ", ".join(f"{_Q}{i}{_Q}" for i in items) + "]" == text else None
+    if text.startswith(_Q):
+        inner = text[3:-3]
+        ok = len(text) >= 6 and text.endswith(_Q) and _Q not in inner
+        return inner if ok and not inner.endswith("'") else None
+    if text.startswith('"'):
+        inner = text[1:-1]
+        ok = len(text) >= 2 and text.endswith('"') and not set('"\\') & set(inner)
+        return inner if ok else None
+    number = _NUMBER.fullmatch(text)
+    if number is not None:
+        return float(text) if number.group(1) else int(text)
+    return None
+
+
+def read_rules_toml(text: str) -> dict[str, Any] | None:
+    """``tomllib.loads(text)`` for the shapes ``rules.toml`` holds, without loading tomllib
+    (it loads ``typing`` and ``datetime``: a tenth of a cold scan's imports); None for any
+    line of another shape, which ``parse_rules`` then gives to tomllib."""
+    rules: list[dict[str, Any]] = []
+    table: dict[str, Any] | None = None
+    for line in text.splitlines():
+        if not line or line.startswith("#"):
+            continue
+        nested = _TABLE.get(line)
+        if nested is not None:
+            if not nested:
+                table = {}
+                rules.append(table)
+            elif rules:
+                table = {}
+                rules[-1].setdefault("allowlists", []).append(table)
+            else:
+                return None
+            continue
+        pair = _KEY_VALUE.fullmatch(line)
+        if pair is None or table is None or pair.group(1) in table:
+            return None
+        value = _value(pair.group(2))
+        if value is None:
+            return None
+        table[pair.group(1)] = value
+    return {"rules": rules}
+
+
 def parse_rules(text: str) -> tuple[SecretRule, ...]:
-    data = tomllib.loads(text)
+    data = read_rules_toml(text)
+    if data is None:
+        import tomllib
+
+        data = tomllib.loads(text)
     return tuple(
         SecretRule(
             id=raw["id"],
             description=raw.get("description", ""),
             source=raw["regex"],
-            pattern=compile_re2(raw["regex"]),
             keywords=tuple(k.lower() for k in raw.get("keywords", [])),
             entropy=float(raw["entropy"]) if "entropy" in raw else None,
-            allowlists=tuple(_allowlist(a) for a in raw.get("allowlists", [])),
+            allowlist_data=tuple(raw.get("allowlists", [])),
         )
         for raw in data["rules"]
     )
@@ -174,6 +247,9 @@ def parse_rules(text: str) -> tuple[SecretRule, ...]:
 
 @cache
 def load_rules() -> tuple[SecretRule, ...]:
-    """The packaged rules, read and compiled on first use."""
-    text = resources.files(__package__).joinpath(RULES_FILE).read_text(encoding="utf-8")
-    return parse_rules(text)
+    """The packaged rules, read on first use (each pattern compiled on its first use). The
+    file sits beside this module (read directly: ``importlib.resources`` costs a cold start
+    more imports than the whole read)."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), RULES_FILE)
+    with open(path, encoding="utf-8") as handle:
+        return parse_rules(handle.read())

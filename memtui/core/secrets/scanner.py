@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cache, partial
 
+from memtui.core.secrets.keywords import trie as _trie
 from memtui.core.secrets.rules import RuleAllowlist, SecretRule, load_rules
 
 ALLOW_SIGNATURE = "gitleaks:allow"
@@ -162,36 +163,36 @@ class _Lines:
         return self.text[self.starts[first] : stop]
 
 
-def _trie(words: list[str]) -> str:
-    """A pattern matching any of ``words`` (sorted, unique, not empty), as a trie of their
-    characters: the regex engine tries one branch per character, not every word at every
-    position; an optional tail is greedy, so the longest word at a position matches."""
-    branches: dict[str, list[str]] = {}
-    for word in words:
-        branches.setdefault(word[0], []).append(word[1:])
-    alternatives = []
-    for first, tails in branches.items():
-        rest = [t for t in tails if t]
-        tail = _trie(rest) if rest else ""
-        if rest and len(rest) < len(tails):  # a word ends here and longer ones go on
-            tail = f"(?:{tail})?"
-        alternatives.append(re.escape(first) + tail)
-    return alternatives[0] if len(alternatives) == 1 else f"(?:{'|'.join(alternatives)})"
+DEDUPE_FROM = 32 * 1024
+"""A text this long is searched for keywords once per distinct line (a pasted log repeats its
+lines by the thousand; no keyword holds a newline, so the same keywords are found)."""
 
 
 class _Keywords:
     """Which rules' keywords occur in a text, found with one pattern (gitleaks' Aho-Corasick
     prefilter): every position where a keyword starts is searched for, the longest keyword
-    there is found, and with it every keyword it contains."""
+    there is found, and with it every keyword it contains. ``candidates`` gives the rules to
+    run on a text: those without keywords and those whose keywords it holds, in rule order."""
 
     def __init__(self, rules: tuple[SecretRule, ...]) -> None:
         words = sorted({k for rule in rules for k in rule.keywords if k})
         self.pattern = re.compile(_trie(words)) if words else None
         self.within = {k: frozenset(w for w in words if w in k) for k in words}
+        self.dedupe = not any("\n" in w for w in words)
+        self.rules = rules
+        self.always = tuple(i for i, rule in enumerate(rules) if not rule.keywords)
+        by_word: dict[str, list[int]] = {}
+        for i, rule in enumerate(rules):
+            for word in rule.keywords:
+                if word:
+                    by_word.setdefault(word, []).append(i)
+        self.by_word = {word: tuple(indexes) for word, indexes in by_word.items()}
 
     def present(self, lowered: str) -> frozenset[str]:
         if self.pattern is None:
             return frozenset()
+        if self.dedupe and len(lowered) >= DEDUPE_FROM:
+            lowered = "\n".join(dict.fromkeys(lowered.split("\n")))
         found: set[str] = set()
         search = self.pattern.search
         match = search(lowered)
@@ -199,6 +200,15 @@ class _Keywords:
             found |= self.within[match.group()]
             match = search(lowered, match.start() + 1)
         return frozenset(found)
+
+    def candidates(self, lowered: str) -> list[SecretRule]:
+        present = self.present(lowered)
+        if not present:
+            return [self.rules[i] for i in self.always]
+        indexes = set(self.always)
+        for word in present:
+            indexes.update(self.by_word[word])
+        return [self.rules[i] for i in sorted(indexes)]
 
 
 @cache
@@ -219,14 +229,8 @@ def find_secrets(
     lowered = text.lower()
     lines: _Lines | None = None
     found: list[SecretFinding] = []
-    if rules is None:
-        rules, keywords = load_rules(), _default_keywords()
-    else:
-        keywords = _Keywords(rules)
-    present = keywords.present(lowered)
-    for rule in rules:
-        if rule.keywords and present.isdisjoint(rule.keywords):
-            continue
+    keywords = _default_keywords() if rules is None else _Keywords(rules)
+    for rule in keywords.candidates(lowered):
         if _path_allowed(rule, path):
             continue
         for start, end, s_start, s_end in _matches(rule, text):
