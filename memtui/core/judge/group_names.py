@@ -1,0 +1,101 @@
+"""Names of a group (and a pair) that stay readable in a narrow list: the part every member's
+file name shares is written once, the part that tells them apart is kept.
+
+    feedback_testing-{postgres, postgres-2, policy}
+    real-db / pg-in-tests / integration-db / … +2
+    feature-flags ×2
+
+Pure functions of the file names (no I/O): the CLI's text output and the TUI's conflicts
+screen show them."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+
+from memtui.core.judge.items import CLAUDE_MD
+from memtui.core.judge.verdicts import JudgeItem
+
+NAME_WIDTH = 60
+"""The default width of a name (characters)."""
+SEPARATORS = "-_. /:"
+"""Where a folded prefix may end: after one of these (so the parts kept are whole words)."""
+MIN_PREFIX = 3
+"""A shorter common prefix is not folded."""
+
+
+def short_name(item: JudgeItem) -> str:
+    """The file name without its folder and ``.md``; a CLAUDE.md rule is ``CLAUDE.md:LINE``."""
+    name = item.rel_path.rsplit("/", 1)[-1]
+    if item.kind == CLAUDE_MD:
+        return f"{name}:{item.line}" if item.line else name
+    return name[:-3] if name.lower().endswith(".md") and len(name) > 3 else name
+
+
+def common_prefix(names: Sequence[str]) -> str:
+    """The prefix every name shares, cut back to just after a separator (``-``, ``_``, ``.``,
+    a space…) so no name is split inside a word; "" when shorter than :data:`MIN_PREFIX` or
+    when it would leave a name empty."""
+    if len(names) < 2:
+        return ""
+    prefix = os.path.commonprefix(list(names))
+    cut = max(prefix.rfind(sep) for sep in SEPARATORS) + 1
+    prefix = prefix[:cut]
+    if len(prefix) < MIN_PREFIX or any(len(n) == len(prefix) for n in names):
+        return ""
+    return prefix
+
+
+def _cut(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: max(1, width - 1)] + "…"
+
+
+def fold_names(names: Sequence[str], width: int = NAME_WIDTH) -> str:
+    """``names`` as one readable name of at most ``width`` characters (see the module's
+    doc): the same name repeated is ``name ×N``; a shared prefix is written once and the
+    distinct parts are listed in braces; else the names joined by `` / ``. Parts that do
+    not fit are counted (``… +3``)."""
+    unique = list(dict.fromkeys(names))
+    if not unique:
+        return ""
+    if len(unique) == 1:
+        times = f" ×{len(names)}" if len(names) > 1 else ""
+        return _cut(unique[0], width - len(times)) + times
+    prefix = common_prefix(unique)
+    parts = [n[len(prefix):] for n in unique]
+    opening, joiner, closing = (prefix + "{", ", ", "}") if prefix else ("", " / ", "")
+    if len(opening) + 8 > width:  # a huge prefix: cut it, keep room for the parts
+        opening = _cut(prefix, width // 2) + "{"
+    shown: list[str] = []
+    for index, part in enumerate(parts):
+        left = len(parts) - index - 1
+        more = f"{joiner}… +{left}" if left else ""
+        text = opening + joiner.join([*shown, part]) + more + closing
+        if len(text) > width and shown:
+            rest = len(parts) - len(shown)
+            return opening + joiner.join(shown) + f"{joiner}… +{rest}" + closing
+        if len(text) > width:  # not even the first part fits: cut it
+            room = width - len(opening) - len(more) - len(closing)
+            return opening + _cut(part, max(1, room)) + more + closing
+        shown.append(part)
+    return opening + joiner.join(shown) + closing
+
+
+def group_name(members: Sequence[JudgeItem], width: int = NAME_WIDTH) -> str:
+    """A group's readable name: its members' file names folded (:func:`fold_names`)."""
+    return fold_names([short_name(m) for m in members], width)
+
+
+def pair_name(a: JudgeItem, b: JudgeItem, width: int = NAME_WIDTH) -> str:
+    """A pair's two names, the shared prefix written once: ``feedback_testing-{policy ↔
+    policy-2}``; ``real-db ↔ pg-in-tests`` when they share none; each cut to fit."""
+    left, right = short_name(a), short_name(b)
+    if left == right:
+        return _cut(f"{left} ↔ {right}", width)
+    prefix = common_prefix([left, right])
+    if prefix:
+        text = f"{prefix}{{{left[len(prefix):]} ↔ {right[len(prefix):]}}}"
+        if len(text) <= width:
+            return text
+    half = max(4, (width - 3) // 2)
+    return f"{_cut(left, half)} ↔ {_cut(right, half)}"
