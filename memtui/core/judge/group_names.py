@@ -10,7 +10,6 @@ screen show them."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 
 from memtui.core.judge.items import CLAUDE_MD
@@ -38,7 +37,10 @@ def common_prefix(names: Sequence[str]) -> str:
     when it would leave a name empty."""
     if len(names) < 2:
         return ""
-    prefix = os.path.commonprefix(list(names))
+    first, last = min(names), max(names)
+    size = next((i for i, (x, y) in enumerate(zip(first, last, strict=False)) if x != y),
+                min(len(first), len(last)))
+    prefix = first[:size]
     cut = max(prefix.rfind(sep) for sep in SEPARATORS) + 1
     prefix = prefix[:cut]
     if len(prefix) < MIN_PREFIX or any(len(n) == len(prefix) for n in names):

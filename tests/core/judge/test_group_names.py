@@ -26,7 +26,8 @@ def test_the_shared_prefix_is_folded_at_a_word_and_the_distinct_parts_kept() -> 
 
 def test_names_without_a_prefix_are_joined_and_what_does_not_fit_is_counted() -> None:
     names = ["real-db", "pg-in-tests", "integration-db", "testing-db", "fast-tests"]
-    assert fold_names(names, 200) == "real-db / pg-in-tests / integration-db / testing-db / fast-tests"
+    assert fold_names(names, 200) == (
+        "real-db / pg-in-tests / integration-db / testing-db / fast-tests")
     short = fold_names(names, 30)
     assert short == "real-db / pg-in-tests / … +3" and len(short) <= 30
 
