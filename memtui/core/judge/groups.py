@@ -76,10 +76,10 @@ def group_pairs(pairs: Iterable[JudgedPair], link_share: float = LINK_SHARE) -> 
     items: dict[str, JudgeItem] = {}
     links: set[tuple[str, str]] = set()
     for pair, _relation in needing:
-        a, b = pair.candidate.a, pair.candidate.b
-        items[a.key], items[b.key] = a, b
-        links.add((a.key, b.key))
-        links.add((b.key, a.key))
+        side_a, side_b = pair.candidate.a, pair.candidate.b
+        items[side_a.key], items[side_b.key] = side_a, side_b
+        links.add((side_a.key, side_b.key))
+        links.add((side_b.key, side_a.key))
     cluster: dict[str, int] = {key: n for n, key in enumerate(items)}
     members: dict[int, list[str]] = {n: [key] for key, n in cluster.items()}
     merged = True
@@ -90,8 +90,8 @@ def group_pairs(pairs: Iterable[JudgedPair], link_share: float = LINK_SHARE) -> 
             if left == right:
                 continue
             ours, theirs = members[left], members[right]
-            found = sum(1 for x in ours for y in theirs if (x, y) in links)
-            if found < link_share * len(ours) * len(theirs):
+            linked = sum(1 for x in ours for y in theirs if (x, y) in links)
+            if linked < link_share * len(ours) * len(theirs):
                 continue
             keep, gone = min(left, right), max(left, right)
             for key in members[gone]:
