@@ -88,9 +88,19 @@ def group_name(members: Sequence[JudgeItem], width: int = NAME_WIDTH) -> str:
     return fold_names([short_name(m) for m in members], width)
 
 
+def file_name(item: JudgeItem) -> str:
+    """The file name without its folder (a CLAUDE.md rule with ``:LINE``)."""
+    name = item.rel_path.rsplit("/", 1)[-1]
+    return f"{name}:{item.line}" if item.kind == CLAUDE_MD and item.line else name
+
+
 def pair_name(a: JudgeItem, b: JudgeItem, width: int = NAME_WIDTH) -> str:
-    """A pair's two names, the shared prefix written once: ``feedback_testing-{policy ↔
-    policy-2}``; ``real-db ↔ pg-in-tests`` when they share none; each cut to fit."""
+    """A pair's two names: ``real-db.md ↔ pg-in-tests.md`` when both fit ``width``; else
+    without ``.md`` and the shared prefix written once, ``feedback_testing-{policy ↔
+    policy-2}``; else each cut to half the width."""
+    whole = f"{file_name(a)} ↔ {file_name(b)}"
+    if len(whole) <= width:
+        return whole
     left, right = short_name(a), short_name(b)
     if left == right:
         return _cut(f"{left} ↔ {right}", width)

@@ -63,7 +63,8 @@ def test_member_names_drop_the_folder_and_md_and_a_rule_names_its_line() -> None
 
 def test_a_pair_name_keeps_both_distinct_parts() -> None:
     a, b = item("feedback_testing-policy.md"), item("feedback_testing-postgres.md")
+    assert pair_name(a, b, 80) == "feedback_testing-policy.md ↔ feedback_testing-postgres.md"
     assert pair_name(a, b, 40) == "feedback_testing-{policy ↔ postgres}"
-    assert pair_name(item("real-db.md"), item("pg-in-tests.md")) == "real-db ↔ pg-in-tests"
+    assert pair_name(item("real-db.md"), item("pg-in-tests.md")) == "real-db.md ↔ pg-in-tests.md"
     long = pair_name(item("a" * 50 + ".md"), item("b" * 50 + ".md"), 30)
     assert len(long) <= 30 and " ↔ " in long
