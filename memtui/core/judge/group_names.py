@@ -37,10 +37,7 @@ def common_prefix(names: Sequence[str]) -> str:
     when it would leave a name empty."""
     if len(names) < 2:
         return ""
-    first, last = min(names), max(names)
-    size = next((i for i, (x, y) in enumerate(zip(first, last, strict=False)) if x != y),
-                min(len(first), len(last)))
-    prefix = first[:size]
+    prefix = _raw_prefix(names)
     cut = max(prefix.rfind(sep) for sep in SEPARATORS) + 1
     prefix = prefix[:cut]
     if len(prefix) < MIN_PREFIX or any(len(n) == len(prefix) for n in names):
@@ -55,8 +52,10 @@ def _cut(text: str, width: int) -> str:
 def fold_names(names: Sequence[str], width: int = NAME_WIDTH) -> str:
     """``names`` as one readable name of at most ``width`` characters (see the module's
     doc): the same name repeated is ``name ×N``; a shared prefix is written once and the
-    distinct parts are listed in braces; else the names joined by `` / ``. Parts that do
-    not fit are counted (``… +3``)."""
+    distinct parts are listed in braces (``feedback_testing-{policy, postgres}``; when they
+    do not all fit, the whole shared prefix and the rest tight, as a shell's brace expansion
+    writes them: ``feedback_testing-postgres{,-2,-3}``); else the names joined by `` / ``.
+    Parts that do not fit are counted (``… +3``)."""
     unique = list(dict.fromkeys(names))
     if not unique:
         return ""
@@ -64,6 +63,24 @@ def fold_names(names: Sequence[str], width: int = NAME_WIDTH) -> str:
         times = f" ×{len(names)}" if len(names) > 1 else ""
         return _cut(unique[0], width - len(times)) + times
     prefix = common_prefix(unique)
+    folded = _folded(unique, prefix, width)
+    if "… +" in folded:  # brace expansion on the whole shared prefix may show them all
+        whole = _raw_prefix(unique)
+        if len(whole) > len(prefix):
+            tight = whole + "{" + ",".join(n[len(whole):] for n in unique) + "}"
+            if len(tight) <= width:
+                return tight
+    return folded
+
+
+def _raw_prefix(names: Sequence[str]) -> str:
+    first, last = min(names), max(names)
+    size = next((i for i, (x, y) in enumerate(zip(first, last, strict=False)) if x != y),
+                min(len(first), len(last)))
+    return first[:size]
+
+
+def _folded(unique: list[str], prefix: str, width: int) -> str:
     parts = [n[len(prefix):] for n in unique]
     opening, joiner, closing = (prefix + "{", ", ", "}") if prefix else ("", " / ", "")
     if len(opening) + 8 > width:  # a huge prefix: cut it, keep room for the parts

@@ -32,6 +32,13 @@ def test_names_without_a_prefix_are_joined_and_what_does_not_fit_is_counted() ->
     assert short == "real-db / pg-in-tests / … +3" and len(short) <= 30
 
 
+def test_names_that_do_not_fit_are_folded_tight_like_a_brace_expansion() -> None:
+    names = ["feedback_testing-postgres", "feedback_testing-postgres-2",
+             "feedback_testing-postgres-3"]
+    assert fold_names(names, 80) == "feedback_testing-{postgres, postgres-2, postgres-3}"
+    assert fold_names(names, 40) == "feedback_testing-postgres{,-2,-3}"
+
+
 def test_many_copies_fold_into_one_short_name() -> None:
     names = [f"feedback_testing-policy-{n}" for n in range(8)]
     text = fold_names(names, 40)
