@@ -451,10 +451,10 @@ class ConflictsScreen(ReportsWork, Screen[None]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         row = self.current_row()
-        if action == "keep":
-            return None if row is None else not isinstance(row, Group)
-        if action == "keep_one":
-            return isinstance(row, Group)
+        if action == "keep":  # a pair's sides (a group has none: K)
+            return True if isinstance(row, JudgedPair) else None
+        if action == "keep_one":  # a group's member
+            return True if isinstance(row, Group) else None
         if action in ("decide", "scoped", "merge"):
             return True if row is not None else None
         return True
