@@ -46,11 +46,11 @@ def test_the_text_output_lists_the_group_by_its_readable_name_not_its_pairs(
 ) -> None:
     _root, ctx = home
     group = the_group(ctx, capsys)
-    assert group["name"] == "feedback_testing-{postgres, postgres-2, postgres-3}"
+    assert group["name"] == "feedback_testing-{postgres ×2, postgres-2, postgres-3}"
     code, out, _ = run(capsys, *cli_args(ctx), "judge")
     assert code == 1
     assert (f"[{group['id']}] group: duplicate · 4 memories, 6 pairs: "
-            "feedback_testing-{postgres, postgres-2, postgres-3}") in out
+            "feedback_testing-{postgres ×2, postgres-2, postgres-3}") in out
     assert "1 agent:planner (user) · feedback_testing-postgres.md  ← keep" in out  # newest
     assert "feedback_testing-{postgres ↔ postgres-2}" in out
     assert "feedback_testing-po…" not in out

@@ -24,7 +24,7 @@ from memtui.tui.screens.conflicts import ConflictsScreen
 from memtui.tui.testing import settle
 
 NAME = "feedback_testing-postgres{,-2,-3}"
-"""The group's name in the list (too narrow for ``feedback_testing-{postgres, postgres-2,
+"""The group's name in the list (too narrow for ``feedback_testing-{postgres ×2, postgres-2,
 postgres-3}``, which the detail shows)."""
 
 
@@ -86,7 +86,7 @@ async def test_a_group_is_one_row_with_a_readable_name_and_enter_shows_its_pairs
         assert "feedback_testing-po…" not in row
         detail = plain(screen.query_one("#conf-verdict", Static))
         assert f"[{group.id}]" in detail
-        assert "feedback_testing-{postgres, postgres-2, postgres-3}" in detail
+        assert "feedback_testing-{postgres ×2, postgres-2, postgres-3}" in detail
         assert "1 agent:planner (user) · feedback_testing-postgres.md  ← keep" in detail
         await pilot.press("enter")
         await settle(pilot)

@@ -51,7 +51,7 @@ def _cut(text: str, width: int) -> str:
 
 def fold_names(names: Sequence[str], width: int = NAME_WIDTH) -> str:
     """``names`` as one readable name of at most ``width`` characters (see the module's
-    doc): the same name repeated is ``name ×N``; a shared prefix is written once and the
+    doc): a name repeated is ``name ×N``; a shared prefix is written once and the
     distinct parts are listed in braces (``feedback_testing-{policy, postgres}``; when they
     do not all fit, the whole shared prefix and the rest tight, as a shell's brace expansion
     writes them: ``feedback_testing-postgres{,-2,-3}``); else the names joined by `` / ``.
@@ -63,7 +63,8 @@ def fold_names(names: Sequence[str], width: int = NAME_WIDTH) -> str:
         times = f" ×{len(names)}" if len(names) > 1 else ""
         return _cut(unique[0], width - len(times)) + times
     prefix = common_prefix(unique)
-    folded = _folded(unique, prefix, width)
+    times = {n: names.count(n) for n in unique}
+    folded = _folded(unique, prefix, width, times)
     if "… +" in folded:  # brace expansion on the whole shared prefix may show them all
         whole = _raw_prefix(unique)
         if len(whole) > len(prefix):
@@ -80,8 +81,12 @@ def _raw_prefix(names: Sequence[str]) -> str:
     return first[:size]
 
 
-def _folded(unique: list[str], prefix: str, width: int) -> str:
-    parts = [n[len(prefix):] for n in unique]
+def _times(count: int) -> str:
+    return f" ×{count}" if count > 1 else ""
+
+
+def _folded(unique: list[str], prefix: str, width: int, times: dict[str, int]) -> str:
+    parts = [n[len(prefix):] + _times(times[n]) for n in unique]
     opening, joiner, closing = (prefix + "{", ", ", "}") if prefix else ("", " / ", "")
     if len(opening) + 8 > width:  # a huge prefix: cut it, keep room for the parts
         opening = _cut(prefix, width // 2) + "{"

@@ -135,7 +135,7 @@ class ConflictsScreen(ReportsWork, Screen[None]):
         Binding("k", "store_filter", "Store", show=False, id="conflicts.store",
                 tooltip="Show only the pairs with a side in the next kind of store (agent, "
                 "auto, CLAUDE.md, team…), then every store again"),
-        Binding("K", "keep_one", "Keep one", id="conflicts.keep_one",
+        Binding("K", "keep_one", "Keep one", show=False, id="conflicts.keep_one",
                 tooltip="A group: keep the member you pick, archive every other one (one "
                 "operation; previewed, undoable)"),
         Binding("a", "keep('a')", "Keep A", id="conflicts.keep_a",

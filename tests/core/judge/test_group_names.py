@@ -47,6 +47,8 @@ def test_many_copies_fold_into_one_short_name() -> None:
 
 def test_the_same_name_in_several_stores_is_counted() -> None:
     assert fold_names(["feature-flags", "feature-flags", "feature-flags"]) == "feature-flags ×3"
+    assert fold_names(["feature-flags", "checkout-flags", "feature-flags"]) == (
+        "feature-flags ×2 / checkout-flags")
 
 
 def test_a_name_that_is_the_prefix_itself_is_not_emptied() -> None:
