@@ -60,11 +60,10 @@ def fold_names(names: Sequence[str], width: int = NAME_WIDTH) -> str:
     if not unique:
         return ""
     if len(unique) == 1:
-        times = f" ×{len(names)}" if len(names) > 1 else ""
-        return _cut(unique[0], width - len(times)) + times
+        counted = _times(len(names))
+        return _cut(unique[0], width - len(counted)) + counted
     prefix = common_prefix(unique)
-    times = {n: names.count(n) for n in unique}
-    folded = _folded(unique, prefix, width, times)
+    folded = _folded(unique, prefix, width, {n: names.count(n) for n in unique})
     if "… +" in folded:  # brace expansion on the whole shared prefix may show them all
         whole = _raw_prefix(unique)
         if len(whole) > len(prefix):
