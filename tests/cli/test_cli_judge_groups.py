@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
-from core.judge.group_homes import AUTO_NAMES, write_group_home
+from core.judge.group_homes import AUTO_NAMES, FACT, write_group_home
 from core.judge.homes import cli_args, store_dir
 from helpers import tree_state
 
@@ -112,8 +112,8 @@ def test_merge_and_scoped_on_a_group(
     assert code == 0, out
     auto = store_dir(root, "auto")
     [kept] = [n for n in AUTO_NAMES if (auto / n).exists()]
-    text = (auto / kept).read_text()
-    assert "Always." in text and "No exceptions." in text and "Keep it that way." in text
+    assert FACT in (auto / kept).read_text()
+    assert not Path(group["members"][0]).exists()  # the planner's copy: archived
     assert run(capsys, *cli_args(ctx), "undo", "--yes")[0] == 0
     assert tree_state(root) == before
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from core.judge.group_homes import AUTO_NAMES, write_group_home
+from core.judge.group_homes import AUTO_NAMES, FACT, write_group_home
 from core.judge.homes import store_dir
 from helpers import tree_state
 from pilots import option_texts, plain
@@ -162,14 +162,15 @@ async def test_e_merges_every_member_into_one_and_s_notes_each(
         await settle(pilot)
         dialog = app.screen
         assert isinstance(dialog, MergeDialog)
-        text = dialog.query_one("#merge-text", TextArea).text
-        assert "Always." in text and "No exceptions." in text and "Keep it that way." in text
+        area = dialog.query_one("#merge-text", TextArea)
+        assert FACT in area.text
+        area.text = area.text.rstrip("\n") + "\nMerged by hand.\n"  # the user's edit is kept
         await pilot.press("ctrl+s")
         await settle(pilot)
         assert "into feedback_testing-postgres.md" in confirm_text(app)
         await yes(pilot)
         assert all(not (auto / n).exists() for n in AUTO_NAMES)
-        assert "No exceptions." in Path(group.members[0].file).read_text()
+        assert "Merged by hand." in Path(group.members[0].file).read_text()
         await undo_here(pilot, screen)
         assert tree_state(root) == before
 

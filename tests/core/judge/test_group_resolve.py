@@ -93,9 +93,9 @@ def test_merge_all_writes_one_memory_archives_the_rest_and_one_undo(home: Home) 
     group = home.group
     kept, kept_bytes, merged = propose_group_merge(scan(home.ctx), group)
     assert kept.agent == "planner"  # the newest memory
-    text = merged.decode()
-    for ending in ("Always.", "No exceptions.", "Keep it that way."):
-        assert ending in text
+    others = [Path(m.file).read_bytes() for m in sorted(
+        (m for m in group.members if m.key != kept.key), key=lambda m: -m.mtime)]
+    assert merged == merge_many(kept_bytes, others)  # each other member folded in, newest first
     plan = plan_group_merge(scan(home.ctx), group, kept, merged)
     assert len(plan.archived) == 3 and plan.proposal.kind == "merge-memories"
     assert len(plan.proposal.roots()) == 2  # agent memory and auto memory: one operation
