@@ -326,7 +326,9 @@ def _print_run(
     in_groups = {p.candidate.id for g in big for p in g.pairs}
     if big:
         say()
-        say(f"{len(big)} groups (one decision settles every pair of a group):")
+        from memtui.core.plaintext import counted
+
+        say(f"{counted(len(big), 'group')} (one decision settles every pair of a group):")
     for group in big:
         say()
         _print_group(group)
