@@ -74,30 +74,35 @@ def group_pairs(pairs: Iterable[JudgedPair], link_share: float = LINK_SHARE) -> 
     needing = sorted(((p, r) for p in pairs if (r := needs_decision(p)) is not None),
                      key=lambda pr: _order(pr[0]))
     items: dict[str, JudgeItem] = {}
-    links: set[tuple[str, str]] = set()
+    linked: dict[str, set[str]] = {}
     for pair, _relation in needing:
         side_a, side_b = pair.candidate.a, pair.candidate.b
         items[side_a.key], items[side_b.key] = side_a, side_b
-        links.add((side_a.key, side_b.key))
-        links.add((side_b.key, side_a.key))
+        linked.setdefault(side_a.key, set()).add(side_b.key)
+        linked.setdefault(side_b.key, set()).add(side_a.key)
     cluster: dict[str, int] = {key: n for n, key in enumerate(items)}
-    members: dict[int, list[str]] = {n: [key] for key, n in cluster.items()}
+    members: dict[int, set[str]] = {n: {key} for key, n in cluster.items()}
+    pending = [(pair.candidate.a.key, pair.candidate.b.key) for pair, _relation in needing]
     merged = True
-    while merged:  # a merge may make a later one dense enough: again until none is
+    while merged:  # a merge may make a refused one dense enough: again until none merges
         merged = False
-        for pair, _relation in needing:
-            left, right = cluster[pair.candidate.a.key], cluster[pair.candidate.b.key]
+        refused: list[tuple[str, str]] = []
+        for key_a, key_b in pending:
+            left, right = cluster[key_a], cluster[key_b]
             if left == right:
                 continue
             ours, theirs = members[left], members[right]
-            linked = sum(1 for x in ours for y in theirs if (x, y) in links)
-            if linked < link_share * len(ours) * len(theirs):
+            small, large = (ours, theirs) if len(ours) <= len(theirs) else (theirs, ours)
+            links = sum(len(linked[key] & large) for key in small)
+            if links < link_share * len(ours) * len(theirs):
+                refused.append((key_a, key_b))
                 continue
             keep, gone = min(left, right), max(left, right)
             for key in members[gone]:
                 cluster[key] = keep
-            members[keep] += members.pop(gone)
+            members[keep] |= members.pop(gone)
             merged = True
+        pending = refused
     grouped: dict[tuple[str, ...], list[tuple[JudgedPair, Relation]]] = {}
     for pair, relation in needing:
         a, b = pair.candidate.a.key, pair.candidate.b.key
