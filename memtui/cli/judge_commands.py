@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
+    from memtui.core.judge.groups import Group
     from memtui.core.judge.providers import Estimate
     from memtui.core.judge.run import JudgeRun
     from memtui.core.judge.session import JudgeSession
@@ -89,15 +90,24 @@ def add_judge_parser(sub: Any) -> None:
         "resolve", help="decide a pair: a or b keeps that side and archives the other; scoped "
         "adds an \"applies when\" note to each side; merge writes one memory in place of both "
         "(each previewed, journaled, undoable); related, compatible or not_conflict change no "
-        "file")
-    resolve.add_argument("pair", help="the pair's id, as `memtui judge` prints it")
-    resolve.add_argument("decision", choices=("a", "b", "scoped", "merge", *RECORD_ONLY))
+        "file. A group (its id starts with g) takes keep [MEMBER], merge, scoped or "
+        "related|compatible|not_conflict, one operation for all its pairs (one undo)")
+    resolve.add_argument("pair", help="the pair's or the group's id, as `memtui judge` prints it")
+    resolve.add_argument("decision", choices=("a", "b", "keep", "scoped", "merge", *RECORD_ONLY))
+    resolve.add_argument("member", nargs="?", metavar="MEMBER",
+                         help="keep: the member to keep (its number in the group, its file "
+                         "name or path; default: the newest, a CLAUDE.md rule first); for a "
+                         "pair a or b")
+    resolve.add_argument("--when", action="append", default=[], metavar="[MEMBER=]TEXT",
+                         help="scoped, a group: when MEMBER applies (repeatable; without "
+                         "MEMBER=, every member not named; default: proposed for each)")
     resolve.add_argument("--when-a", metavar="TEXT",
                          help="scoped: when A applies (default: proposed from what differs)")
     resolve.add_argument("--when-b", metavar="TEXT",
                          help="scoped: when B applies (default: proposed from what differs)")
-    resolve.add_argument("--keep", choices=("a", "b"),
-                         help="merge: the side the merged memory replaces (default: the newer)")
+    resolve.add_argument("--keep", metavar="SIDE",
+                         help="merge: the side the merged memory replaces, a or b (a group: "
+                         "the member; default: the newer)")
     resolve.add_argument("--merged-file", type=Path, metavar="PATH",
                          help="merge: the merged memory's text (default: memtui's proposal, "
                          "shown in the preview)")
@@ -244,7 +254,8 @@ def cmd_judge(args: argparse.Namespace) -> int:
             }
         )
         return EXIT_PROBLEMS if run.open_pairs() else EXIT_OK
-    return _print_run(run, session.notes, session.judge.name, list(shown_pairs), usage, args.all)
+    return _print_run(run, session.notes, session.judge.name, list(shown_pairs), usage, args.all,
+                      group_pairs(run.open_pairs()))
 
 
 def _check_spend(session: JudgeSession, args: argparse.Namespace) -> int | None:
@@ -273,9 +284,30 @@ def _check_spend(session: JudgeSession, args: argparse.Namespace) -> int | None:
     return None
 
 
+def _print_group(group: Group) -> None:
+    """A group of three or more: its id, relation and readable name, its members numbered
+    (what ``resolve GROUP keep N`` takes; the one kept by default marked), one line per pair."""
+    from memtui.core.judge.group_names import group_name, pair_name
+    from memtui.core.judge.group_resolve import default_keep
+
+    kept = default_keep(group)
+    say(f"[{group.id}] group: {group.relation.value} · {len(group.members)} memories, "
+        f"{len(group.pairs)} pairs: {shown(group_name(group.members))}")
+    number = {m.key: n for n, m in enumerate(group.members, 1)}
+    for n, item in enumerate(group.members, 1):
+        when = f"  modified {item.modified}" if item.modified else ""
+        mark = "  ← keep" if item.key == kept.key else ""
+        say(f"  {n} {shown(item.label)}{shown(when)}{mark}")
+    for pair in group.pairs:
+        c, verdict = pair.candidate, pair.verdict or pair.previous
+        head = f"{verdict.relation.value} {verdict.confidence:.2f}" if verdict else "not judged"
+        say(f"  [{c.id}] {head}  {number[c.a.key]} ↔ {number[c.b.key]}  "
+            f"{shown(pair_name(c.a, c.b))}")
+
+
 def _print_run(
     run: JudgeRun, notes: list[str], provider: str, pairs: list[JudgedPair], usage: Any,
-    every: bool,
+    every: bool, groups: list[Group] | None = None,
 ) -> int:
     open_pairs = run.open_pairs()
     memories = sum(1 for i in run.items if i.kind != "claude-md")
@@ -293,7 +325,19 @@ def _print_run(
         )
     for note in notes:
         say(f"note: {shown(note)}")
+    big = [g for g in groups or [] if len(g.members) > 2]
+    in_groups = {p.candidate.id for g in big for p in g.pairs}
+    if big:
+        say()
+        from memtui.core.plaintext import counted
+
+        say(f"{counted(len(big), 'group')} (one decision settles every pair of a group):")
+    for group in big:
+        say()
+        _print_group(group)
     for pair in pairs:
+        if pair.candidate.id in in_groups and not every:
+            continue
         say()
         _print_pair(pair)
     if open_pairs and not every:
@@ -303,11 +347,16 @@ def _print_run(
             "scoped (an \"applies when\" note on each), merge (one memory in place of both) or "
             "related|compatible|not_conflict (or press J in the TUI); --all lists every candidate"
         )
+        if big:
+            say("a group: memtui judge resolve GROUP keep [N] (keep member N, archive the "
+                "rest), merge, scoped or related|compatible|not_conflict (one operation, one "
+                "undo)")
     return EXIT_PROBLEMS if open_pairs else EXIT_OK
 
 
 def cmd_judge_resolve(args: argparse.Namespace) -> int:
     from memtui.core.judge.finder import judge_candidates
+    from memtui.core.judge.groups import is_group_id
     from memtui.core.judge.ledger import USER, Ledger, default_ledger_path
     from memtui.core.judge.run import collect_items
     from memtui.core.judge.verdicts import Relation, Verdict
@@ -317,6 +366,19 @@ def cmd_judge_resolve(args: argparse.Namespace) -> int:
     result = scan(ctx, cache=cache_for(ctx))
     items, _problems = collect_items(ctx, result, None)
     candidates = {c.id: c for c in judge_candidates(items, ctx=ctx)}
+    if is_group_id(args.pair):
+        return _resolve_group(args, ctx, result, list(candidates.values()))
+    if args.decision == "keep":
+        if args.member not in ("a", "b"):
+            say("memtui judge resolve: keep a pair's side with a or b", err=True)
+            return EXIT_USAGE
+        args.decision = args.member
+    elif args.member is not None:
+        say(f"memtui judge resolve: {shown(args.decision)} takes no MEMBER for a pair", err=True)
+        return EXIT_USAGE
+    if args.keep not in (None, "a", "b"):
+        say("memtui judge resolve: --keep takes a or b for a pair", err=True)
+        return EXIT_USAGE
     candidate = candidates.get(args.pair)
     if candidate is None:
         say(f"memtui judge resolve: no candidate pair {shown(args.pair)} now (run memtui judge "
@@ -418,6 +480,106 @@ def _merge_both(args: argparse.Namespace, ctx: Any, result: Any, candidate: Any,
     archive = Archive.default(ctx.env)
     return _decide(args, ctx, lambda: plan_merge(result, candidate, keep, merged),
                    lambda plan, done: _archived(finish_merge(plan, done, archive, ledger)))
+
+
+def _resolve_group(args: argparse.Namespace, ctx: Any, result: Any, candidates: list[Any]
+                   ) -> int:
+    """``resolve GROUP DECISION``: the group as ``memtui judge`` listed it (the pairs the ledger
+    holds verdicts for), one operation for all of it."""
+    from memtui.core.judge.groups import group_pairs
+    from memtui.core.judge.ledger import Ledger, default_ledger_path
+    from memtui.core.write.dirfd import EditRefused
+
+    ledger = Ledger.load(default_ledger_path(ctx.env))
+    groups = {g.id: g for g in group_pairs(ledger.lookup(c) for c in candidates)}
+    group = groups.get(args.pair)
+    if group is None:
+        say(f"memtui judge resolve: no group {shown(args.pair)} now (run memtui judge for the "
+            "current ids)", err=True)
+        return EXIT_USAGE
+    if args.decision in ("a", "b"):
+        say("memtui judge resolve: a group has no sides a and b: keep MEMBER keeps one "
+            "(its number in the group or its file name) and archives the rest", err=True)
+        return EXIT_USAGE
+    if args.member is not None and args.decision != "keep":
+        say(f"memtui judge resolve: {shown(args.decision)} takes no MEMBER (merge: --keep "
+            "MEMBER)", err=True)
+        return EXIT_USAGE
+    try:
+        planner = _group_planner(args, result, group, ledger)
+    except EditRefused as exc:
+        say(f"memtui judge resolve: {shown(exc.reason)}", err=True)
+        return EXIT_USAGE
+    if planner is None:
+        return EXIT_USAGE
+    return _decide(args, ctx, planner, lambda plan, done: _group_done(plan, done, ctx, ledger))
+
+
+def _group_planner(args: argparse.Namespace, result: Any, group: Any, ledger: Any
+                   ) -> Callable[[], Any] | None:
+    """What plans the group decision ``args`` asks for (EditRefused: a member it names is
+    not in the group; None: a file it names cannot be read, said)."""
+    from memtui.core.judge import group_resolve as gr
+    from memtui.core.write.dirfd import EditRefused
+
+    if args.decision == "keep":
+        kept = gr.member_of(group, args.member) if args.member is not None else None
+        return lambda: gr.plan_group_keep(result, group, kept)
+    if args.decision == "merge":
+        into = gr.member_of(group, args.keep) if args.keep is not None else None
+        merged = None
+        if args.merged_file is not None:
+            merged = _read_merged(args.merged_file)
+            if merged is None:
+                return None
+        return lambda: gr.plan_group_merge(result, group, into, merged)
+    if args.decision == "scoped":
+        notes = gr.propose_group_notes(group)
+        named: dict[str, str] = {}
+        every: str | None = None
+        for given in args.when:
+            name, sep, text = given.partition("=")
+            member = None
+            if sep:
+                try:
+                    member = gr.member_of(group, name.strip())
+                except EditRefused:
+                    member = None
+            if member is not None:
+                named[member.key] = text
+            else:
+                every = given
+        for key in notes:
+            if key in named:
+                notes[key] = named[key]
+            elif every is not None:
+                notes[key] = every
+        return lambda: gr.plan_group_scoped(result, group, notes)
+    return lambda: gr.plan_group_dismiss(group, args.decision, ledger)
+
+
+def _group_done(plan: Any, done: Any, ctx: Any, ledger: Any) -> str:
+    from memtui.core.judge.archive import Archive
+    from memtui.core.judge.group_resolve import finish_group
+
+    entries = finish_group(plan, done, Archive.default(ctx.env), ledger)
+    said = f"decided for group {plan.group.id}: {plan.decision.replace('_', ' ')} " \
+        f"({len(plan.decisions)} pairs; not raised again until a member changes)"
+    if entries:
+        said += "; " + "; ".join(f"{e.rel_path} {_archived(e)}" for e in entries)
+    return said
+
+
+def _read_merged(path: Path) -> bytes | None:
+    from memtui.core.fileread import read_file
+    from memtui.core.judge.archive import FILE_CAP
+
+    read = read_file(path, FILE_CAP)
+    if not read.readable or not read.complete:
+        problem = "; ".join(read.problems) or "cannot read it"
+        say(f"memtui judge resolve: --merged-file {shown(path)}: {shown(problem)}", err=True)
+        return None
+    return read.data
 
 
 def cmd_judge_archive(args: argparse.Namespace) -> int:

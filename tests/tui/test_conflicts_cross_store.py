@@ -10,7 +10,7 @@ from pathlib import Path
 from helpers import copy_demo, tree_state
 from pilots import app_on, notifications, open_conflicts, plain
 from textual.pilot import Pilot
-from textual.widgets import OptionList, Static
+from textual.widgets import Static
 
 from memtui.core.demo.build import DemoHome
 from memtui.core.demo.writers import write_file
@@ -32,11 +32,11 @@ def stores(demo: DemoHome) -> dict[str, object]:
 async def on_flags_pair(pilot: Pilot[None]) -> ConflictsScreen:
     """The conflicts screen with the planner-vs-auto feature-flags pair highlighted."""
     screen = await open_conflicts(pilot)
-    [index] = [i for i, p in enumerate(screen.shown)
-               if {(p.candidate.a.kind, p.candidate.a.rel_path),
-                   (p.candidate.b.kind, p.candidate.b.rel_path)}
-               == {("agent", "feature-flags.md"), ("auto", "feature-flags.md")}]
-    screen.query_one("#conf-pairs", OptionList).highlighted = index
+    [pair] = [p for p in screen.shown
+              if {(p.candidate.a.kind, p.candidate.a.rel_path),
+                  (p.candidate.b.kind, p.candidate.b.rel_path)}
+              == {("agent", "feature-flags.md"), ("auto", "feature-flags.md")}]
+    assert screen.highlight(pair.candidate.id)  # its group expanded
     await settle(pilot)
     return screen
 

@@ -34,10 +34,10 @@ def sides(pair: JudgedPair) -> set[tuple[str, str]]:
 
 async def highlight(pilot: Pilot[None], screen: ConflictsScreen, *want: tuple[str, str]) -> str:
     """Highlight the pair of ``want``; the side (``a``, ``b``) that is ``want[0]``."""
-    [index] = [i for i, p in enumerate(screen.shown) if sides(p) == set(want)]
-    screen.query_one("#conf-pairs", OptionList).highlighted = index
+    [pair] = [p for p in screen.shown if sides(p) == set(want)]
+    assert screen.highlight(pair.candidate.id)  # (a pair of a group: the group expanded)
     await settle(pilot)
-    c = screen.shown[index].candidate
+    c = pair.candidate
     return "a" if (c.a.kind, c.a.rel_path) == want[0] else "b"
 
 
@@ -81,8 +81,8 @@ async def test_a_scoped_note_reaches_the_other_pairs_of_both_memories(
 
         # the pair of the auto memory and checkout-flags.md: its side reads the new text
         flags_side = await highlight(pilot, screen, AUTO_FLAGS, CHECKOUT)
-        pair = screen.shown[screen.query_one("#conf-pairs", OptionList).highlighted or 0]
-        assert pair.state == "stale"
+        pair = screen.current()
+        assert pair is not None and pair.state == "stale"
         shown = plain(screen.query_one(f"#conf-{flags_side}", Static))
         assert note in shown
         assert note.strip("_") in " ".join(plain(screen.query_one("#conf-diff", Static)).split())
@@ -112,9 +112,11 @@ async def test_the_highlighted_pair_stays_highlighted_when_the_list_changes(
         screen = await open_conflicts(pilot)
         pairs = screen.query_one("#conf-pairs", OptionList)
         before = len(screen.shown)
-        pairs.highlighted = before - 1
+        pairs.highlighted = len(screen.rows) - 1  # the last row: a pair of no group
         await settle(pilot)
-        last = screen.shown[before - 1].candidate.id
+        current = screen.current()
+        assert current is not None
+        last = current.candidate.id
         await pilot.press("n")  # the highlighted pair is decided: another is highlighted
         await settle(pilot)
         assert len(screen.shown) == before - 1
@@ -124,5 +126,5 @@ async def test_the_highlighted_pair_stays_highlighted_when_the_list_changes(
         screen.query_one("#conf-filters", Tabs).active = "filter-all"  # more pairs, in order
         await settle(pilot)
         assert len(screen.shown) > before - 1
-        current = screen.current()
-        assert current is not None and current.candidate.id == kept
+        again = screen.current()
+        assert again is not None and again.candidate.id == kept

@@ -32,6 +32,10 @@ DECISIONS_DIR = "decisions"
 """Beside the ledger: decisions written by the operations that carried them out
 (:func:`decision_file`), taken into the ledger when it is next loaded and saved."""
 DECISION_CAP = 1024 * 1024
+DISMISSED_DIR = "dismissed"
+"""Beside the ledger: the records of group decisions that changed no memory
+(:mod:`memtui.core.judge.group_resolve`), each written by its operation; a decision noted
+``dismissed <file>`` holds while that file exists (an undo removes it)."""
 
 
 def default_ledger_path(env: Mapping[str, str] | None = None) -> Path:
@@ -192,7 +196,8 @@ class Ledger:
         current = [e for e in history if e.matches(candidate)]
         # a "keep one side" decision archived the other side: a pair still found means that
         # operation was undone, and the decision with it
-        decided = [e for e in current if e.decided and not (e.note or "").startswith("archived ")]
+        decided = [e for e in current if e.decided and not (e.note or "").startswith("archived ")
+                   and self._stands(e)]
         if decided:
             return JudgedPair(candidate, decided[-1].verdict(), "decided")
         judged = [e for e in current if not e.decided]
@@ -201,6 +206,17 @@ class Ledger:
         if history:
             return JudgedPair(candidate, None, "stale", previous=history[-1].verdict())
         return JudgedPair(candidate, None, "new")
+
+    def _stands(self, entry: LedgerEntry) -> bool:
+        """A decision noted ``dismissed <file>`` (a group's, written by an operation) holds
+        while its record is beside the ledger: the operation's undo removed it."""
+        note = entry.note or ""
+        if not note.startswith("dismissed "):
+            return True
+        name = note.removeprefix("dismissed ")
+        if not name or "/" in name or name.startswith("."):
+            return False
+        return (self.path.parent / DISMISSED_DIR / name).is_file()
 
     def record(
         self, candidate: Candidate, verdict: Verdict, note: str | None = None

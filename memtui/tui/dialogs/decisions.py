@@ -1,16 +1,19 @@
-"""The dialogs of the two decisions that rewrite memories (the conflicts screen's ``s`` and
-``e``): the "applies when" note of each side, and the merged memory. Each closes with what the
-user wrote (None: cancelled); the screen then plans it and shows the preview."""
+"""The dialogs of the decisions that rewrite memories (the conflicts screen's ``s`` and
+``e``): the "applies when" note of each side, and the merged memory; and, for a group (``K``),
+the member to keep. Each closes with what the user wrote or picked (None: cancelled); the
+screen then plans it and shows the preview."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import ClassVar, TypeVar
 
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal
-from textual.widgets import Button, Input, Static, TextArea
+from textual.containers import Horizontal, VerticalScroll
+from textual.widgets import Button, Input, OptionList, Static, TextArea
+from textual.widgets.option_list import Option
 
 from memtui.core.judge.scoped import NOTE_CHARS
 from memtui.core.judge.verdicts import JudgeItem
@@ -76,16 +79,23 @@ class ScopedDialog(DecisionDialog[dict[str, str]]):
                     f"memtui found no condition only {' and '.join(unnamed)} names (such as "
                     "staging against production): say when it applies.", style="yellow"),
                     id="scoped-ask")
-            for tag, item in self.sides.items():
-                yield Static(Text(f"{tag.upper()}  {line(item.label)}", style="bold"),
-                             classes="scoped-label")
-                if tag in self.proposed:
-                    yield Input(self.proposed[tag], id=f"scoped-{tag}", max_length=NOTE_CHARS,
-                                placeholder="when this one applies")
-                else:
-                    yield Static(Text("a CLAUDE.md rule: memtui does not edit CLAUDE.md, so it "
-                                      "gets no note", style="yellow"), classes="scoped-label")
+            if len(self.sides) > 2:  # a group's members: they scroll
+                with VerticalScroll(id="scoped-members"):
+                    yield from self.side_inputs()
+            else:
+                yield from self.side_inputs()
             yield self.buttons("scoped")
+
+    def side_inputs(self) -> ComposeResult:
+        for tag, item in self.sides.items():
+            yield Static(Text(f"{tag.upper()}  {line(item.label)}", style="bold"),
+                         classes="scoped-label")
+            if tag in self.proposed:
+                yield Input(self.proposed[tag], id=f"scoped-{tag}", max_length=NOTE_CHARS,
+                            placeholder="when this one applies")
+            else:
+                yield Static(Text("a CLAUDE.md rule: memtui does not edit CLAUDE.md, so it "
+                                  "gets no note", style="yellow"), classes="scoped-label")
 
     def on_mount(self) -> None:
         inputs = list(self.query(Input))
@@ -118,19 +128,25 @@ class MergeDialog(DecisionDialog[str]):
     ]
     HELP_TITLE = "Keys of the merge dialog"
 
-    def __init__(self, kept: JudgeItem, other: JudgeItem, text: str) -> None:
+    def __init__(self, kept: JudgeItem, other: JudgeItem, text: str,
+                 more: Sequence[JudgeItem] = ()) -> None:
         super().__init__()
         self.kept = kept
         self.other = other
+        self.more = list(more)
+        """A group's merge: the other members it archives too."""
         self.text = text
 
     def compose(self) -> ComposeResult:
-        with dialog_box("merge", "Merge: one memory in place of both", "^s preview · esc cancel"):
+        title = ("Merge: one memory in place of all" if self.more
+                 else "Merge: one memory in place of both")
+        with dialog_box("merge", title, "^s preview · esc cancel"):
             note = Text()
             note.append("writes ", style="dim")
             note.append(line(self.kept.label), style="bold")
             note.append(" · archives ", style="dim")
-            note.append(line(self.other.label), style="bold")
+            note.append(line(", ".join(i.label for i in [self.other, *self.more])),
+                        style="bold")
             yield Static(note, id="merge-note")
             yield TextArea(body(self.text), id="merge-text", soft_wrap=True,
                            show_line_numbers=False)
@@ -141,3 +157,54 @@ class MergeDialog(DecisionDialog[str]):
 
     def action_done(self) -> None:
         self.dismiss(self.query_one("#merge-text", TextArea).text)
+
+
+class KeepDialog(Dialog[str | None]):
+    """A group's members, the one a keep keeps by default highlighted: ``enter`` closes it
+    with the key of the highlighted member (every other one is then archived, after a
+    preview), ``escape`` with None."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "cancel", "Cancel", id="keep.cancel",
+                tooltip="Close without writing anything"),
+    ]
+    HELP_TITLE = "Keys of the keep dialog"
+    DEFAULT_CSS = """
+    #keep-members { height: auto; max-height: 20; }
+    #keep-help { height: auto; }
+    """
+
+    def __init__(self, members: Sequence[JudgeItem], default: str) -> None:
+        super().__init__()
+        self.members = list(members)
+        self.default = default
+
+    def compose(self) -> ComposeResult:
+        with dialog_box("keep", "Keep one member, archive the rest", "⏎ preview · esc cancel"):
+            yield Static(Text("The other members leave their stores (their files and MEMORY.md "
+                              "lines; the bytes go to memtui's archive), as one operation you "
+                              "can undo with u. A CLAUDE.md rule cannot be archived.",
+                              style="dim"), id="keep-help")
+            options = []
+            for n, item in enumerate(self.members, 1):
+                label = Text(f"{n} {line(item.label)}")
+                if item.modified:
+                    label.append(f"  modified {line(item.modified)}", style="dim")
+                if item.key == self.default:
+                    label.append("  (newest)" if item.kind != "claude-md" else "  (the rule)",
+                                 style="green")
+                options.append(Option(label, id=f"keep-{n}"))
+            yield OptionList(*options, id="keep-members")
+
+    def on_mount(self) -> None:
+        members = self.query_one("#keep-members", OptionList)
+        members.highlighted = next(
+            (n for n, m in enumerate(self.members) if m.key == self.default), 0)
+        members.focus()
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        self.dismiss(self.members[event.option_index].key)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

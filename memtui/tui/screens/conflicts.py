@@ -8,7 +8,14 @@ that change no file (related, compatible, not a conflict) are recorded in the le
 is then not raised again until one side changes. Keeping one side (``a``, ``b``) archives the
 other through the write path: previewed, journaled, ``u`` undoes it. After a decision that
 changed files (and a restore from the archive), the files are read again in a job: every other
-pair of a changed memory shows its new text, is stale, and later decisions plan against it."""
+pair of a changed memory shows its new text, is stale, and later decisions plan against it.
+
+Groups (:mod:`memtui.core.judge.groups`): the pairs needing a decision about one fact are one
+row, ``▸ group``, with the members' names folded (``enter`` shows its pairs under it). One
+decision settles a group: ``K`` keeps the member picked and archives the rest, ``e`` merges
+all into one, ``s`` writes a note into each, ``n`` / ``r`` / ``c`` mark it not a conflict,
+related, compatible; each one previewed, journaled operation (:mod:`memtui.core.judge.
+group_resolve`), which one ``u`` undoes."""
 
 from __future__ import annotations
 
@@ -29,6 +36,20 @@ from textual.worker import Worker
 from memtui.core.config import Config, JudgeConfig
 from memtui.core.contents import ScanResult
 from memtui.core.judge.archive import Archive
+from memtui.core.judge.group_resolve import (
+    GroupPlan,
+    default_keep,
+    finish_group,
+    memories_of,
+    plan_group_dismiss,
+    plan_group_keep,
+    plan_group_merge,
+    plan_group_scoped,
+    propose_group_merge,
+    propose_group_notes,
+    settle_pairs,
+)
+from memtui.core.judge.groups import Group, group_pairs
 from memtui.core.judge.items import CLAUDE_MD
 from memtui.core.judge.ledger import Ledger, default_ledger_path
 from memtui.core.judge.merge import (
@@ -48,7 +69,7 @@ from memtui.core.judge.verdicts import (
     JudgedPair,
     Relation,
 )
-from memtui.core.scan.scanner import cache_for
+from memtui.core.scan.scanner import cache_for, scan
 from memtui.core.secrets.redact import masked_text
 from memtui.core.stores.locations import Context
 from memtui.core.write.journal import journal_for
@@ -56,12 +77,16 @@ from memtui.core.write.proposal import AppliedOp
 from memtui.tui.decisions import archive_flow, confirm_and_apply
 from memtui.tui.dialogs.base import HELP_KEY_ID
 from memtui.tui.dialogs.confirm import ConfirmScreen
-from memtui.tui.dialogs.decisions import MergeDialog, ScopedDialog
+from memtui.tui.dialogs.decisions import KeepDialog, MergeDialog, ScopedDialog
 from memtui.tui.dialogs.help import HelpRow, show_help
+from memtui.tui.operations import undo_latest_flow
 from memtui.tui.palette import ScreenCommands
 from memtui.tui.plain import line
 from memtui.tui.widgets.footer import KeyFooter
 from memtui.tui.widgets.pair_views import (
+    group_label,
+    group_pair_label,
+    group_text,
     in_store,
     pair_label,
     side_text,
@@ -86,6 +111,9 @@ RECORD_DECISIONS: dict[str, Relation] = {
 }
 COMPACT_WIDTH = 100
 """Under this width the footer is compact (as on the main screen)."""
+Row = JudgedPair | Group
+"""A row of the list: a pair, or a group of three or more members (its pairs under it when
+it is expanded)."""
 
 
 class ConflictsScreen(ReportsWork, Screen[None]):
@@ -107,6 +135,9 @@ class ConflictsScreen(ReportsWork, Screen[None]):
         Binding("k", "store_filter", "Store", show=False, id="conflicts.store",
                 tooltip="Show only the pairs with a side in the next kind of store (agent, "
                 "auto, CLAUDE.md, team…), then every store again"),
+        Binding("K", "keep_one", "Keep one", show=False, id="conflicts.keep_one",
+                tooltip="A group: keep the member you pick, archive every other one (one "
+                "operation; previewed, undoable)"),
         Binding("a", "keep('a')", "Keep A", id="conflicts.keep_a",
                 tooltip="Keep A: archive B (its file and MEMORY.md lines; previewed, undoable)"),
         Binding("b", "keep('b')", "Keep B", id="conflicts.keep_b",
@@ -125,6 +156,9 @@ class ConflictsScreen(ReportsWork, Screen[None]):
         Binding("n", "decide('not_conflict')", "Not a conflict", id="conflicts.not_conflict",
                 tooltip="Decide: not a conflict (no file changes; not raised again until one "
                 "changes)"),
+        Binding("u", "undo", "Undo", show=False, id="conflicts.undo",
+                tooltip="Undo the latest operation (a group's decision as a whole), then judge "
+                "again"),
         Binding("v", "archive", "Archive", id="conflicts.archive",
                 tooltip="The archive: memories that decisions took out of their stores; "
                 "restore one (previewed, undoable)"),
@@ -135,7 +169,8 @@ class ConflictsScreen(ReportsWork, Screen[None]):
                 tooltip="Help: every key of this screen (? or esc closes it)"),
     ]
     HELP_EXTRA = (
-        HelpRow("↑ ↓", "Move in the list of pairs"),
+        HelpRow("↑ ↓", "Move in the list of pairs and groups"),
+        HelpRow("⏎", "A group: show or hide its pairs"),
         HelpRow("tab", "Next widget: the pairs, side A, side B, the word diff"),
     )
 
@@ -152,6 +187,12 @@ class ConflictsScreen(ReportsWork, Screen[None]):
         self.store_filter: str | None = None
         """Only pairs with a side in this kind of store (None: every store)."""
         self.shown: list[JudgedPair] = []
+        """The pairs the filters keep (every pair of a group among them)."""
+        self.rows: list[Row] = []
+        """The list's rows: groups of three or more (with their pairs when expanded) and the
+        pairs of no such group."""
+        self.expanded: set[str] = set()
+        """The groups whose pairs are shown under them (by id)."""
         self.changed: set[str] = set()
         """Files a decision changed that the pairs do not show yet (:meth:`reread`)."""
 
@@ -287,20 +328,62 @@ class ConflictsScreen(ReportsWork, Screen[None]):
             self.say("")
         pairs = self.query_one("#conf-pairs", OptionList)
         keep = pairs.highlighted
-        ids = [p.candidate.id for p in self.shown]
-        if was is not None and was.candidate.id in ids:
-            keep = ids.index(was.candidate.id)
+        options = self.make_rows()
+        ids = [row_id(r) for r in self.rows]
+        if was is not None and row_id(was) in ids:
+            keep = ids.index(row_id(was))
         pairs.clear_options()
-        pairs.add_options([Option(pair_label(p), id=p.candidate.id) for p in self.shown])
-        if self.shown:
-            pairs.highlighted = min(keep or 0, len(self.shown) - 1)
-            self.show_pair(self.shown[pairs.highlighted])
+        pairs.add_options(options)
+        if self.rows:
+            pairs.highlighted = min(keep or 0, len(self.rows) - 1)
+            self.show_row(self.rows[pairs.highlighted])
         else:
             self.show_pair(None)
         self.refresh_bindings()
 
+    def make_rows(self) -> list[Option]:
+        """:attr:`rows` from :attr:`shown`, and their options: the groups of three or more
+        first (the pairs needing a decision only), then every other pair in its order."""
+        self.rows = []
+        options: list[Option] = []
+        grouped: set[str] = set()
+        if self.filter == "open":
+            for group in group_pairs(self.shown):
+                if len(group.members) < 3:
+                    continue
+                open_ = group.id in self.expanded
+                self.rows.append(group)
+                options.append(Option(group_label(group, open_), id=group.id))
+                numbers = {m.key: n for n, m in enumerate(group.members, 1)}
+                for pair in group.pairs:
+                    grouped.add(pair.candidate.id)
+                    if open_:
+                        self.rows.append(pair)
+                        options.append(Option(group_pair_label(pair, numbers),
+                                              id=pair.candidate.id))
+        for pair in self.shown:
+            if pair.candidate.id not in grouped:
+                self.rows.append(pair)
+                options.append(Option(pair_label(pair), id=pair.candidate.id))
+        return options
+
+    def show_row(self, row: Row | None) -> None:
+        if isinstance(row, Group):
+            self.show_group(row)
+        else:
+            self.show_pair(row)
+
+    def show_group(self, group: Group) -> None:
+        """A group: its members and pairs in the verdict's place, its best pair's sides."""
+        best = group.pairs[0]
+        self.show_pair(best)
+        verdict = self.query_one("#conf-verdict", Static)
+        verdict.update(group_text(group, default_keep(group).key))
+        verdict.add_class("group")
+
     def show_pair(self, pair: JudgedPair | None) -> None:
         verdict_static = self.query_one("#conf-verdict", Static)
+        verdict_static.remove_class("group")
         if pair is None:
             for name in ("#conf-verdict", "#conf-a", "#conf-b", "#conf-diff"):
                 self.query_one(name, Static).update("")
@@ -317,8 +400,18 @@ class ConflictsScreen(ReportsWork, Screen[None]):
 
     @on(OptionList.OptionHighlighted, "#conf-pairs")
     def highlighted(self, event: OptionList.OptionHighlighted) -> None:
-        if 0 <= event.option_index < len(self.shown):
-            self.show_pair(self.shown[event.option_index])
+        if 0 <= event.option_index < len(self.rows):
+            self.show_row(self.rows[event.option_index])
+            self.refresh_bindings()
+
+    @on(OptionList.OptionSelected, "#conf-pairs")
+    def selected(self, event: OptionList.OptionSelected) -> None:
+        """``enter`` on a group shows (or hides) its pairs under it."""
+        if 0 <= event.option_index < len(self.rows):
+            row = self.rows[event.option_index]
+            if isinstance(row, Group):
+                self.expanded ^= {row.id}
+                self.show_pairs()
 
     @on(Tabs.TabActivated, "#conf-filters")
     def filter_tab(self, event: Tabs.TabActivated) -> None:
@@ -329,14 +422,163 @@ class ConflictsScreen(ReportsWork, Screen[None]):
 
     # actions ----------------------------------------------------------------------------
 
-    def current(self) -> JudgedPair | None:
+    def current_row(self) -> Row | None:
         index = self.query_one("#conf-pairs", OptionList).highlighted
-        return self.shown[index] if index is not None and 0 <= index < len(self.shown) else None
+        return self.rows[index] if index is not None and 0 <= index < len(self.rows) else None
+
+    def current(self) -> JudgedPair | None:
+        """The highlighted pair (None: a group, or nothing, is highlighted)."""
+        row = self.current_row()
+        return row if isinstance(row, JudgedPair) else None
+
+    def current_group(self) -> Group | None:
+        row = self.current_row()
+        return row if isinstance(row, Group) else None
+
+    def highlight(self, row_key: str) -> bool:
+        """Highlight the row of the pair or group ``row_key`` (a pair of a group: the group
+        is expanded first); False: no such row."""
+        for group in (r for r in self.rows if isinstance(r, Group)):
+            if row_key in (p.candidate.id for p in group.pairs) and group.id not in self.expanded:
+                self.expanded.add(group.id)
+                self.show_pairs()
+                break
+        ids = [row_id(r) for r in self.rows]
+        if row_key not in ids:
+            return False
+        self.query_one("#conf-pairs", OptionList).highlighted = ids.index(row_key)
+        return True
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in ("decide", "keep", "scoped", "merge"):
-            return True if self.current() is not None else None
+        row = self.current_row()
+        if action == "keep":  # a pair's sides (a group has none: K)
+            return True if isinstance(row, JudgedPair) else None
+        if action == "keep_one":  # a group's member
+            return True if isinstance(row, Group) else None
+        if action in ("decide", "scoped", "merge"):
+            return True if row is not None else None
         return True
+
+    # a group's decisions --------------------------------------------------------------------
+
+    def action_keep_one(self) -> None:
+        group = self.current_group()
+        if group is not None:
+            self.keep_group_flow(group)
+
+    @work(exclusive=True, group="plan-group", exit_on_error=False,
+          name="planning the group's decision", description="Cannot keep")
+    async def keep_group_flow(self, group: Group) -> None:
+        key = await ask(self, KeepDialog(group.members, default_keep(group).key))
+        kept = group.member(key) if key is not None else None
+        if kept is None:
+            return
+        result = self.result
+        plan = await in_thread(lambda: plan_group_keep(result, group, kept),
+                               label="planning the decision", title="Cannot keep")
+        count, name = len(plan.archived), line(kept.rel_path)
+        await self.apply_group(
+            plan, title=f"Keep {name} and archive the {count} other members?", yes="Archive",
+            label=f"archive {count} memories",
+            message=f"kept {name}, archived {count} memories · u to undo")
+
+    async def merge_group(self, group: Group) -> None:
+        result = self.result
+        kept, kept_bytes, merged = await in_thread(lambda: propose_group_merge(result, group),
+                                                   label="proposing the merge",
+                                                   title="Cannot merge")
+        others = [m for m in memories_of(group) if m.key != kept.key]
+        text = merged.decode("utf-8", errors="replace").replace("\r\n", "\n")
+        new = await ask(self, MergeDialog(kept, others[0], text, more=others[1:]))
+        if new is None:
+            return
+        crlf = b"\r\n" in kept_bytes
+        data = (new.replace("\n", "\r\n") if crlf else new).encode("utf-8")
+        plan = await in_thread(lambda: plan_group_merge(result, group, kept, data),
+                               label="planning the merge", title="Cannot merge")
+        name = line(kept.rel_path)
+        await self.apply_group(
+            plan, title=f"Merge {len(plan.archived) + 1} memories into {name}?", yes="Merge",
+            label=f"merge into {name}",
+            message=f"merged {len(plan.archived)} memories into {name} · u to undo")
+
+    async def scope_group(self, group: Group) -> None:
+        proposed = propose_group_notes(group)
+        if not proposed:
+            self.notify("Every member is a CLAUDE.md rule: memtui does not edit CLAUDE.md "
+                        "files.", title="Cannot scope", severity="warning")
+            return
+        tags = {str(n): m for n, m in enumerate(group.members, 1)}
+        given = await ask(self, ScopedDialog(
+            tags, {tag: proposed[m.key] for tag, m in tags.items() if m.key in proposed}))
+        if given is None:
+            return
+        notes = {tags[tag].key: text for tag, text in given.items()}
+        result = self.result
+        plan = await in_thread(lambda: plan_group_scoped(result, group, notes),
+                               label="planning the notes", title="Cannot scope")
+        await self.apply_group(
+            plan, title=f"Keep all {len(plan.notes)} as scoped?", yes="Write the notes",
+            label=f"scope {len(plan.notes)} memories", danger=False,
+            message="scoped: an \"applies when\" note on each · u to undo")
+
+    async def dismiss_group(self, group: Group, decision: str) -> None:
+        ledger = self.ledger()
+        plan = await in_thread(lambda: plan_group_dismiss(group, decision, ledger),
+                               label="planning the decision", title="Cannot decide")
+        said = decision.replace("_", " ")
+        await self.apply_group(
+            plan, title=f"Mark the group {said}?", yes="Decide", danger=False,
+            label=f"mark the group {said}",
+            message=f"{said}: the group's {len(group.pairs)} pairs are not raised again "
+            "until a member changes · u to undo")
+
+    @work(exclusive=True, group="plan-group", exit_on_error=False,
+          name="planning the group's decision", description="Cannot decide the group")
+    async def group_flow(self, group: Group, decision: str) -> None:
+        if decision == "merge":
+            await self.merge_group(group)
+        elif decision == "scoped":
+            await self.scope_group(group)
+        else:
+            await self.dismiss_group(group, decision)
+
+    async def apply_group(self, plan: GroupPlan, *, title: str, yes: str, label: str,
+                          message: str, danger: bool = True) -> None:
+        """Preview ``plan``'s one operation, apply it on yes, record it; the list then shows
+        the group settled and the changed memories are read again."""
+        diffs = await in_thread(plan.proposal.diff)
+        archive, ledger = Archive.default(self.context.env), self.ledger()
+        op = await confirm_and_apply(
+            self, self.context, self.journal, plan.proposal, diffs, title=title, yes=yes,
+            label=label, danger=danger, message=lambda _op: message,
+            after=lambda done: finish_group(plan, done, archive, ledger),
+        )
+        if op is None:
+            return
+        if self.found is not None:
+            self.found.run.pairs = settle_pairs(plan, self.found.run.pairs)
+        self.show_pairs()
+        if plan.decision not in RECORD_DECISIONS:  # memories changed: read them again
+            self.reread(op)
+
+    def action_undo(self) -> None:
+        self.undo_then_judge()
+
+    @work(exclusive=True, group="plan-journal", exit_on_error=False, name="undo",
+          description="Undo")
+    async def undo_then_judge(self) -> None:
+        """Undo the latest operation (after its confirmation), rescan and judge again: the
+        pairs it settled come back."""
+        op = await undo_latest_flow(self, self.journal)
+        if op is None:
+            return
+        context = self.context
+        self.result = await in_thread(lambda: scan(context, cache=cache_for(context)),
+                                      label="rescanning")
+        self.find()
+
+    # a pair's decisions ---------------------------------------------------------------------
 
     def action_keep(self, side: str) -> None:
         """Keep one side: the other is archived (previewed, journaled, undoable)."""
@@ -401,7 +643,11 @@ class ConflictsScreen(ReportsWork, Screen[None]):
 
     def action_scoped(self) -> None:
         """Keep both as scoped: the user edits each side's "applies when" note, then the
-        preview; both notes are one operation."""
+        preview; both notes are one operation (a group: a note on each member)."""
+        group = self.current_group()
+        if group is not None:
+            self.group_flow(group, "scoped")
+            return
         pair = self.current()
         if pair is None:
             return
@@ -438,7 +684,12 @@ class ConflictsScreen(ReportsWork, Screen[None]):
 
     def action_merge(self) -> None:
         """Merge: memtui proposes one memory holding both, the user edits it, then the
-        preview: it replaces the newer side, the other is archived, as one operation."""
+        preview: it replaces the newer side, the other is archived, as one operation (a
+        group: every memory member into the newest)."""
+        group = self.current_group()
+        if group is not None:
+            self.group_flow(group, "merge")
+            return
         pair = self.current()
         if pair is not None:
             self.merge_flow(pair.candidate)
@@ -492,10 +743,10 @@ class ConflictsScreen(ReportsWork, Screen[None]):
 
     def action_move(self, step: int) -> None:
         pairs = self.query_one("#conf-pairs", OptionList)
-        if not self.shown:
+        if not self.rows:
             return
         index = (pairs.highlighted or 0) + step
-        pairs.highlighted = max(0, min(len(self.shown) - 1, index))
+        pairs.highlighted = max(0, min(len(self.rows) - 1, index))
 
     def action_filter(self) -> None:
         following = FILTERS[(FILTERS.index(self.filter) + 1) % len(FILTERS)]
@@ -515,6 +766,10 @@ class ConflictsScreen(ReportsWork, Screen[None]):
         self.find(rejudge=True)
 
     def action_decide(self, decision: str) -> None:
+        group = self.current_group()
+        if group is not None:
+            self.group_flow(group, decision)
+            return
         pair, found = self.current(), self.found
         if pair is None or found is None:
             return
@@ -527,3 +782,8 @@ class ConflictsScreen(ReportsWork, Screen[None]):
         self.notify(line(f"{decision.replace('_', ' ')}: not raised again until one side "
                          "changes"), title="Decided", markup=False)
         self.show_pairs()
+
+
+def row_id(row: Row) -> str:
+    """A row's option id: the group's id or the pair's."""
+    return row.id if isinstance(row, Group) else row.candidate.id

@@ -1,5 +1,6 @@
-"""What the conflicts screen shows of a pair, as plain text: its line in the list, its verdict
-with the evidence, each side, the word diff of the two; and which pairs a filter keeps."""
+"""What the conflicts screen shows of a pair and of a group, as plain text: its line in the
+list, its verdict with the evidence (a group: its members and pairs), each side, the word diff
+of the two; and which pairs a filter keeps."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ import difflib
 from rich.text import Text
 
 from memtui.core.age import age_text
+from memtui.core.judge.group_names import group_name, pair_name
+from memtui.core.judge.groups import Group
 from memtui.core.judge.items import CLAUDE_MD
 from memtui.core.judge.verdicts import NEEDS_ACTION, JudgedPair, JudgeItem, Relation
 from memtui.core.secrets.redact import masked_text
@@ -126,15 +129,64 @@ def pair_label(pair: JudgedPair) -> Text:
     mark, style = state.get(pair.state, ("", ""))
     out.append(mark, style=style)
     c = pair.candidate
-    names = f"{_short_name(c.a)} ↔ {_short_name(c.b)}"
-    out.append("\n  " + line(names), style="dim")
+    out.append("\n  " + line(pair_name(c.a, c.b, NAME_WIDTH)), style="dim")
     return out
 
 
-NAME_CHARS = 20
-"""Characters of each file name in the pair list (two names fit its width)."""
+NAME_WIDTH = 46
+"""Characters of a row's names in the list (its widest width, less the indent)."""
 
 
-def _short_name(item: JudgeItem) -> str:
-    name = item.rel_path.rsplit("/", 1)[-1]
-    return name if len(name) <= NAME_CHARS else name[: NAME_CHARS - 1] + "…"
+def group_label(group: Group, expanded: bool) -> Text:
+    """Two lines: ``▸ group duplicate · 4 memories · 6 pairs``, then its readable name."""
+    out = Text(no_wrap=True, overflow="ellipsis")
+    out.append("▾ " if expanded else "▸ ", style="bold")
+    out.append("group ", style="bold")
+    out.append(group.relation.value, style=RELATION_STYLE.get(group.relation, ""))
+    out.append(f" · {len(group.members)} memories · {len(group.pairs)} pairs", style="bold")
+    out.append("\n  " + line(group_name(group.members, NAME_WIDTH)), style="dim")
+    return out
+
+
+def group_pair_label(pair: JudgedPair, numbers: dict[str, int]) -> Text:
+    """A pair under its expanded group: its verdict and its members' numbers, then its
+    names, indented."""
+    verdict = pair.verdict or pair.previous
+    out = Text(no_wrap=True, overflow="ellipsis")
+    out.append("   ")
+    if verdict is None:
+        out.append("not judged", style="dim")
+    else:
+        out.append(verdict.relation.value, style=RELATION_STYLE.get(verdict.relation, ""))
+        out.append(f" {verdict.confidence:.2f}")
+    c = pair.candidate
+    out.append(f"  {numbers.get(c.a.key, 0)} ↔ {numbers.get(c.b.key, 0)}", style="dim")
+    out.append("\n     " + line(pair_name(c.a, c.b, NAME_WIDTH - 3)), style="dim")
+    return out
+
+
+def group_text(group: Group, kept: str | None) -> Text:
+    """A group's detail: its id, relation and name, its members numbered (``kept``: the key
+    of the one a keep keeps by default), its pairs, and what one decision does."""
+    out = Text()
+    out.append(f"[{group.id}] ", style="dim")
+    out.append(f"group {group.relation.value}", style=RELATION_STYLE.get(group.relation, "bold"))
+    out.append(f"  {len(group.members)} memories · {len(group.pairs)} pairs  ", style="bold")
+    out.append(line(group_name(group.members, 80)), style="dim")
+    numbers = {m.key: n for n, m in enumerate(group.members, 1)}
+    for n, member in enumerate(group.members, 1):
+        out.append(f"\n {n} {line(member.label)}")
+        if member.key == kept:
+            out.append("  ← keep", style="bold green")
+    pairs = ", ".join(
+        f"{numbers[p.candidate.a.key]}↔{numbers[p.candidate.b.key]} {_relation_of(p)}"
+        for p in group.pairs)
+    out.append(f"\npairs: {line(pairs)}", style="dim")
+    out.append("\none decision settles the group: K keep one · e merge all · s scoped · "
+               "n not a conflict · ⏎ shows its pairs", style="italic")
+    return out
+
+
+def _relation_of(pair: JudgedPair) -> str:
+    verdict = pair.verdict or pair.previous
+    return verdict.relation.value if verdict is not None else "not judged"

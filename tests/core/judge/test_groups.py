@@ -7,7 +7,7 @@ from pathlib import Path
 
 from core.judge.homes import Note, write_home
 
-from memtui.core.judge.groups import group_id, group_json, group_pairs
+from memtui.core.judge.groups import group_id, group_json, group_pairs, is_group_id
 from memtui.core.judge.items import memory_items
 from memtui.core.judge.ledger import Ledger
 from memtui.core.judge.local import LocalJudge
@@ -50,16 +50,50 @@ def item(key: str) -> JudgeItem:
                      body=key, mtime=0.0, digest=key)
 
 
-def judged(a: str, b: str, relation: Relation, state: str = "judged") -> JudgedPair:
-    return JudgedPair(Candidate(item(a), item(b), 0.9, ("near meaning 0.90",)),
+def judged(a: str, b: str, relation: Relation, state: str = "judged",
+           score: float = 0.9) -> JudgedPair:
+    a, b = sorted((a, b))
+    return JudgedPair(Candidate(item(a), item(b), score, ("near meaning",)),
                       Verdict(relation, 0.8, "", "local"), state)
 
 
-def test_a_chain_is_one_group_with_its_most_pressing_relation() -> None:
-    pairs = [judged("a", "b", Relation.SUPERSEDES), judged("b", "c", Relation.SUPERSEDES),
-             judged("c", "d", Relation.CONFLICTS_WITH), judged("x", "y", Relation.DUPLICATE),
-             judged("y", "z", Relation.RELATED), judged("p", "q", Relation.DUPLICATE, "decided")]
+def test_a_short_chain_is_one_group_with_its_most_pressing_relation() -> None:
+    pairs = [judged("a", "b", Relation.SUPERSEDES), judged("b", "c", Relation.CONFLICTS_WITH),
+             judged("x", "y", Relation.DUPLICATE), judged("y", "z", Relation.RELATED),
+             judged("p", "q", Relation.DUPLICATE, "decided")]
     groups = group_pairs(pairs)
-    assert [[m.key for m in g.members] for g in groups] == [["a", "b", "c", "d"], ["x", "y"]]
+    assert [[m.key for m in g.members] for g in groups] == [["a", "b", "c"], ["x", "y"]]
     assert [g.relation for g in groups] == [Relation.CONFLICTS_WITH, Relation.DUPLICATE]
-    assert groups[0].id == group_id(["d", "c", "b", "a"]) and groups[0].id.startswith("g")
+    assert groups[0].id == group_id(["c", "b", "a"]) and is_group_id(groups[0].id)
+
+
+def clique(keys: str, score: float = 0.9) -> list[JudgedPair]:
+    return [judged(a, b, Relation.DUPLICATE, score=score)
+            for i, a in enumerate(keys) for b in keys[i + 1:]]
+
+
+def test_a_memory_linked_to_two_facts_does_not_bridge_them() -> None:
+    """Two sets of copies and one memory (a CLAUDE.md rule, a repo map) that shares a word
+    with one copy of each: two groups of copies, the hub's pairs a group each; every pair in
+    exactly one group."""
+    pairs = [*clique("abcd"), *clique("wxyz"),
+             judged("h", "a", Relation.CONFLICTS_WITH, score=0.5),
+             judged("h", "w", Relation.SUPERSEDES, score=0.5)]
+    groups = group_pairs(pairs)
+    assert sorted([m.key for m in g.members] for g in groups) == [
+        ["a", "b", "c", "d"], ["a", "h"], ["h", "w"], ["w", "x", "y", "z"]]
+    assert [len(g.members) for g in groups] == [4, 4, 2, 2]  # largest first
+    ids = [p.candidate.id for g in groups for p in g.pairs]
+    assert sorted(ids) == sorted(p.candidate.id for p in pairs)
+
+
+def test_a_member_linked_to_most_of_a_group_joins_it() -> None:
+    """The contradiction with its copies: a memory conflicting with three of four copies is
+    in their group; connected components merged everything, a clique rule would split it."""
+    pairs = [*clique("abcd"), *(judged("m", k, Relation.CONFLICTS_WITH, score=0.7)
+                                for k in "abc")]
+    groups = group_pairs(pairs)
+    assert len(groups) == 1 and [m.key for m in groups[0].members] == list("abcdm")
+    assert groups[0].relation is Relation.CONFLICTS_WITH
+    assert len(groups[0].pairs) == 9
+    assert not is_group_id(pairs[0].candidate.id)
