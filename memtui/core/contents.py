@@ -151,7 +151,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import Literal, TypeAlias
 
-    from memtui.core.stores.cc_version import ClaudeCodeVersion
+    from memtui.core.claude_version import ClaudeCodeVersion
 
     Binds: TypeAlias = Literal["none", "lines", "bytes", "both"]
 

@@ -180,7 +180,7 @@ async def test_e_merges_every_member_into_one_and_s_notes_each(
         scoped = app.screen
         assert isinstance(scoped, ScopedDialog)
         inputs = list(scoped.query(Input))
-        assert len(inputs) == 4 and all(i.value for i in inputs)
+        assert len(inputs) == 4  # copies name no condition of their own: asked, not made up
         for n, field in enumerate(inputs, 1):
             field.value = f"case {n}"
         await pilot.press("ctrl+s")

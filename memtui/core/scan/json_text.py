@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from json.encoder import encode_basestring
 
 from memtui.core.cache import ScanCache, cache_enabled, gc_paused
+from memtui.core.claude_version import ClaudeCodeVersion
 from memtui.core.model import StoreKind, StoreLocation
 from memtui.core.plaintext import json_safe
 from memtui.core.scan.serialize import (
@@ -40,7 +41,6 @@ from memtui.core.scan.serialize import (
     snapshot_json,
 )
 from memtui.core.secrets.mask import mask_data, mask_secrets, may_hold_secret
-from memtui.core.stores.cc_version import ClaudeCodeVersion
 from memtui.core.stores.gitroot import current_branch
 from memtui.core.stores.locations import Context, Locations, locate
 from memtui.core.stores.projects import discover_projects

@@ -9,6 +9,13 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from memtui.core.cache import ScanCache
+from memtui.core.claude_version import (
+    INDEX_BYTE_CAP,
+    PROJECT_DIR_NAME,
+    PROJECT_MEMORY_DIRECTORY,
+    SAFE_MODE,
+    ClaudeCodeVersion,
+)
 from memtui.core.model import Scope, StoreKind, StoreLocation
 from memtui.core.stores.agents import AgentDefinition, agent_dir_name, load_agent_definitions
 from memtui.core.stores.cc_settings import (
@@ -17,14 +24,7 @@ from memtui.core.stores.cc_settings import (
     env_defined_falsy,
     env_truthy,
 )
-from memtui.core.stores.cc_version import (
-    INDEX_BYTE_CAP,
-    PROJECT_DIR_NAME,
-    PROJECT_MEMORY_DIRECTORY,
-    SAFE_MODE,
-    ClaudeCodeVersion,
-    detect_version,
-)
+from memtui.core.stores.cc_version import detect_version
 from memtui.core.stores.gitroot import GitRoot, canonical_git_root
 from memtui.core.stores.paths import tilde
 from memtui.core.stores.sanitize import find_project_dir

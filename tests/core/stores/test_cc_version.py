@@ -10,13 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from memtui.core.claude_version import NEWEST_KNOWN, ClaudeCodeVersion, parse_version
 from memtui.core.demo.writers import write_file
-from memtui.core.stores.cc_version import (
-    NEWEST_KNOWN,
-    ClaudeCodeVersion,
-    detect_version,
-    parse_version,
-)
+from memtui.core.stores.cc_version import detect_version
 from memtui.core.stores.locations import Context, locate
 from memtui.core.stores.sanitize import sanitize_path
 
