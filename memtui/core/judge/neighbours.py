@@ -25,12 +25,85 @@ import numpy.typing as npt
 
 from memtui.core.judge.candidates import find_candidates
 from memtui.core.judge.embed import Embedder, Matrix
-from memtui.core.judge.items import same_origin
+from memtui.core.judge.items import CLAUDE_MD, same_origin
 from memtui.core.judge.verdicts import Candidate, JudgeItem
+from memtui.core.model import StoreKind
 
 K = 8
 SIMILARITY_FLOOR = 0.25
 BLOCK = 256
+CHUNK = 16
+"""Each row's best are sought among its entries at or above the k-th largest of the maxima of
+``CHUNK`` slices of it (:func:`_row_thresholds`)."""
+
+
+def _row_thresholds(sims: Matrix, k: int) -> npt.NDArray[np.float32]:
+    """For each row, a value at most its ``k``-th largest entry: the ``k``-th largest of the
+    maxima of the row's :data:`CHUNK` interleaved slices of columns, each slice's maximum
+    being an entry of its own, so ``k`` distinct entries are at least that. Far cheaper than
+    selecting the ``k`` best of the whole row, and the entries at or above it are few."""
+    rows, n = sims.shape
+    width = n // CHUNK
+    if width < k:  # too few columns to bound: every entry is a candidate
+        return np.full(rows, -np.inf, dtype=np.float32)
+    whole = width * CHUNK
+    peaks = sims[:, :whole].reshape(rows, CHUNK, width).max(axis=1)
+    for extra in range(whole, n):  # the last few columns (fewer than CHUNK) join slices
+        column = extra % width
+        np.maximum(peaks[:, column], sims[:, extra], out=peaks[:, column])
+    return np.partition(peaks, width - k, axis=1)[:, width - k]
+
+
+def _top_k(sims: Matrix, k: int, floor: float) -> tuple[
+        npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.float32]]:
+    """The ``k`` largest entries of each row at or above ``floor``: ``(row, column, value)``.
+    Ties at the ``k``-th value go to the lower column (the result is deterministic)."""
+    bound = np.maximum(_row_thresholds(sims, k), np.float32(floor))
+    row, col = np.nonzero(sims >= bound[:, None])
+    value = sims[row, col]
+    order = np.lexsort((col, -value, row))  # by row, then best first, then lower column
+    row, col, value = row[order], col[order], value[order]
+    counts = np.bincount(row, minlength=len(sims))
+    starts = np.cumsum(counts) - counts
+    keep = np.arange(len(row)) - starts[row] < k
+    return row[keep], col[keep], value[keep]
+
+
+def nearest_arrays(
+    vectors: Matrix,
+    k: int = K,
+    floor: float = SIMILARITY_FLOOR,
+    *,
+    cancelled: Callable[[], bool] | None = None,
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.float32]]:
+    """:func:`nearest` as arrays ``(low, high, cosine)``, each pair once, ``low < high``."""
+    n = len(vectors)
+    empty = (np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.float32))
+    if n < 2 or k < 1:
+        return empty
+    k = min(k, n - 1)
+    vectors = np.ascontiguousarray(vectors, dtype=np.float32)
+    lows: list[npt.NDArray[np.int64]] = []
+    highs: list[npt.NDArray[np.int64]] = []
+    values: list[npt.NDArray[np.float32]] = []
+    for start in range(0, n, BLOCK):
+        if cancelled is not None and cancelled():
+            break
+        block = vectors[start : start + BLOCK]
+        sims = block @ vectors.T
+        rows = np.arange(len(block))
+        sims[rows, rows + start] = -np.inf  # not its own neighbour
+        row, j, score = _top_k(sims, k, floor)
+        i = row + start
+        lows.append(np.minimum(i, j))
+        highs.append(np.maximum(i, j))
+        values.append(score)
+    if not lows:
+        return empty
+    low, high, value = np.concatenate(lows), np.concatenate(highs), np.concatenate(values)
+    # a pair found from both of its sides has one score (the same cosine): keep one
+    _, first = np.unique(low * n + high, return_index=True)
+    return low[first], high[first], value[first]
 
 
 def nearest(
@@ -42,40 +115,9 @@ def nearest(
 ) -> dict[tuple[int, int], float]:
     """Pairs ``(i, j)``, ``i < j``, where ``j`` is among ``i``'s ``k`` nearest (or ``i``
     among ``j``'s) with a cosine of at least ``floor``."""
-    n = len(vectors)
-    if n < 2 or k < 1:
-        return {}
-    k = min(k, n - 1)
-    lows: list[npt.NDArray[np.int64]] = []
-    highs: list[npt.NDArray[np.int64]] = []
-    values: list[npt.NDArray[np.float32]] = []
-    for start in range(0, n, BLOCK):
-        if cancelled is not None and cancelled():
-            break
-        block = vectors[start : start + BLOCK]
-        sims = block @ vectors.T
-        rows = np.arange(len(block))
-        sims[rows, rows + start] = -np.inf  # not its own neighbour
-        best = np.argpartition(sims, -k, axis=1)[:, -k:]
-        scores = np.take_along_axis(sims, best, axis=1)
-        keep = scores >= floor
-        i = np.broadcast_to((rows + start)[:, None], best.shape)[keep]
-        j = best[keep]
-        lows.append(np.minimum(i, j))
-        highs.append(np.maximum(i, j))
-        values.append(scores[keep])
-    if not lows:
-        return {}
-    low, high, value = np.concatenate(lows), np.concatenate(highs), np.concatenate(values)
-    # a pair found from both of its sides has one score (the same cosine): keep one
-    keys = low * n + high
-    _, first = np.unique(keys, return_index=True)
-    return {
-        (a, b): v
-        for a, b, v in zip(
-            low[first].tolist(), high[first].tolist(), value[first].tolist(), strict=True
-        )
-    }
+    low, high, value = nearest_arrays(vectors, k, floor, cancelled=cancelled)
+    return dict(zip(zip(low.tolist(), high.tolist(), strict=True), value.tolist(),
+                    strict=True))
 
 
 def semantic_candidates(
@@ -106,30 +148,43 @@ def semantic_candidates(
     embedder = embedder if embedder is not None else Embedder()
     lexical = find_candidates(items, cancelled=cancelled)
     lap("lexical")
-    position = {item.key: i for i, item in enumerate(items)}
-    reasons: dict[tuple[int, int], list[str]] = {}
-    scores: dict[tuple[int, int], float] = {}
-    for c in lexical:
-        i, j = position[c.a.key], position[c.b.key]
-        pair = (i, j) if i < j else (j, i)
-        reasons[pair] = list(c.reasons)
-        scores[pair] = c.score
     vectors = embedder.embed_items(items)
     embedder.save()
     lap("embed")
-    near = nearest(vectors, k, floor, cancelled=cancelled)
+    low, high, value = nearest_arrays(vectors, k, floor, cancelled=cancelled)
     lap("nearest")
-    for (i, j), score in near.items():
-        if same_origin(items[i], items[j]):
-            continue
-        reasons.setdefault((i, j), []).append(f"near meaning {score:.2f}")
-        scores[(i, j)] = max(scores.get((i, j), 0.0), score)
-    out: list[Candidate] = []
-    for (i, j), why in reasons.items():
-        a, b = items[i], items[j]
-        if b.key < a.key:
-            a, b = b, a
-        out.append(Candidate(a, b, round(scores[(i, j)], 4), tuple(dict.fromkeys(why))))
-    out.sort(key=lambda c: (-c.score, c.a.key, c.b.key))
+    out = _fuse(items, lexical, low.tolist(), high.tolist(), value.tolist())
     lap("fuse")
+    return out
+
+
+_MAY_SHARE_ORIGIN = frozenset({CLAUDE_MD, StoreKind.SNAPSHOT.value, StoreKind.AGENT.value})
+"""The kinds :func:`~memtui.core.judge.items.same_origin` can be true of (both sides)."""
+
+
+def _fuse(items: Sequence[JudgeItem], lexical: Sequence[Candidate], low: list[int],
+          high: list[int], value: list[float]) -> list[Candidate]:
+    """The lexical candidates and the semantic pairs ``(low[x], high[x])`` (cosine
+    ``value[x]``) as one list of candidates, best first."""
+    position = {item.key: i for i, item in enumerate(items)}
+    found: dict[tuple[int, int], Candidate] = {}
+    for c in lexical:
+        i, j = position[c.a.key], position[c.b.key]
+        found[(i, j) if i < j else (j, i)] = c
+    special = [item.kind in _MAY_SHARE_ORIGIN for item in items]
+    for i, j, score in zip(low, high, value, strict=True):
+        if special[i] and special[j] and same_origin(items[i], items[j]):
+            continue
+        why = f"near meaning {score:.2f}"
+        known = found.get((i, j))
+        if known is None:
+            a, b = items[i], items[j]
+            if b.key < a.key:
+                a, b = b, a
+            found[(i, j)] = Candidate(a, b, round(score, 4), (why,))
+        elif why not in known.reasons:
+            found[(i, j)] = Candidate(known.a, known.b, round(max(known.score, score), 4),
+                                      (*known.reasons, why))
+    out = list(found.values())
+    out.sort(key=lambda c: (-c.score, c.a.key, c.b.key))
     return out
