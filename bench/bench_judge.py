@@ -136,7 +136,7 @@ def child(mode: str, memories: int, seed: int, cache: str) -> int:
         pairs = len(find_candidates(items))
     elif mode == "allpairs":
         from memtui.core.judge.embed import Embedder
-        from memtui.core.judge.neighbours import K, SIMILARITY_FLOOR, nearest_arrays
+        from memtui.core.judge.neighbours import SIMILARITY_FLOOR, K, nearest_arrays
 
         vectors = Embedder(Path(cache)).embed_items(items)
         steps["embed"] = time.perf_counter() - start

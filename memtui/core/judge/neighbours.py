@@ -38,6 +38,10 @@ SAMPLE = 1024
 columns (:func:`_lower_bounds`)."""
 
 
+BOUND_MARGIN = 1e-4
+"""Taken off each lower bound: float32 products of other shapes round differently."""
+
+
 def _lower_bounds(vectors: Matrix, k: int) -> npt.NDArray[np.float32]:
     """For each row, a value at most its ``k``-th largest cosine to another row: its ``k``-th
     largest to an evenly spread sample of :data:`SAMPLE` rows (a sample's ``k``-th best is
@@ -55,7 +59,8 @@ def _lower_bounds(vectors: Matrix, k: int) -> npt.NDArray[np.float32]:
         sims[own.nonzero()[0], rows[own] // step] = -np.inf  # not its own neighbour
         bounds[start : start + len(sims)] = np.partition(
             sims, sims.shape[1] - k, axis=1)[:, sims.shape[1] - k]
-    return bounds
+    # the same cosine computed in another product can differ in its last bits: a margin
+    return bounds - np.float32(BOUND_MARGIN)
 
 
 def _top_k(row: npt.NDArray[np.int64], col: npt.NDArray[np.int64],
@@ -191,6 +196,7 @@ def _fuse(items: Sequence[JudgeItem], lexical: Sequence[Candidate], low: list[in
         found[(i, j) if i < j else (j, i)] = c
     special = [item.kind in _MAY_SHARE_ORIGIN for item in items]
     fresh: list[Candidate] = []
+    ranks: list[int] = []  # the fresh candidates' sides' ranks, two by two
     for i, j, score in zip(low, high, value, strict=True):
         if special[i] and special[j] and same_origin(items[i], items[j]):
             continue
@@ -200,13 +206,14 @@ def _fuse(items: Sequence[JudgeItem], lexical: Sequence[Candidate], low: list[in
             if rank[j] < rank[i]:
                 i, j = j, i
             fresh.append(Candidate(items[i], items[j], round(score, 4), (why,)))
+            ranks += (rank[i], rank[j])
         elif why not in known.reasons:
             found[(i, j)] = Candidate(known.a, known.b, round(max(known.score, score), 4),
                                       (*known.reasons, why))
-    out = [*found.values(), *fresh]
-    order = np.lexsort((
-        np.fromiter((rank[position[c.b.key]] for c in out), np.int64, len(out)),
-        np.fromiter((rank[position[c.a.key]] for c in out), np.int64, len(out)),
-        -np.fromiter((c.score for c in out), np.float64, len(out)),
-    ))
+    for c in found.values():
+        ranks += (rank[position[c.a.key]], rank[position[c.b.key]])
+    out = [*fresh, *found.values()]
+    sides = np.array(ranks, dtype=np.int64).reshape(-1, 2)
+    scores = np.array([c.score for c in out], dtype=np.float64)
+    order = np.lexsort((sides[:, 1], sides[:, 0], -scores))
     return [out[x] for x in order.tolist()]
