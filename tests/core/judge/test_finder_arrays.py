@@ -172,7 +172,8 @@ def test_the_fused_candidates_are_each_signals_pairs_once_best_first() -> None:
                               embedder=FixedVectors(vectors))  # type: ignore[arg-type]
     # the reference: the lexical candidates, then each brute-force neighbour pair added
     want: dict[frozenset[str], Candidate] = {
-        frozenset((c.a.key, c.b.key)): c for c in find_candidates(items)}
+        frozenset((c.a.key, c.b.key)): c
+        for c in find_candidates(items, threshold=neighbours.LEXICAL_THRESHOLD)}
     for (i, j), score in brute_force(vectors, 4, 0.1).items():
         if same_origin(items[i], items[j]):
             continue
