@@ -1,10 +1,11 @@
-"""Semantic candidates (issue 22, item 2), beside today's lexical ones (not yet used by
-``memtui judge``: the switch comes after measurement).
+"""Semantic candidates (issue 22, item 2): the pairs ``memtui judge`` judges
+(:func:`memtui.core.judge.finder.judge_candidates`).
 
 Each item's :data:`K` nearest neighbours by the embedding of :mod:`memtui.core.judge.embed`
 (cosine of unit vectors) across every store and the CLAUDE.md paragraphs, those at or above
 :data:`SIMILARITY_FLOOR`, fused with :func:`memtui.core.judge.candidates.find_candidates`
-(same content, same name, similar text): a pair either finds is a candidate, with every reason
+(same content, same name, similar text at :data:`LEXICAL_THRESHOLD`): a pair either finds is
+a candidate, with every reason
 that found it (``near meaning 0.81``) and the best of their scores. Pairs never worth raising
 (:func:`memtui.core.judge.items.same_origin`) are left out as there.
 
