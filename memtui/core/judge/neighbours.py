@@ -114,17 +114,21 @@ def nearest_arrays(
         sims = block @ vectors[start:].T  # the block's rows against every row from start on
         local = np.arange(size)
         sims[local, local] = -np.inf  # not its own neighbour
-        # for the block's rows: their cosines to every row from start on
-        r, c = np.nonzero(sims >= bound[start : start + size, None])
-        rows.append(r + start)
-        cols.append(c + start)
-        values.append(sims[r, c])
-        # for the rows after the block: their cosines to the block's rows (the transpose)
-        after = sims[:, size:]
-        r, c = np.nonzero(after >= bound[None, start + size :])
-        rows.append(c + start + size)
-        cols.append(r + start)
-        values.append(after[r, c])
+        # kept for the block's row (its cosines to every row from start on) or for the
+        # column's row after the block (the transpose): one pass finds both
+        ahead = bound[start:]
+        keep = sims >= bound[start : start + size, None]
+        keep[:, size:] |= sims[:, size:] >= ahead[None, size:]
+        r, c = np.nonzero(keep)
+        v = sims[r, c]
+        mine = v >= ahead[r]
+        rows.append(r[mine] + start)
+        cols.append(c[mine] + start)
+        values.append(v[mine])
+        theirs = (c >= size) & (v >= ahead[c])
+        rows.append(c[theirs] + start)
+        cols.append(r[theirs] + start)
+        values.append(v[theirs])
     row, col, value = _top_k(np.concatenate(rows), np.concatenate(cols),
                              np.concatenate(values), n, k)
     low, high = np.minimum(row, col), np.maximum(row, col)
