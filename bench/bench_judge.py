@@ -30,25 +30,27 @@ CPU seconds (on a loaded machine the CPU seconds are the steadier figure). A fou
 ``allpairs``, is the reference: every pair's cosine, each row sorted whole; the semantic
 neighbours must be exactly its neighbours (100 %, 0 others).
 
-## Measured 2026-12-03 (2 shared cores, load average 4.5–15 from other work)
+## Measured 2026-12-03 (2 shared cores, load average 1.3)
 
-Before and after this round's changes, back to back (the tree before them run under the
-same harness, ``--child`` modes; wall / CPU seconds; 10,000 memories):
+Before and after this round's changes, back to back: the tree before them (d042e63) run
+under this harness's ``--child`` modes, then ``python bench/bench_judge.py --semantic``;
+10,000 memories, wall / CPU seconds, peak RSS:
 
-| run | before | after | CPU ratio |
+| run | before | after | wall ratio |
 |---|---|---|---|
-| lexical candidates alone | 4.77 s / 2.70 s, 153 MB | 1.31 s / 0.89 s, 120 MB | 3.0 × |
-| semantic, cold cache | 26.2 s / 12.3 s, 289 MB | 10.9 s / 6.96 s, 243 MB | 1.8 × |
-| semantic, warm cache | 13.0 s / 9.15 s, 229 MB | 4.93 s / 3.36 s, 226 MB | 2.7 × |
+| lexical candidates alone | 2.69 s / 2.69 s, 153 MB | 0.86 s / 0.96 s, 120 MB | 3.1 × |
+| semantic, cold cache | 10.2 s / 12.4 s, 287 MB | 5.79 s / 7.13 s, 240 MB | 1.8 × |
+| semantic, warm cache | 6.31 s / 8.09 s, 229 MB | 2.79 s / 3.51 s, 196 MB | 2.3 × |
 
-Before, on an idle machine (load 0.1): lexical 3.02 s, cold 8.76 s (2.9 ×), warm 7.66 s
-(2.5 ×). After, ``python bench/bench_judge.py --semantic`` at load 7.7: lexical 6.17 s /
-1.26 s CPU; cold 44.3 s / 8.94 s CPU (7.1 × lexical CPU), 241 MB; warm 20.3 s / 4.32 s CPU
-(3.4 ×), 225 MB; all-pairs 43.3 s / 12.1 s CPU (its nearest step 36.4 s against the
-semantic candidates' 7.9 s), and the semantic neighbours are all-pairs' 75,655 neighbour
-pairs exactly (100 %, 0 others). 76,317 candidate pairs (574 of them lexical).
+Steps of the warm run, before → after: lexical 2.96 → 0.82 s, embed (the cache) 0.53 →
+0.60 s, nearest 1.75 → 0.84 s, fuse 0.92 → 0.37 s. Against the lexical baseline of the same
+run: cold 6.7 ×, warm 3.2 ×. All-pairs, same run: 9.84 s (its nearest step, every pair's
+cosine with each row sorted whole, 8.34 s against 0.84 s), and the semantic neighbours are
+exactly its 75,655 neighbour pairs (100 %, 0 others). 76,317 candidate pairs (574 lexical
+at 0.35; 864 at the fused 0.15). At load 4.5–7.7 the same runs take 2–3 × the wall time
+(CPU seconds about the same): wall figures on a busy machine say little.
 
-So: cold ≤ 10 s in CPU seconds (7 s), ≤ 300 MB peak RSS both; warm 3.4 s CPU, not yet
+So: cold ≤ 10 s (5.8 s) and ≤ 300 MB peak RSS (240 MB, warm 196 MB); warm 2.8 s, not yet
 ≤ 2 s. Where the warm CPU goes (``cProfile`` with ``time.process_time``): the neighbours'
 matrix product ~0.8 s (half the matrix: each cosine once), their per-row bounds and
 selection ~0.9 s, the lexical index ~0.7 s (``words()`` 0.3 s of it), the fuse into 76,000
