@@ -128,11 +128,12 @@ def main() -> int:
                  f"candidates" if side == "cli" else f", {int(f['rows'])} rows")
         print(f"{what:34} {when}: {f['seconds']:7.2f} s wall, {f['cpu']:7.2f} s CPU, "
               f"peak RSS {f['rss_mb']:5.0f} MB{extra}")
-    cli = {w: f for s, w, f in rows if s == "cli"}
+    by_cli = {w: f for s, w, f in rows if s == "cli"}
     for side, when, f in rows:
         if side == "tui":
-            print(f"ratio screen / CLI judge ({when}): {f['seconds'] / cli[when]['seconds']:.2f} "
-                  f"wall, {f['cpu'] / cli[when]['cpu']:.2f} CPU (target: the screen ≤ 1 s)")
+            cli = by_cli[when]
+            print(f"ratio screen / CLI judge ({when}): {f['seconds'] / cli['seconds']:.2f} "
+                  f"wall, {f['cpu'] / cli['cpu']:.2f} CPU (target: the screen ≤ 1 s)")
     print("(the CLI's peak RSS is the largest of its runs so far: the warm run's is at most it)")
     return 0
 
