@@ -190,7 +190,9 @@ class Embedder:
             or vectors.shape != (len(digests), DIMENSIONS)
         ):
             return self._cache
-        self._cache = {bytes(d): vectors[i] for i, d in enumerate(digests)}
+        # numpy's S32 drops a digest's trailing zero bytes on the way out: put them back
+        self._cache = {d.ljust(32, b"\0"): vectors[i]
+                       for i, d in enumerate(digests.tolist())}
         return self._cache
 
     def embed(self, texts: Sequence[str]) -> Matrix:
