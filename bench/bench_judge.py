@@ -30,31 +30,31 @@ CPU seconds (on a loaded machine the CPU seconds are the steadier figure). A fou
 ``allpairs``, is the reference: every pair's cosine, each row sorted whole; the semantic
 neighbours must be exactly its neighbours (100 %, 0 others).
 
-## Measured 2026-12-03 (2 shared cores, load average 1.3)
+## Measured 2026-12-03 (2 shared cores, load average 0.9–1.3)
 
-Before and after this round's changes, back to back: the tree before them (d042e63) run
-under this harness's ``--child`` modes, then ``python bench/bench_judge.py --semantic``;
-10,000 memories, wall / CPU seconds, peak RSS:
+Before and after this round's changes: the tree before them (d042e63) run under this
+harness's ``--child`` modes, then, five minutes later, ``python bench/bench_judge.py
+--semantic`` on this tree; 10,000 memories, wall / CPU seconds, peak RSS:
 
 | run | before | after | wall ratio |
 |---|---|---|---|
-| lexical candidates alone | 2.69 s / 2.69 s, 153 MB | 0.86 s / 0.96 s, 120 MB | 3.1 × |
-| semantic, cold cache | 10.2 s / 12.4 s, 287 MB | 5.79 s / 7.13 s, 240 MB | 1.8 × |
-| semantic, warm cache | 6.31 s / 8.09 s, 229 MB | 2.79 s / 3.51 s, 196 MB | 2.3 × |
+| lexical candidates alone | 2.69 s / 2.69 s, 153 MB | 0.74 s / 0.84 s, 120 MB | 3.6 × |
+| semantic, cold cache | 10.2 s / 12.4 s, 287 MB | 5.50 s / 6.77 s, 244 MB | 1.9 × |
+| semantic, warm cache | 6.31 s / 8.09 s, 229 MB | 2.30 s / 3.02 s, 134 MB | 2.7 × |
 
-Steps of the warm run, before → after: lexical 2.96 → 0.82 s, embed (the cache) 0.53 →
-0.60 s, nearest 1.75 → 0.84 s, fuse 0.92 → 0.37 s. Against the lexical baseline of the same
-run: cold 6.7 ×, warm 3.2 ×. All-pairs, same run: 9.84 s (its nearest step, every pair's
-cosine with each row sorted whole, 8.34 s against 0.84 s), and the semantic neighbours are
-exactly its 75,655 neighbour pairs (100 %, 0 others). 76,317 candidate pairs (574 lexical
-at 0.35; 864 at the fused 0.15). At load 4.5–7.7 the same runs take 2–3 × the wall time
-(CPU seconds about the same): wall figures on a busy machine say little.
+Steps of the warm run, before → after: lexical 2.96 → 0.91 s, embed (the cache) 0.53 →
+0.07 s, nearest 1.75 → 0.75 s, fuse 0.92 → 0.41 s. Against the lexical baseline of the same
+run: cold 7.5 ×, warm 3.1 ×. All-pairs, same run: 9.52 s (its nearest step, every pair's
+cosine with each row sorted whole, 8.53 s against 0.75 s: 11 ×), and the semantic
+neighbours are exactly its 75,655 neighbour pairs (100 %, 0 others). 76,317 candidate pairs
+(574 lexical at 0.35; 864 at the fused 0.15). At load 4.5–7.7 the same runs take 2–4 × the
+wall time (CPU seconds about the same): wall figures on a busy machine say little.
 
-So: cold ≤ 10 s (5.8 s) and ≤ 300 MB peak RSS (240 MB, warm 196 MB); warm 2.8 s, not yet
-≤ 2 s. Where the warm CPU goes (``cProfile`` with ``time.process_time``): the neighbours'
-matrix product ~0.8 s (half the matrix: each cosine once), their per-row bounds and
-selection ~0.9 s, the lexical index ~0.7 s (``words()`` 0.3 s of it), the fuse into 76,000
-``Candidate`` objects ~0.3–0.7 s, the cache ~0.1 s.
+So: cold ≤ 10 s (5.5 s) and ≤ 300 MB peak RSS (244 MB cold, 134 MB warm); warm 2.3 s, not
+yet ≤ 2 s. Where the warm time goes: the lexical index ~0.7–0.9 s (``words()`` 0.3 s of
+it), the neighbours' matrix product ~0.4 s (half the matrix: each cosine once) and their
+per-row bounds and selection ~0.35 s, the fuse into 76,000 ``Candidate`` objects ~0.4 s,
+the cache 0.07 s. (Before the cache fix below, a warm run still loaded the model: 0.6 s.)
 
 What changed: the neighbours' top-k no longer ``argpartition``s whole rows (1.6 s of the
 old 2.2 s): each cosine is computed once, kept when at least its row's lower bound (the
@@ -64,6 +64,9 @@ lexical index and its prefix-filtered pairs are array operations (the same pairs
 as the pure-Python index, kept for when numpy is missing); the fuse sorts by arrays. A call
 of the embedder with at most ``FEW`` new texts (the verdict engine's statements) tokenizes
 them one by one, half the CPU of the tokenizer's threaded batch per call, the same vectors.
+And a bug: the cache file's digests are numpy ``S32``, which drops trailing zero bytes when
+read, so one text in 256 (a digest ending in 0x00) was never found in the cache and every
+"warm" run loaded the model to embed those again; the digests are padded back now.
 
 ## The whole ``memtui judge`` (issue 25's row), 10,000 memories generated
 
