@@ -55,6 +55,9 @@ MAX_TEXT_CHARS = 4_000
 """Characters of a memory's text that are embedded (a memory is meant to be short; a mean of
 more tokens says less)."""
 BATCH = 64
+FEW = 8
+"""Calls with at most this many new texts embed them one by one
+(:meth:`Embedder._mean_of_tokens`)."""
 MAX_ENTRIES = 50_000
 
 
@@ -187,7 +190,9 @@ class Embedder:
             or vectors.shape != (len(digests), DIMENSIONS)
         ):
             return self._cache
-        self._cache = {bytes(d): vectors[i] for i, d in enumerate(digests)}
+        # numpy's S32 drops a digest's trailing zero bytes on the way out: put them back
+        self._cache = {d.ljust(32, b"\0"): vectors[i]
+                       for i, d in enumerate(digests.tolist())}
         return self._cache
 
     def embed(self, texts: Sequence[str]) -> Matrix:
@@ -213,9 +218,12 @@ class Embedder:
             keys = list(todo)
             # sorted by length so each batch pads to about its own length
             keys.sort(key=lambda k: len(texts[todo[k][0]]))
-            fresh = self.model.embed([texts[todo[k][0]] for k in keys], norm=False,
-                                     batch_size=BATCH)
-            fresh = np.asarray(fresh, dtype=np.float32)
+            chosen = [texts[todo[k][0]] for k in keys]
+            if len(chosen) <= FEW:
+                fresh = self._mean_of_tokens(chosen)
+            else:
+                fresh = np.asarray(self.model.embed(chosen, norm=False, batch_size=BATCH),
+                                   dtype=np.float32)
             norms = np.linalg.norm(fresh, axis=1, keepdims=True)
             fresh = np.divide(fresh, norms, out=np.zeros_like(fresh), where=norms > 0)
             for key, vector in zip(keys, fresh, strict=True):
@@ -223,6 +231,22 @@ class Embedder:
                 for i in todo[key]:
                     out[i] = vector
             self.computed += len(keys)
+        return out
+
+    def _mean_of_tokens(self, texts: Sequence[str]) -> Matrix:
+        """What wordllama's ``embed(texts, norm=False)`` gives (the mean of each text's
+        token vectors), one text at a time: for the few texts of one call (a pair's
+        statements), the tokenizer's batch call costs more in handing work to its threads
+        than in tokenizing."""
+        model = self.model
+        table = model.embedding
+        out = np.zeros((len(texts), table.shape[1]), dtype=np.float32)
+        for row, text in enumerate(texts):
+            encoding = model.tokenizer.encode(text, add_special_tokens=False)
+            ids = np.asarray(encoding.ids, dtype=np.int64)
+            ids = ids[np.asarray(encoding.attention_mask, dtype=bool)]
+            if len(ids):
+                out[row] = table[np.clip(ids, 0, len(table) - 1)].mean(axis=0)
         return out
 
     def embed_items(self, items: Sequence[JudgeItem]) -> Matrix:

@@ -173,3 +173,33 @@ def test_the_scan_imports_no_numpy_nor_model(tmp_path: Path) -> None:
     assert "memtui.core.scan.scanner" in modules  # it did scan
     assert not {"numpy", "wordllama", "tokenizers", "safetensors",
                 "memtui.core.judge.embed"} & modules
+
+
+def test_a_few_texts_embedded_one_by_one_are_the_models_batch_vectors(
+    embedder: Embedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import memtui.core.judge.embed as embed
+
+    texts = [PARAPHRASES[0][0], "x", "Émoji 🚀 and ünïcode", "word " * 300, UNRELATED[2]]
+    batch = np.asarray(embedder.model.embed(texts, norm=False), dtype=np.float32)
+    assert np.allclose(Embedder(model=embedder.model)._mean_of_tokens(texts), batch, atol=1e-6)
+    few = Embedder(model=embedder.model).embed(texts)  # at most FEW new texts: one by one
+    monkeypatch.setattr(embed, "FEW", 0)  # every call through the model's batch
+    assert np.allclose(Embedder(model=embedder.model).embed(texts), few, atol=1e-6)
+
+
+def test_a_digest_ending_in_a_zero_byte_is_read_back_from_the_cache(
+    embedder: Embedder, tmp_path: Path
+) -> None:
+    # about one text in 256 has a sha256 ending in 0x00; numpy's S32 strips it on reading
+    import hashlib
+
+    text = next(t for t in (f"memory number {n}" for n in range(10_000))
+                if hashlib.sha256(t.encode()).digest()[-1] == 0)
+    cache = tmp_path / "embeddings.npz"
+    first = Embedder(cache, model=embedder.model)
+    vectors = first.embed([text, UNRELATED[0]])
+    first.save()
+    again = Embedder(cache)
+    assert np.array_equal(again.embed([text, UNRELATED[0]]), vectors)
+    assert again.computed == 0 and not again.model_loaded

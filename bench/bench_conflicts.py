@@ -1,0 +1,142 @@
+"""Time until the conflicts screen shows its first pair, against ``memtui judge --json`` on
+the same home, in the same run (issue 22's target: the screen within 1 s for 1,000 memories).
+
+    python bench/bench_conflicts.py [HOME_DIR] [--memories 4444] [--runs 1]
+
+HOME_DIR is a home made by ``bench/generate_home.py`` (generated in a temp dir when omitted,
+with ``--memories`` of which about 22 % land in the bench project's stores and the user-scope
+agents: 4,444 give about 1,000 memories to judge). Each figure is a fresh process with its
+own state and cache dirs: ``cold`` with an empty ledger and embedding cache (every verdict
+computed), ``warm`` a second run on the same dirs (the ledger's verdicts reused, the
+embeddings read from the cache). The TUI child runs the real app headless
+(``App.run_test``), presses ``J`` and polls until the pair list has a row; the time is from
+the key to that row. The CLI is timed from launch to exit, CPU seconds beside wall (the
+machine's load shifts both sides alike).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from scratch import scratch, subdir  # bench/scratch.py, beside this script
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def child(home: Path) -> None:
+    """Open the conflicts screen headless; print the seconds from ``J`` to its first row."""
+    sys.path.insert(0, str(ROOT))
+    from textual.widgets import OptionList
+
+    from memtui.core.stores.locations import Context
+    from memtui.tui.app import make_app
+    from memtui.tui.screens.conflicts import ConflictsScreen
+    from memtui.tui.screens.main import MainScreen
+
+    ctx = Context.create(project=home / "project", claude_home=home / "claude",
+                         agent_memory_home=home / "agent-memory", env=dict(os.environ))
+
+    async def run() -> dict[str, float]:
+        app = make_app(ctx, watch=False)
+        async with app.run_test(size=(160, 45)) as pilot:
+            while not isinstance(app.screen, MainScreen) or app.screen.result is None:
+                await pilot.pause(0.01)  # the main screen's scan is in: J judges it
+            cpu = time.process_time()
+            start = time.perf_counter()
+            await pilot.press("J")
+            while True:
+                screen = app.screen
+                if isinstance(screen, ConflictsScreen):
+                    pairs = screen.query_one("#conf-pairs", OptionList)
+                    if pairs.option_count:
+                        break
+                await pilot.pause(0.01)
+            return {"seconds": time.perf_counter() - start,
+                    "cpu": time.process_time() - cpu,
+                    "rows": float(pairs.option_count)}
+
+    figures = asyncio.run(run())
+    figures["rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(json.dumps(figures))
+
+
+def timed(cmd: list[str], env: dict[str, str]) -> dict[str, float]:
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    done = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    seconds = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode not in (0, 1):  # 1: pairs need a decision
+        raise SystemExit(f"{cmd[:4]} failed: {done.stderr[-2000:]}")
+    cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+    out: dict[str, float] = {"seconds": seconds, "cpu": cpu, "rss_mb": after.ru_maxrss / 1024}
+    with contextlib.suppress(ValueError, AttributeError):  # the JSON's counts, when it is
+        out.update({k: float(v) for k, v in json.loads(done.stdout).items()
+                    if isinstance(v, (int, float))})
+    return out
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("home", type=Path, nargs="?")
+    parser.add_argument("--memories", type=int, default=4444)
+    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        child(args.home)
+        return 0
+    with scratch("memtui-bench-conflicts-") as tmp:
+        home: Path = args.home
+        if home is None:
+            home = tmp / "home"
+            subprocess.run([sys.executable, str(ROOT / "bench" / "generate_home.py"), str(home),
+                            "--projects", "20", "--memories", str(args.memories),
+                            "--transcript-bytes", "1e6"], check=True, stdout=subprocess.DEVNULL)
+        base = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+        base["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), base.get("PYTHONPATH")]))
+        base["PYTHONPYCACHEPREFIX"] = subdir(tmp, "pyc")
+        cli = [sys.executable, "-m", "memtui", "--claude-home", str(home / "claude"),
+               "--project", str(home / "project"), "--agent-memory-home",
+               str(home / "agent-memory"), "judge", "--json"]
+        tui = [sys.executable, str(Path(__file__).resolve()), str(home), "--child"]
+        rows = []
+        for side, cmd in (("cli", cli), ("tui", tui)):
+            env = dict(base, XDG_STATE_HOME=subdir(tmp, f"{side}-state"),
+                       XDG_CACHE_HOME=subdir(tmp, f"{side}-cache"),
+                       XDG_CONFIG_HOME=subdir(tmp, "config"))
+            for when in ("cold", "warm"):
+                if side == "cli":
+                    figures = timed(cmd, env)
+                else:
+                    out = subprocess.run(cmd, env=env, capture_output=True, text=True,
+                                         check=True).stdout
+                    figures = json.loads(out.strip().splitlines()[-1])
+                rows.append((side, when, figures))
+    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    for side, when, f in rows:
+        what = ("memtui judge --json" if side == "cli" else "conflicts screen, J to first row")
+        extra = (f", {int(f.get('items', 0)):,} items, {int(f.get('candidates', 0)):,} "
+                 f"candidates" if side == "cli" else f", {int(f['rows'])} rows")
+        print(f"{what:34} {when}: {f['seconds']:7.2f} s wall, {f['cpu']:7.2f} s CPU, "
+              f"peak RSS {f['rss_mb']:5.0f} MB{extra}")
+    by_cli = {w: f for s, w, f in rows if s == "cli"}
+    for side, when, f in rows:
+        if side == "tui":
+            same = by_cli[when]
+            print(f"ratio screen / CLI judge ({when}): {f['seconds'] / same['seconds']:.2f} "
+                  f"wall, {f['cpu'] / same['cpu']:.2f} CPU (target: the screen ≤ 1 s)")
+    print("(the CLI's peak RSS is the largest of its runs so far: the warm run's is at most it)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
