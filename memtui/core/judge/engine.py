@@ -35,6 +35,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import lru_cache
 
 from memtui.core.judge.items import (
     CLAUDE_MD,
@@ -161,6 +162,13 @@ ANTONYMS = tuple(
         ("public", "private"), ("more", "less"), ("min", "max"),
     )
 )
+
+
+@lru_cache(maxsize=32_768)
+def _gone_in(text: str) -> re.Match[str] | None:
+    """:data:`GONE`'s first match in ``text``, searched once per text (per memory, not per
+    pair)."""
+    return GONE.search(text)
 
 
 @dataclass(frozen=True)
@@ -429,7 +437,7 @@ def _supersession(a: JudgeItem, b: JudgeItem, sa: list[Statement], sb: list[Stat
         if side not in (None, marked):
             continue
         item = a if marked == "a" else b
-        said = GONE.search(item.body)
+        said = _gone_in(item.body)
         if said is None:
             continue
         asserted = frozenset().union(*(s.asserted for s in other)) if other else frozenset()

@@ -13,6 +13,7 @@ import re
 import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import replace
+from functools import lru_cache
 from pathlib import Path
 
 from memtui.core.contents import Memory, ScanResult, Store
@@ -99,7 +100,13 @@ def _modified(data: dict[str, object]) -> str | None:
 
 def body_digest(item: JudgeItem) -> str:
     """The digest of the body alone (two memories with different names, same text)."""
-    return digest(item.body) if item.body else ""
+    return _cached_digest(item.body) if item.body else ""
+
+
+@lru_cache(maxsize=32_768)
+def _cached_digest(text: str) -> str:
+    """:func:`digest`, once per text (each pair of a memory asks again)."""
+    return digest(text)
 
 
 def memory_item(store: Store, memory: Memory) -> JudgeItem:

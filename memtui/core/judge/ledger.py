@@ -24,7 +24,10 @@ from memtui.core.write.journal import default_journal_dir
 from memtui.core.write.proposal import StateFile
 
 VERSION = 1
-LEDGER_CAP = 32 * 1024 * 1024
+LEDGER_CAP = 512 * 1024 * 1024
+"""The largest ledger read: a verdict takes about 800 bytes, so the 82,574 pairs of a
+10,000-memory home make 67 MB (32 MiB, the cap before, read that ledger as broken and judged
+every pair again on each run); 200,000 verdicts fit with room to spare."""
 USER = "user"
 LEDGER_FILE = "judge/ledger.json"
 """The ledger, relative to memtui's state dir."""

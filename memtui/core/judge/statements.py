@@ -214,7 +214,14 @@ def statements_of(item: JudgeItem) -> list[Statement]:
     """The body's statements (a CLAUDE.md paragraph's text; a memory without a body: its
     description)."""
     text = item.body if item.body or item.kind == CLAUDE_MD else item.description
-    return [statement(part) for part in split(text)]
+    return list(_statements_of_text(text))
+
+
+@lru_cache(maxsize=32_768)
+def _statements_of_text(text: str) -> tuple[Statement, ...]:
+    """A text's statements, worked out once per text: a memory takes part in many pairs (at
+    10,000 memories, 80,000 pairs spent most of their time splitting the same bodies again)."""
+    return tuple(statement(part) for part in split(text))
 
 
 CONDITIONAL = frozenset(("until", "unless", "before", "except", "till"))

@@ -108,3 +108,17 @@ def test_a_broken_ledger_is_reported_kept_aside_and_replaced(tmp_path: Path) -> 
     assert path.with_name("ledger.json.bad").read_text() == '{"version": 1, "entries": [{"pair": '
     assert len(Ledger.load(path).entries) == 2
     assert oct(path.stat().st_mode & 0o777) == "0o600"
+
+
+def test_the_ledger_of_a_large_home_is_read_back_not_judged_again(tmp_path: Path) -> None:
+    """At 10,000 memories the judge records about 82,000 verdicts (67 MB); the ledger cap
+    must let the next run read them (it used to call such a ledger broken). Measured here:
+    the bytes a verdict takes in the saved ledger, against the cap, for 200,000 verdicts."""
+    from memtui.core.judge.ledger import LEDGER_CAP
+
+    ctx = write_home(tmp_path, NOTES)
+    path = tmp_path / "ledger.json"
+    _pairs, judged = run(ctx, path, CountingJudge())
+    assert judged == 2
+    per_verdict = path.stat().st_size / judged
+    assert per_verdict * 200_000 < LEDGER_CAP
