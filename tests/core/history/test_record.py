@@ -253,3 +253,28 @@ def test_only_and_skip_leave_the_other_files_for_the_next_recording(
     second = record(small_home.ctx, Attribution.session("s1", "Write", str(a)), only=[a])
     assert [c.rel for c in second.changes] == ["testing.md"]
     assert record(small_home.ctx).commits == []
+
+
+def test_a_locked_history_is_reported_and_the_scan_goes_on(
+    small_home: SmallHome, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another recording holding the history's lock: a recording says the history is locked
+    (after its wait, shortened here), and reading the stores does not depend on it."""
+    import fcntl
+
+    from memtui.core.history import repo
+    from memtui.core.scan.scanner import scan
+
+    record(small_home.ctx)
+    monkeypatch.setattr(repo.locked.__wrapped__, "__defaults__", (0.2,))  # type: ignore[attr-defined]
+    held = os.open(small_home.data / "history" / repo.LOCK_FILE, os.O_RDWR)
+    try:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        (small_home.auto / "testing.md").write_text("changed while locked\n")
+        with pytest.raises(HistoryError, match="locked by another recording"):
+            record(small_home.ctx)
+        assert any(m.rel_path == "testing.md" for s in scan(small_home.ctx).stores
+                   for m in s.memories)
+    finally:
+        os.close(held)
+    assert [c.status for c in record(small_home.ctx).changes] == ["changed"]  # and after it
