@@ -20,6 +20,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from difflib import SequenceMatcher
+from functools import lru_cache
 
 from memtui.core.config import JudgeConfig
 from memtui.core.judge.candidates import STOPWORDS
@@ -291,7 +292,10 @@ def judge_pair(candidate: Candidate, vectors: Vectors | None = None) -> Verdict:
     return engine.judge_pair(candidate, vectors, parallel=_parallel_subjects(candidate))
 
 
+@lru_cache(maxsize=16_384)
 def _stems_of(text: str) -> frozenset[str]:
+    """The stems of a text's words and of their parts, once per text (each pair of a memory
+    asks again)."""
     from memtui.core.judge.statements import stem
 
     return frozenset(stem(part) for w in words(text) for part in (w, *re.split(r"[-/.@]", w))
