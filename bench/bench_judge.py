@@ -107,6 +107,15 @@ nothing is a candidate already.
 | cold (empty ledger, cache) | 24.5 s wall, 24.2 s CPU, 267 MB | 20.9 s wall, 21.5 s CPU, 293 MB |
 | warm (the ledger's verdicts) | 1.18 s wall, 1.36 s CPU | 2.47 s wall, 2.67 s CPU, 184 MB |
 
+After the verdicts' per-text caches (statements, body digests, the "way is over" search and
+the parallel-notes stems worked out once per text), ``python bench/bench_conflicts.py
+--memories 4000`` on 2026-12-03 at load 0.8 (900 items, 8,066 candidates, the same verdicts):
+
+| run | ``memtui judge --json`` | conflicts screen, ``J`` to its first row |
+|---|---|---|
+| cold | 13.2 s wall, 13.3 s CPU, 299 MB | 11.3 s wall, 11.8 s CPU, 292 MB |
+| warm | 2.20 s wall, 2.33 s CPU | 2.96 s wall, 3.24 s CPU, 186 MB |
+
 The verdicts of this tree and of the tree before its changes are the same on this home (434
 pairs need a decision in both, the same ids). The screen shows its pairs when every verdict
 is in (``ConflictsScreen.find``: start, then send, then show), so cold it waits for ~8,000
