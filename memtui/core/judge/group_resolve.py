@@ -39,6 +39,7 @@ from memtui.core.judge.ledger import (
     decision_file,
     new_entry,
 )
+from memtui.core.judge.links import dangling_note
 from memtui.core.judge.merge import propose_merge
 from memtui.core.judge.resolve import find_memory
 from memtui.core.judge.scoped import clean_note, note_line, propose_notes, with_note
@@ -225,6 +226,12 @@ def _archive_records(plan: GroupPlan, op_id: str, *, merged: bool) -> None:
     ]
 
 
+def _dangling(archived: list[Archived]) -> list[str]:
+    """The preview's warnings for archived members a ``[[wikilink]]`` still names."""
+    found = (dangling_note(a.store, a.memory) for a in archived)
+    return [note for note in found if note is not None]
+
+
 def _delete_proposal(group: Group, archived: list[Archived]) -> Proposal:
     return plan_delete_memories(_stores([a.store for a in archived]),
                                 [a.memory for a in archived])
@@ -242,7 +249,7 @@ def plan_group_keep(result: ScanResult, group: Group, keep: JudgeItem | None = N
     proposal.kind = "archive-memories"
     names = ", ".join(a.memory.rel_path for a in archived)
     proposal.title = f"keep {kept.rel_path}, archive {names} (group {group.id})"
-    proposal.notes.insert(0, f"keeps {kept.label}")
+    proposal.notes[:0] = [*_dangling(archived), f"keeps {kept.label}"]
     proposal.notes.append(f"settles the {len(group.pairs)} pairs of group {group.id}")
     proposal.notes.append("the archived files stay in memtui's archive (memtui judge restore)")
     plan = GroupPlan(group, "keep", proposal, archived=archived, kept=kept)
@@ -325,6 +332,7 @@ def plan_group_merge(result: ScanResult, group: Group, kept: JudgeItem | None = 
     skipped = [f"{r.label} is a CLAUDE.md rule: left as it is (memtui does not edit CLAUDE.md); "
                "judged again against the merged memory" for r in rules]
     proposal.notes = [
+        *_dangling(archived),
         f"writes the merged memory to {kept_memory.rel_path} (kept: {kept.label})",
         *proposal.notes, *skipped,
         f"settles the pairs of group {group.id} between its memories",

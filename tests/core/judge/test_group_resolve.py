@@ -203,3 +203,19 @@ def test_keeping_a_memory_over_a_claude_md_rule_is_refused(tmp_path: Path) -> No
     assert len(plan.archived) == 2
     merge = plan_group_merge(scan(ctx), group)  # the rule is left as it is
     assert len(merge.archived) == 1 and merge.skipped
+
+
+def test_keeping_one_warns_of_wikilinks_to_the_archived_members(home: Home) -> None:
+    """deploy.md names [[feedback_testing-postgres-2]]: archiving it leaves that link
+    pointing at nothing, and the preview says so (as a pair's keep does)."""
+    from memtui.core.demo.writers import write_memory
+
+    write_memory(store_dir(home.root / "home", "auto"), "deploy.md", description="How we deploy",
+                 type="project", body="Deploys go through the release train; tests: "
+                 "[[feedback_testing-postgres-2]].\n")
+    kept = member_of(home.group, "feedback_testing-postgres-3")
+    plan = plan_group_keep(scan(home.ctx), home.group, kept)
+    assert plan.proposal.notes[0].startswith(
+        "warning: [[feedback_testing-postgres-2]] in deploy.md will point at nothing")
+    merge = plan_group_merge(scan(home.ctx), home.group, kept)
+    assert merge.proposal.notes[0] == plan.proposal.notes[0]
