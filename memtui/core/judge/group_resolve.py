@@ -40,11 +40,12 @@ from memtui.core.judge.ledger import (
     new_entry,
 )
 from memtui.core.judge.links import dangling_note
-from memtui.core.judge.merge import propose_merge
+from memtui.core.judge.merge import clash_notes, propose_merge
 from memtui.core.judge.resolve import find_memory
 from memtui.core.judge.scoped import clean_note, note_line, propose_notes, with_note
 from memtui.core.judge.verdicts import Candidate, JudgedPair, JudgeItem, Relation, Verdict
 from memtui.core.model import StoreKind
+from memtui.core.parse.frontmatter import MemoryDocument
 from memtui.core.secrets.redact import masked_text
 from memtui.core.write.dirfd import EditRefused
 from memtui.core.write.journal import new_op_id
@@ -266,6 +267,47 @@ def merge_many(kept: bytes, others: list[bytes]) -> bytes:
     return merged
 
 
+def merge_in_time(kept: JudgeItem, kept_data: bytes,
+                  others: list[tuple[JudgeItem, bytes]]) -> bytes:
+    """The group's merge, where the sides disagree keeping the newest member's line.
+
+    ``others`` come newest first (:func:`merge_sources`). When the kept memory is the newest,
+    this is :func:`merge_many` (each other one's new lines appended, newest first). Otherwise
+    the others are folded oldest first, each against what is merged so far, whose date is the
+    newest member folded into it: a line a newer member states with another value replaces the
+    older line in place, and a line an older member states so is dropped."""
+    if all(newer(kept, item) != "b" for item, _data in others):
+        return merge_many(kept_data, [data for _item, data in others])
+    merged, latest = kept_data, kept
+    for item, data in reversed(others):
+        other_is_newer = newer(item, latest) == "a"
+        merged = propose_merge(merged, data, kept_is_newer=not other_is_newer)
+        if other_is_newer:
+            latest = item
+    return merged
+
+
+GROUP_CLASH_NOTES = 12  # the preview says how many more there are
+
+
+def group_clash_notes(members: list[tuple[JudgeItem, bytes]], merged: bytes) -> list[str]:
+    """What the merged text did with every two members' disagreeing lines (which older line it
+    dropped for which newer one, with the dates; which it keeps both of), each said once."""
+    bodies = [(item, MemoryDocument.from_bytes(data).body) for item, data in members]
+    notes: list[str] = []
+    for i, (a, body_a) in enumerate(bodies):
+        for b, body_b in bodies[i + 1:]:
+            if newer(a, b) == "b":
+                found = clash_notes(b, a, body_b, body_a, merged)
+            else:
+                found = clash_notes(a, b, body_a, body_b, merged)
+            notes += [n for n in found if n not in notes]
+    if len(notes) > GROUP_CLASH_NOTES:
+        more = len(notes) - GROUP_CLASH_NOTES
+        notes = [*notes[:GROUP_CLASH_NOTES], f"… and {more} more lines the members disagree on"]
+    return notes
+
+
 def _newest_first(items: list[JudgeItem]) -> list[JudgeItem]:
     ordered: list[JudgeItem] = []
     for item in items:
@@ -297,7 +339,7 @@ def propose_group_merge(result: ScanResult, group: Group, kept: JudgeItem | None
     merged memory memtui proposes (:func:`merge_many`), for the user to edit."""
     kept = kept or default_kept_memory(group)
     data, others = merge_sources(result, group, kept)
-    return kept, data, merge_many(data, [d for _o, d in others])
+    return kept, data, merge_in_time(kept, data, others)
 
 
 def plan_group_merge(result: ScanResult, group: Group, kept: JudgeItem | None = None,
@@ -314,7 +356,7 @@ def plan_group_merge(result: ScanResult, group: Group, kept: JudgeItem | None = 
         raise EditRefused("a merge needs two memories: the others are CLAUDE.md rules",
                           Path(kept.file))
     if merged is None:
-        merged = merge_many(kept_data, [d for _o, d in others])
+        merged = merge_in_time(kept, kept_data, others)
     if not merged.strip():
         raise EditRefused("the merged memory is empty: nothing would be kept", Path(kept.file))
     archived = [_archived(result, o) for o, _d in others]
@@ -334,6 +376,7 @@ def plan_group_merge(result: ScanResult, group: Group, kept: JudgeItem | None = 
     proposal.notes = [
         *_dangling(archived),
         f"writes the merged memory to {kept_memory.rel_path} (kept: {kept.label})",
+        *group_clash_notes([(kept, kept_data), *others], merged),
         *proposal.notes, *skipped,
         f"settles the pairs of group {group.id} between its memories",
         "the archived files stay in memtui's archive (memtui judge restore)",

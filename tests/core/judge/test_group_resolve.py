@@ -28,7 +28,7 @@ from memtui.core.judge.group_resolve import (
 )
 from memtui.core.judge.groups import group_pairs
 from memtui.core.judge.ledger import Ledger
-from memtui.core.judge.verdicts import Relation
+from memtui.core.judge.verdicts import JudgeItem, Relation
 from memtui.core.scan.scanner import scan
 from memtui.core.stores.locations import Context
 from memtui.core.write.apply import apply
@@ -219,3 +219,51 @@ def test_keeping_one_warns_of_wikilinks_to_the_archived_members(home: Home) -> N
         "warning: [[feedback_testing-postgres-2]] in deploy.md will point at nothing")
     merge = plan_group_merge(scan(home.ctx), home.group, kept)
     assert merge.proposal.notes[0] == plan.proposal.notes[0]
+
+
+TIMEOUTS = [Note("auto", f"timeout-{n}.md", "Request timeout",
+                 f"The request timeout is {seconds} seconds.\n", days)
+            for n, (seconds, days) in enumerate([(30, 30), (60, 20), (90, 10)])]
+
+
+def _timeout_members(tmp_path: Path) -> dict[str, tuple[JudgeItem, bytes]]:
+    from memtui.core.judge.items import memory_items
+
+    ctx = write_home(tmp_path / "home", TIMEOUTS)
+    return {item.rel_path: (item, Path(item.file).read_bytes())
+            for item in memory_items(scan(ctx)) if item.rel_path.startswith("timeout-")}
+
+
+def test_a_group_merge_into_an_older_member_keeps_the_newest_value_and_says_what_it_dropped(
+        tmp_path: Path) -> None:
+    from memtui.core.judge.group_resolve import group_clash_notes, merge_in_time
+
+    members = _timeout_members(tmp_path)
+    (oldest, old_data), (middle, mid_data), (newest, new_data) = (
+        members[f"timeout-{n}.md"] for n in range(3))
+    # Kept: the oldest (its name and place stay); the others come newest first.
+    merged = merge_in_time(oldest, old_data, [(newest, new_data), (middle, mid_data)])
+    text = merged.decode()
+    assert "90 seconds" in text and "30 seconds" not in text and "60 seconds" not in text
+    notes = group_clash_notes([(oldest, old_data), (newest, new_data), (middle, mid_data)],
+                              merged)
+    assert any("drops the older «The request timeout is 30 seconds.»" in n
+               and "«The request timeout is 90 seconds.»" in n for n in notes), notes
+    assert any("drops the older «The request timeout is 60 seconds.»" in n for n in notes)
+    # Kept the newest: the same as folding the others in, newest first.
+    assert merge_in_time(newest, new_data, [(middle, mid_data), (oldest, old_data)]) == (
+        merge_many(new_data, [mid_data, old_data]))
+
+
+def test_a_group_merge_kept_in_the_oldest_member_writes_the_newest_value(tmp_path: Path) -> None:
+    """The user keeps the oldest member's file (its name and place): the merge written there
+    still says what the newest member says, and the preview says which lines it dropped."""
+    ctx = write_home(tmp_path / "home", TIMEOUTS)
+    [group] = group_pairs(judged_pairs(ctx, Ledger.load(tmp_path / "ledger.json")))
+    oldest = member_of(group, "timeout-0")
+    plan = plan_group_merge(scan(ctx), group, oldest)
+    [written] = [c for c in plan.proposal.changes if c.action == "write"]
+    text = (written.new_bytes or b"").decode()
+    assert "90 seconds" in text and "30 seconds" not in text and "60 seconds" not in text
+    assert any("drops the older «The request timeout is 30 seconds.»" in n
+               for n in plan.proposal.notes), plan.proposal.notes
