@@ -158,6 +158,26 @@ def new_entry_id(rel_path: str, data: bytes) -> str:
     return f"{stamp}-{sha256_hex(data)[:8]}-{Path(rel_path).stem[:40]}"
 
 
+def archiving(store_kind: StoreKind, store_path: Path, rel_path: str, data: bytes, *,
+              reason: str, op_id: str, pair: str | None, superseded_by: str,
+              index_lines: list[str]) -> ArchiveEntry:
+    """The archive entry of a memory a decision archives now (``data``: its bytes), as a
+    pair's keep or merge and a group's write it."""
+    return ArchiveEntry(
+        id=new_entry_id(rel_path, data),
+        time=time.time(),
+        store_kind=store_kind.value,
+        store_path=str(store_path),
+        rel_path=rel_path,
+        sha256=sha256_hex(data),
+        reason=reason,
+        op_id=op_id,
+        pair=pair,
+        superseded_by=superseded_by,
+        index_lines=index_lines,
+    )
+
+
 @dataclass(frozen=True)
 class IndexPlacement:
     """Where restored index lines go, and what Claude Code then loads of them."""

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from memtui.core.contents import Memory, ScanResult, Store
-from memtui.core.judge.archive import Archive, ArchiveEntry, entry_state_files, new_entry_id
+from memtui.core.judge.archive import Archive, ArchiveEntry, archiving, entry_state_files
 from memtui.core.judge.groups import Group
 from memtui.core.judge.items import CLAUDE_MD, item_after, newer
 from memtui.core.judge.ledger import (
@@ -185,21 +185,13 @@ def _archive_records(plan: GroupPlan, op_id: str, *, merged: bool) -> None:
     assert kept is not None
     how = "merged into" if merged else "superseded by"
     for gone in plan.archived:
-        gone.entry = ArchiveEntry(
-            id=new_entry_id(gone.memory.rel_path, gone.data),
-            time=time.time(),
-            store_kind=gone.store.kind.value,
-            store_path=str(gone.store.path),
-            rel_path=gone.memory.rel_path,
-            sha256=sha256_hex(gone.data),
-            reason=f"{how} {kept.label} (group {plan.group.id})",
-            op_id=op_id,
-            pair=next((p.candidate.id for p in plan.group.pairs
-                       if {p.candidate.a.key, p.candidate.b.key} == {kept.key, gone.item.key}),
-                      None),
-            superseded_by=kept.key,
-            index_lines=gone.index_lines,
-        )
+        pair_id = next((p.candidate.id for p in plan.group.pairs
+                        if {p.candidate.a.key, p.candidate.b.key} == {kept.key, gone.item.key}),
+                       None)
+        gone.entry = archiving(
+            gone.store.kind, gone.store.path, gone.memory.rel_path, gone.data,
+            reason=f"{how} {kept.label} (group {plan.group.id})", op_id=op_id, pair=pair_id,
+            superseded_by=kept.key, index_lines=gone.index_lines)
     entry_of = {a.item.key: a.entry for a in plan.archived if a.entry is not None}
     said = "merge into" if merged else "keep"
     suffix = " (merged)" if merged else ""

@@ -6,12 +6,11 @@ write CLAUDE.md files."""
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from memtui.core.contents import Memory, ScanResult, Store
-from memtui.core.judge.archive import Archive, ArchiveEntry, entry_state_files, new_entry_id
+from memtui.core.judge.archive import Archive, ArchiveEntry, archiving, entry_state_files
 from memtui.core.judge.items import CLAUDE_MD
 from memtui.core.judge.ledger import USER, Ledger, LedgerEntry, decision_file, new_entry
 from memtui.core.judge.links import dangling_note
@@ -19,7 +18,7 @@ from memtui.core.judge.verdicts import Candidate, JudgeItem, Relation, Verdict
 from memtui.core.write.dirfd import EditRefused
 from memtui.core.write.journal import new_op_id
 from memtui.core.write.ops.memory import INDEX_NAME, index_lines_for, plan_delete_memory
-from memtui.core.write.proposal import AppliedOp, Proposal, read_regular, sha256_hex
+from memtui.core.write.proposal import AppliedOp, Proposal, read_regular
 
 KEEP_DECISIONS = ("a", "b")
 
@@ -93,19 +92,10 @@ def journal_records(plan: KeepPlan, *, merged: bool = False) -> None:
     after a kill keeps its record), under the operation id they name."""
     op_id = new_op_id()
     how = "merged into" if merged else "superseded by"
-    plan.entry = ArchiveEntry(
-        id=new_entry_id(plan.memory.rel_path, plan.data),
-        time=time.time(),
-        store_kind=plan.store.kind.value,
-        store_path=str(plan.store.path),
-        rel_path=plan.memory.rel_path,
-        sha256=sha256_hex(plan.data),
-        reason=f"{how} {plan.winner.label}",
-        op_id=op_id,
-        pair=plan.candidate.id,
-        superseded_by=plan.winner.key,
-        index_lines=plan.index_lines,
-    )
+    plan.entry = archiving(
+        plan.store.kind, plan.store.path, plan.memory.rel_path, plan.data,
+        reason=f"{how} {plan.winner.label}", op_id=op_id, pair=plan.candidate.id,
+        superseded_by=plan.winner.key, index_lines=plan.index_lines)
     said = f"merge into {plan.winner.label}" if merged else f"keep {plan.winner.label}"
     verdict = Verdict(Relation.SUPERSEDES, 1.0, f"decided: {said}", USER, winner=plan.keep)
     # the note's "archived " prefix tells the ledger the decision lasts only while the archived
