@@ -107,7 +107,7 @@ def test_the_anthropic_provider_with_yes_judges_and_reports_usage(
     assert api.calls == data["estimate"]["requests"]  # the group requests counted
     assert data["estimate"]["pairs"] == 9 and data["usage"]["requests"] == api.calls
     estimate = data["estimate"]
-    assert 1 <= estimate["groups"] and estimate["requests"] >= 1  # the groups the requests carry
+    assert estimate["groups"] >= 1 and estimate["requests"] >= 1  # the groups the requests carry
     cached = estimate["cache_read_tokens"] + estimate["cache_write_tokens"]
     assert 0 <= cached <= estimate["input_tokens"]  # of the input, what is priced as cached
     assert data["judged"] == 9

@@ -71,7 +71,7 @@ async def test_a_search_hit_scrolls_to_its_line_and_highlights_it(tmp_path: Path
         await pilot.press("r")  # back to the rendered view, from the top
         await settle(pilot)
         assert not hit.display and detail.hit_line is None and not detail.raw_mode
-        assert detail.query_one("#detail-body").display
+        assert detail.query_one("#detail-long").display  # a long body: drawn by Rich at once
 
 
 async def test_c_jumps_to_the_cut_line_of_memory_md(tmp_path: Path) -> None:

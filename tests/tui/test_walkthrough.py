@@ -313,6 +313,39 @@ async def test_r_keeps_the_scroll_position_in_a_memory(private: DemoHome) -> Non
         await scrolled_then_r(pilot, "agents", store, "long-rules.md")
 
 
+async def test_a_long_memory_is_drawn_as_one_widget_and_a_short_one_as_markdown(
+        private: DemoHome) -> None:
+    """A body of many blocks (an agentmemory daily log, a long rules list) is drawn by Rich's
+    Markdown in one widget: Textual's Markdown mounted a widget per list item, and 150 items
+    took seconds to show. It still parses no markup, and a link shows its target."""
+    from textual.widgets import Markdown
+
+    reviewer = private.claude_home / "agent-memory" / "reviewer"
+    rules = "\n".join(f"- rule {n}: check the refund path {n}" for n in range(150))
+    write_memory(reviewer, "long-rules.md", description="Many rules", type="feedback",
+                 body=f"# Rules\n\nSee [the runbook](https://runbook.example/refunds).\n\n"
+                      f"{rules}\n- [bold red]not markup[/] rule\n")
+    app = app_for(private)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        tree = screen.query_one("#tree-agents", StoreTree)
+        store = next(s for s in tree.stores if s.location.agent == "reviewer")
+        detail = screen.query_one(DetailPane)
+        long, markdown = detail.query_one("#detail-long", Static), detail.query_one(Markdown)
+        screen.select_path(store, "long-rules.md")
+        await settle(pilot)
+        assert long.display and not markdown.display
+        drawn = plain(long)
+        assert "rule 0: check the refund path 0" in drawn and "rule 149:" in drawn
+        assert "[bold red]not markup[/] rule" in drawn  # shown as written
+        assert "the runbook (https://runbook.example/refunds)" in drawn  # its target, shown
+        screen.select_path(store, "common-bugs.md")  # short: Textual's Markdown, as before
+        await settle(pilot)
+        assert markdown.display and not long.display
+
+
 async def test_one_store_and_one_file_are_counted_in_the_singular(private: DemoHome) -> None:
     """One snapshot shipped and an agentmemory home of one file: the pane subtitles, the info
     line and a store of one file's summary say "1 store" and "1 file" (they said "1 stores",

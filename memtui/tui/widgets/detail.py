@@ -11,6 +11,7 @@ from functools import partial
 from typing import Any
 
 from rich.console import Group, RenderableType
+from rich.markdown import Markdown as RichMarkdown
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
@@ -271,6 +272,23 @@ def snapshot_summary(store: Store) -> RenderableType:
     return Group(head, table, reasons)
 
 
+LONG_MARKDOWN_LINES = 60
+"""A memory body of more lines than this is drawn by Rich's Markdown as one widget. Textual's
+Markdown mounts a widget for every block: a memory of 150 list items took 2 s to show and one
+of 400 items 5 s (an agentmemory daily log is such a list), where Rich draws it at once."""
+
+
+def long_body(text: str) -> bool:
+    return text.count("\n") >= LONG_MARKDOWN_LINES
+
+
+def rich_markdown(text: str) -> RichMarkdown:
+    """``text`` (a body from disk, controls escaped) drawn by Rich's Markdown: it parses no
+    Rich markup, and a link shows as its text and its target, not as a terminal hyperlink
+    (a memory's links are never followed)."""
+    return RichMarkdown(text, hyperlinks=False)
+
+
 class DetailPane(ReportsWork, VerticalScroll):
     """Shows the selected store, MEMORY.md or memory. Reads happen in a job."""
 
@@ -281,7 +299,8 @@ class DetailPane(ReportsWork, VerticalScroll):
         padding-bottom: 1;
         background: $surface;
     }
-    DetailPane > #detail-raw, DetailPane > #detail-hit, DetailPane > #detail-after {
+    DetailPane > #detail-raw, DetailPane > #detail-long,
+    DetailPane > #detail-hit, DetailPane > #detail-after {
         display: none;
     }
     """
@@ -306,6 +325,7 @@ class DetailPane(ReportsWork, VerticalScroll):
         yield Static("", id="detail-pinned")
         yield Static(Text("Select a memory to read it.", style="dim"), id="detail-head")
         yield Markdown("", id="detail-body", open_links=False)
+        yield Static("", id="detail-long")
         yield Static("", id="detail-raw")
         yield Static("", id="detail-hit")
         yield Static("", id="detail-after")
@@ -332,6 +352,7 @@ class DetailPane(ReportsWork, VerticalScroll):
         head = self.query_one("#detail-head", Static)
         # hidden, not emptied (that re-lays the screen out again): updated before it shows again
         self.query_one("#detail-body", Markdown).display = False
+        self.query_one("#detail-long", Static).display = False
         self.query_one("#detail-raw", Static).update("")
         if ref is None:
             self.border_title = None  # nothing shown: no name left over from before
@@ -394,6 +415,8 @@ class DetailPane(ReportsWork, VerticalScroll):
         assert memory is not None
         head = self.query_one("#detail-head", Static)
         markdown = self.query_one("#detail-body", Markdown)
+        long = self.query_one("#detail-long", Static)
+        long.display = False  # shown below for a long body only
         raw = self.query_one("#detail-raw", Static)
         store = loaded.ref.store
         is_main_index = memory.is_index and memory.rel_path == INDEX_NAME
@@ -419,6 +442,10 @@ class DetailPane(ReportsWork, VerticalScroll):
         if show_raw:
             markdown.display = False
             raw.update(Text(body(loaded.text) if not unreadable else "(contents not shown)"))
+        elif long_body(loaded.body):
+            markdown.display = False
+            long.update(rich_markdown(body(loaded.body)))
+            long.display = True
         elif markdown.display:
             markdown.update(body(loaded.body))
         else:  # shown once updated: what it held before never shows
@@ -451,6 +478,7 @@ class DetailPane(ReportsWork, VerticalScroll):
         self.query_one("#detail-head", Static).update(Text(
             f"line {hit[1]}: the search hit (r: back to the {view} view)", style="dim"))
         self.query_one("#detail-body", Markdown).display = False
+        self.query_one("#detail-long", Static).display = False
         before, line_text, after = window
         self.query_one("#detail-raw", Static).update(before)
         self.query_one("#detail-hit", Static).update(line_text)
