@@ -209,5 +209,24 @@ async def test_broken_files_render_with_their_problem(
         assert tree.cursor_node is not None and "⚠" in str(tree.cursor_node.label)
 
 
+async def test_a_huge_memory_shows_its_first_lines_as_text(demo: DemoHome) -> None:
+    """The demo's 3 MB access log pasted into a memory: its first lines as text and how many
+    more there are, not a Markdown render of all of it (it froze the pane for 18 s)."""
+    from textual.widgets import Markdown
+
+    app = app_for(demo)
+    async with app.run_test(size=(160, 45)) as pilot:
+        screen = await settle(pilot)
+        await select(pilot, screen, "auto", "huge.md")
+        detail = screen.query_one(DetailPane)
+        raw = detail.query_one("#detail-raw", Static)
+        assert raw.display and not detail.query_one(Markdown).display
+        assert not detail.query_one("#detail-long", Static).display
+        shown = plain(raw)
+        assert shown.startswith('10.0.0.7 - - [20/Nov/2026:10:00:00 +0000] "GET /api/cart')
+        assert "more lines not shown" in shown
+        assert shown.count("GET /api/cart") == 1_000
+
+
 def test_demo_home_paths_are_real(demo: DemoHome) -> None:
     assert Path(demo.project, ".git").is_dir()

@@ -35,6 +35,7 @@ from memtui.tui.labels import snapshot_badge
 from memtui.tui.nodes import NodeRef, normalize
 from memtui.tui.plain import body, content, line, text
 from memtui.tui.widgets.index_view import (
+    MAX_RAW_LINES,
     RenderedOnce,
     cut_row,
     first_lines,
@@ -278,8 +279,18 @@ Markdown mounts a widget for every block: a memory of 150 list items took 2 s to
 of 400 items 5 s (an agentmemory daily log is such a list), where Rich draws it at once."""
 
 
+RENDER_CHARS = 200_000
+"""A memory body longer than this, or of more than ``MAX_RAW_LINES`` lines, is not rendered:
+its first lines are shown as text, as ``r`` shows a long MEMORY.md (a 3 MB access log pasted
+into a memory took Textual's Markdown 18 s and Rich's 40 s, the UI frozen meanwhile)."""
+
+
 def long_body(text: str) -> bool:
     return text.count("\n") >= LONG_MARKDOWN_LINES
+
+
+def too_big_to_render(text: str) -> bool:
+    return len(text) > RENDER_CHARS or text.count("\n", 0, RENDER_CHARS) >= MAX_RAW_LINES
 
 
 def rich_markdown(text: str) -> RichMarkdown:
@@ -438,10 +449,16 @@ class DetailPane(ReportsWork, VerticalScroll):
         show_raw = self.raw_mode or unreadable or (store.kind == StoreKind.SNAPSHOT and not (
             memory.rel_path.endswith(".md")
         ))
-        raw.display = show_raw
-        if show_raw:
+        big = not unreadable and too_big_to_render(loaded.text)
+        raw.display = show_raw or big
+        if show_raw or big:
             markdown.display = False
-            raw.update(Text(body(loaded.text) if not unreadable else "(contents not shown)"))
+            if unreadable:
+                raw.update(Text("(contents not shown)"))
+            elif big:  # its first lines, as text, rendered or raw
+                raw.update(raw_lines(loaded.text if show_raw else loaded.body))
+            else:
+                raw.update(Text(body(loaded.text)))
         elif long_body(loaded.body):
             markdown.display = False
             long.update(rich_markdown(body(loaded.body)))
