@@ -38,13 +38,25 @@ def judge_candidates(
 ) -> list[Candidate]:
     """The candidate pairs of ``items``, best first. ``ctx``: its cache dir keeps the
     embeddings (none without it); ``notes`` gets why the lexical candidates alone were used."""
-    why = semantic_unavailable()
-    if why is not None:
-        if notes is not None:
-            notes.append(f"{why}; lexical candidates only")
-        return find_candidates(items, cancelled=cancelled)
-    from memtui.core.judge.embed import Embedder
-    from memtui.core.judge.neighbours import semantic_candidates
-
+    try:
+        from memtui.core.judge.embed import Embedder
+        from memtui.core.judge.neighbours import semantic_candidates
+    except ImportError as err:
+        return _lexical(items, f"the semantic signal is unavailable: {err}", cancelled, notes)
     embedder = Embedder.for_env(ctx.env, ctx.home) if ctx is not None else Embedder()
-    return semantic_candidates(items, embedder=embedder, cancelled=cancelled)
+    try:
+        # the model loads only when a text is not in the embedding cache: a second run on
+        # the same memories reads every vector from the cache and never loads it
+        return semantic_candidates(items, embedder=embedder, cancelled=cancelled)
+    except (ImportError, OSError, ValueError):
+        why = semantic_unavailable()
+        if why is None:  # not the model's failure
+            raise
+        return _lexical(items, why, cancelled, notes)
+
+
+def _lexical(items: Sequence[JudgeItem], why: str, cancelled: Callable[[], bool] | None,
+             notes: list[str] | None) -> list[Candidate]:
+    if notes is not None:
+        notes.append(f"{why}; lexical candidates only")
+    return find_candidates(items, cancelled=cancelled)

@@ -7,7 +7,7 @@ can show it and stop it."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from memtui.core.contents import ScanResult
@@ -15,7 +15,7 @@ from memtui.core.judge.finder import judge_candidates
 from memtui.core.judge.items import claude_md_items, memory_items
 from memtui.core.judge.ledger import Ledger
 from memtui.core.judge.providers import Judge
-from memtui.core.judge.verdicts import NEEDS_ACTION, JudgedPair, JudgeItem
+from memtui.core.judge.verdicts import NEEDS_ACTION, JudgedPair, JudgeItem, Verdict
 from memtui.core.model import StoreKind
 from memtui.core.stores.claudemd import MANAGED_CLAUDE_MD, load_chain
 from memtui.core.stores.locations import Context
@@ -100,6 +100,89 @@ def pairs_to_judge(
     return todo if limit is None else todo[:limit]
 
 
+BATCH = 64
+"""Pairs per batch of :func:`verdict_batches` (the local judge: a few tens of milliseconds)."""
+
+
+def judge_order(pairs: Sequence[JudgedPair]) -> list[JudgedPair]:
+    """``pairs`` in the order they are judged: the likeliest to need a decision first (the
+    same content, then the same name), then as found (best score first). Only the order of
+    judging: the list a run shows keeps the candidates' order."""
+
+    def rank(pair: JudgedPair) -> int:
+        a, b = pair.candidate.a, pair.candidate.b
+        if a.digest == b.digest:
+            return 0
+        return 1 if a.name == b.name else 2
+
+    return sorted(pairs, key=rank)  # stable: best score first within each rank
+
+
+def verdict_batches(
+    todo: Sequence[JudgedPair],
+    judge: Judge,
+    *,
+    batch: int = BATCH,
+    cancelled: Callable[[], bool] | None = None,
+    progress: Progress | None = None,
+) -> Iterator[list[tuple[JudgedPair, Verdict]]]:
+    """The verdicts of ``judge`` on ``todo``, a batch at a time, likeliest first
+    (:func:`judge_order`); nothing is recorded (:func:`apply_verdicts` does). The local judge
+    gives ``batch`` pairs at a time (its verdicts exactly as a whole run's: one
+    :class:`~memtui.core.judge.engine.Vectors` over every pair's items, as
+    :meth:`~memtui.core.judge.local.LocalJudge.judge` builds it); any other judge (one that
+    sends whole groups of pairs) is asked once, its verdicts one batch. Stops, between
+    batches, once ``cancelled``. (A local judge whose ``judge`` is its own, overridden,
+    is asked once too.)"""
+    from memtui.core.judge.local import LocalJudge
+
+    step_name = f"judging ({judge.name})"
+    order = judge_order(todo)
+    total = len(order)
+
+    def say(done: int) -> None:
+        if progress is not None:
+            progress(step_name, done, total)
+
+    if not order:
+        return
+    if not isinstance(judge, LocalJudge) or type(judge).judge is not LocalJudge.judge:
+        verdicts = judge.judge([p.candidate for p in order], cancelled=cancelled,
+                               progress=lambda done, _total: say(done))
+        yield [(p, v) for p, v in zip(order, verdicts, strict=True) if v is not None]
+        return
+    from memtui.core.judge import local
+    from memtui.core.judge.finder import semantic_unavailable
+
+    say(0)
+    vectors = None
+    if semantic_unavailable() is None:
+        from memtui.core.judge.engine import Vectors
+
+        vectors = Vectors(items=[i for p in order for i in (p.candidate.a, p.candidate.b)])
+    for start in range(0, total, batch):
+        if cancelled is not None and cancelled():
+            return
+        chunk = order[start : start + batch]
+        yield [(p, local.judge_pair(p.candidate, vectors)) for p in chunk]
+        say(start + len(chunk))
+
+
+def apply_verdicts(batch: Iterable[tuple[JudgedPair, Verdict]], ledger: Ledger) -> int:
+    """Record each verdict of ``batch`` in ``ledger`` and give it to its pair (``judged``);
+    the number applied."""
+    count = 0
+    for pair, verdict in batch:
+        ledger.record(pair.candidate, verdict)
+        pair.previous = pair.verdict or pair.previous
+        pair.verdict = verdict
+        pair.state = "judged"
+        if verdict.fallback:
+            pair.notes.append(f"judged locally: {verdict.fallback}")
+        count += 1
+    return count
+
+
 def judge_pairs(
     pairs: Sequence[JudgedPair],
     judge: Judge,
@@ -110,23 +193,7 @@ def judge_pairs(
     progress: Progress | None = None,
 ) -> int:
     """Give every ``new`` and ``stale`` pair (every undecided pair with ``rejudge``) a verdict
-    from ``judge`` and record it; the number judged."""
+    from ``judge`` and record it; the number judged (:func:`verdict_batches` consumed whole)."""
     todo = pairs_to_judge(pairs, rejudge=rejudge)
-
-    def step(done: int, total: int) -> None:
-        if progress is not None:
-            progress(f"judging ({judge.name})", done, total)
-
-    verdicts = judge.judge([p.candidate for p in todo], cancelled=cancelled, progress=step)
-    count = 0
-    for pair, verdict in zip(todo, verdicts, strict=True):
-        if verdict is None:
-            continue
-        ledger.record(pair.candidate, verdict)
-        pair.previous = pair.verdict or pair.previous
-        pair.verdict = verdict
-        pair.state = "judged"
-        if verdict.fallback:
-            pair.notes.append(f"judged locally: {verdict.fallback}")
-        count += 1
-    return count
+    return sum(apply_verdicts(batch, ledger) for batch in verdict_batches(
+        todo, judge, cancelled=cancelled, progress=progress))

@@ -18,7 +18,8 @@ cancelled while judging keeps (and records) the verdicts it got."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+import threading
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -31,13 +32,15 @@ from memtui.core.judge.providers import Estimate, Judge, load_judge
 from memtui.core.judge.refresh import Reread, refresh_run
 from memtui.core.judge.refresh import reread as reread_files
 from memtui.core.judge.run import (
+    BATCH,
     MAX_SENT_PAIRS,
     JudgeRun,
     Progress,
+    apply_verdicts,
     collect_items,
-    judge_pairs,
     pair_up,
     pairs_to_judge,
+    verdict_batches,
 )
 from memtui.core.judge.scoped import ScopedPlan, scoped_verdict
 from memtui.core.judge.verdicts import JudgedPair, Relation, Verdict
@@ -115,6 +118,9 @@ class JudgeSession:
     the machine). Kept after :meth:`send`, which empties :attr:`todo`."""
     held_back: int = 0
     """Pairs to judge beyond the pair limit: not sent (the best first go)."""
+    lock: threading.RLock = field(default_factory=threading.RLock, repr=False, compare=False)
+    """Held while the ledger or the pairs' verdicts change (:meth:`stream` runs on a worker
+    thread, decisions on the UI's)."""
 
     @classmethod
     def start(
@@ -224,18 +230,44 @@ class JudgeSession:
         refusal = self.spend_check()
         if refusal is not None:
             raise SpendRefused(refusal)
+        return sum(len(batch) for batch in self.stream(progress, cancelled))
+
+    def stream(
+        self,
+        progress: Progress | None = None,
+        cancelled: Cancelled | None = None,
+        *,
+        batch: int = BATCH,
+    ) -> Iterator[list[JudgedPair]]:
+        """:meth:`send`, a batch at a time: judge :attr:`todo` (likeliest first,
+        :func:`~memtui.core.judge.run.judge_order`), record each batch's verdicts in the
+        ledger, give them to their pairs and yield those pairs; the ledger is saved once at the
+        end (also when stopped early: cancelled, or the caller closed the generator), and
+        ``run.judged`` counts what was judged. The local judge yields ``batch`` pairs at a
+        time; a provider that sends text, all it sent at once. Raises :class:`SpendRefused`
+        over the spend cap before anything is sent. Recording holds :attr:`lock` (a decision
+        taken meanwhile on another thread records under it too)."""
+        refusal = self.spend_check()
+        if refusal is not None:
+            raise SpendRefused(refusal)
         todo, self.todo = self.todo, []
         if not todo:
-            return 0
-        count = judge_pairs(todo, self.judge, self.ledger, rejudge=self.rejudge,
-                            cancelled=cancelled, progress=progress)
-        self.run.judged += count
-        if _stopped(cancelled):
-            self.run.complete = False
-        problem = self.ledger.save()  # an unwritable state dir: said, the run goes on
-        if problem is not None:
-            self.run.notes.append(problem)
-        return count
+            return
+        finished = False
+        try:
+            for verdicts in verdict_batches(todo, self.judge, batch=batch, cancelled=cancelled,
+                                            progress=progress):
+                with self.lock:
+                    self.run.judged += apply_verdicts(verdicts, self.ledger)
+                yield [pair for pair, _verdict in verdicts]
+            finished = True
+        finally:
+            if _stopped(cancelled) or not finished:
+                self.run.complete = False
+            with self.lock:
+                problem = self.ledger.save()  # an unwritable state dir: said, the run goes on
+            if problem is not None:
+                self.run.notes.append(problem)
 
     # -------------------------------------------------------------------- after a decision
 
@@ -243,8 +275,9 @@ class JudgeSession:
         """Record a decision that changes no file (:data:`RECORD_ONLY`) for ``pair`` and save
         the ledger (an ``OSError`` when it cannot be saved); the pair is ``decided``."""
         verdict = Verdict(RECORD_ONLY[decision], 1.0, f"decided: {decision}", USER)
-        self.ledger.record(pair.candidate, verdict, note=decision)
-        self.ledger.write()
+        with self.lock:
+            self.ledger.record(pair.candidate, verdict, note=decision)
+            self.ledger.write()
         pair.previous = pair.verdict or pair.previous
         pair.verdict = replace(verdict)
         pair.state = "decided"

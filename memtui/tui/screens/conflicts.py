@@ -19,6 +19,7 @@ group_resolve`), which one ``u`` undoes."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import Any, ClassVar
 
@@ -28,10 +29,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.command import Provider
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import OptionList, Static, Tab, Tabs
 from textual.widgets.option_list import Option
-from textual.worker import Worker
+from textual.worker import Worker, get_current_worker
 
 from memtui.core.config import Config, JudgeConfig
 from memtui.core.contents import ScanResult
@@ -96,6 +98,21 @@ from memtui.tui.widgets.pair_views import (
     word_diff,
 )
 from memtui.tui.work import ReportsWork, ask, check, in_thread, is_cancelled, progress
+
+SHOW_EVERY = 0.1
+"""Seconds at least between two showings of the list while verdicts come in."""
+
+
+class VerdictsIn(Message):
+    """:meth:`ConflictsScreen.judge_stream`: ``done`` of ``total`` pairs judged (``last``: all
+    of them, or as many as the run judged)."""
+
+    def __init__(self, session: JudgeSession, done: int, total: int, last: bool = False) -> None:
+        super().__init__()
+        self.session = session
+        self.done = done
+        self.total = total
+        self.last = last
 
 FILTERS: tuple[str, ...] = ("open", "stale", "judged", "all")
 FILTER_LABELS = {
@@ -193,8 +210,17 @@ class ConflictsScreen(ReportsWork, Screen[None]):
         pairs of no such group."""
         self.expanded: set[str] = set()
         """The groups whose pairs are shown under them (by id)."""
+        self.group_keys: dict[str, frozenset[str]] = {}
+        """The members' keys of each group shown (by id): a group that grows while verdicts
+        come in (a new id) stays open."""
         self.changed: set[str] = set()
         """Files a decision changed that the pairs do not show yet (:meth:`reread`)."""
+        self.judging: tuple[int, int] | None = None
+        """While :meth:`judge_stream` runs: pairs judged so far, of how many."""
+        self.showing = False
+        """A :class:`VerdictsIn` is on its way: the worker posts no other until it is shown."""
+        self.show_cost = 0.0
+        """Seconds the latest :meth:`show_pairs` of :meth:`verdicts_in` took."""
 
     def compose(self) -> ComposeResult:
         yield Static(Text(" conflicts ", style="bold reverse"), id="conf-head")
@@ -237,8 +263,11 @@ class ConflictsScreen(ReportsWork, Screen[None]):
 
     @work(exclusive=True, group="judge", exit_on_error=False, name="judge", description="Judge")
     async def find(self, rejudge: bool = False) -> None:
-        """Read, pair and judge in a thread; a provider that sends text shows its estimate
-        and sends only on yes (and never over ``judge.spend_cap_usd``)."""
+        """Read and pair in a thread and show the pairs the ledger knows at once; then judge
+        the others in :meth:`judge_stream` (their rows appear as their verdicts come in). A
+        provider that sends text shows its estimate and sends only on yes (and never over
+        ``judge.spend_cap_usd``)."""
+        self.workers.cancel_group(self, "judge-stream")  # a run before this one: stopped
         try:
             judge = load_provider(self.context, self.settings)
         except ProviderError as err:
@@ -254,17 +283,58 @@ class ConflictsScreen(ReportsWork, Screen[None]):
             session = JudgeSession.start(context, settings, provider=judge, result=result,
                                          rejudge=rejudge, progress=step, cancelled=is_cancelled)
             check()
-            if not session.asks_first:
-                session.send(step, is_cancelled)
             return session
 
         session = await in_thread(start)
         self.found = session
+        self.judging = None
+        if not session.asks_first:
+            if session.todo:
+                self.judging = (0, len(session.todo))
+                self.judge_stream(session)
+            self.show_pairs()
+            return
         if await self.confirm_sending(session):
             self.say(f"sending {len(session.todo)} pairs …", "dim")
             await in_thread(lambda: session.send(step, is_cancelled))
             session.estimate = None
             self.show_pairs()
+
+    @work(thread=True, exclusive=True, group="judge-stream", exit_on_error=False,
+          name="judging", description="Judge")
+    def judge_stream(self, session: JudgeSession) -> None:
+        """Judge ``session.todo`` a batch at a time (:meth:`JudgeSession.stream`, likeliest
+        first); the list is shown again at most every :data:`SHOW_EVERY` seconds (longer when
+        showing it takes longer: at most a third of the time goes to it) and once at the end.
+        Leaving the screen (or a newer run) cancels it; the verdicts in are kept."""
+        worker = get_current_worker()
+        total = len(session.todo)
+
+        def step(name: str, done: int, all_: int) -> None:
+            progress(f"judge: {name}", done, all_)
+
+        done, last = 0, time.monotonic()
+        for batch in session.stream(step, lambda: worker.is_cancelled):
+            done += len(batch)
+            now = time.monotonic()
+            if worker.is_cancelled:
+                break
+            if not self.showing and now - last >= max(SHOW_EVERY, 2 * self.show_cost):
+                self.showing, last = True, now
+                self.post_message(VerdictsIn(session, done, total))
+        if not worker.is_cancelled:
+            self.post_message(VerdictsIn(session, done, total, last=True))
+
+    @on(VerdictsIn)
+    def verdicts_in(self, event: VerdictsIn) -> None:
+        """A batch of verdicts is in: the list again (the cursor stays on its row)."""
+        self.showing = False
+        if event.session is not self.found:  # a run replaced since
+            return
+        self.judging = None if event.last else (event.done, event.total)
+        started = time.monotonic()
+        self.show_pairs()
+        self.show_cost = time.monotonic() - started
 
     def worker_ended(self, worker: Worker[Any], failure: str | None) -> None:
         if failure is not None and worker.group == "judge":
@@ -318,7 +388,11 @@ class ConflictsScreen(ReportsWork, Screen[None]):
             head.append(f" · sent {usage.requests} requests, ${usage.cost_usd:.4f}", style="dim")
         self.query_one("#conf-head", Static).update(head)
         notes = found.notes
-        if not self.shown:
+        if self.judging is not None:
+            done, total = self.judging
+            self.say(f"judging ({found.judge.name}): {done:,} of {total:,} pairs judged · "
+                     "rows appear as their verdicts come in", "dim")
+        elif not self.shown:
             where = "" if self.store_filter is None else f" in {line(self.store_filter)}"
             self.say(f"no pair {FILTER_LABELS[self.filter]}{where}" +
                      ("" if self.filter != "open" else ": f shows the other pairs"), "green")
@@ -332,6 +406,8 @@ class ConflictsScreen(ReportsWork, Screen[None]):
         ids = [row_id(r) for r in self.rows]
         if was is not None and row_id(was) in ids:
             keep = ids.index(row_id(was))
+        elif was is not None and (now := self.successor(was)) is not None:
+            keep = now
         pairs.clear_options()
         pairs.add_options(options)
         if self.rows:
@@ -351,6 +427,11 @@ class ConflictsScreen(ReportsWork, Screen[None]):
             for group in group_pairs(self.shown):
                 if len(group.members) < 3:
                     continue
+                keys = frozenset(m.key for m in group.members)
+                if group.id not in self.expanded and any(  # grown since it was opened
+                        self.group_keys.get(e, frozenset()) & keys for e in self.expanded):
+                    self.expanded.add(group.id)
+                self.group_keys[group.id] = keys
                 open_ = group.id in self.expanded
                 self.rows.append(group)
                 options.append(Option(group_label(group, open_), id=group.id))
@@ -366,6 +447,17 @@ class ConflictsScreen(ReportsWork, Screen[None]):
                 self.rows.append(pair)
                 options.append(Option(pair_label(pair), id=pair.candidate.id))
         return options
+
+    def successor(self, was: Row) -> int | None:
+        """The row that now holds what ``was`` showed, gone from the list (verdicts came in
+        meanwhile): a group that grew (it shares a member), the group a pair joined."""
+        if isinstance(was, Group):
+            keys = {m.key for m in was.members}
+            return next((n for n, r in enumerate(self.rows) if isinstance(r, Group)
+                         and keys & {m.key for m in r.members}), None)
+        pair_id = was.candidate.id
+        return next((n for n, r in enumerate(self.rows) if isinstance(r, Group)
+                     and any(p.candidate.id == pair_id for p in r.pairs)), None)
 
     def show_row(self, row: Row | None) -> None:
         if isinstance(row, Group):
@@ -736,6 +828,7 @@ class ConflictsScreen(ReportsWork, Screen[None]):
 
     def action_back(self) -> None:
         self.workers.cancel_group(self, "judge")
+        self.workers.cancel_group(self, "judge-stream")
         self.dismiss(None)
 
     def action_help(self) -> None:

@@ -1,0 +1,97 @@
+"""The judge's verdicts a batch at a time (:func:`memtui.core.judge.run.verdict_batches`,
+:meth:`memtui.core.judge.session.JudgeSession.stream`), as the conflicts screen shows them
+while they come in: the same verdicts as a whole run, the likeliest pairs first, each batch
+recorded, the ledger saved when the stream stops early."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from helpers import demo_context
+
+from memtui.core.config import JudgeConfig
+from memtui.core.demo.build import DemoHome
+from memtui.core.judge.ledger import Ledger, default_ledger_path
+from memtui.core.judge.local import LocalJudge
+from memtui.core.judge.run import judge_order
+from memtui.core.judge.session import JudgeSession
+from memtui.core.model import StoreKind
+from memtui.core.stores.locations import Context
+
+KINDS = (StoreKind.AUTO, StoreKind.AGENT)
+
+
+def context(pristine: DemoHome, tmp_path: Path, name: str) -> Context:
+    return demo_context(pristine, XDG_STATE_HOME=str(tmp_path / name / "state"),
+                        XDG_CACHE_HOME=str(tmp_path / name / "cache"))
+
+
+def start(ctx: Context) -> JudgeSession:
+    return JudgeSession.start(ctx, JudgeConfig(), provider="local", kinds=KINDS,
+                              managed=ctx.home / "no-managed")
+
+
+@pytest.fixture
+def ctx(pristine: DemoHome, tmp_path: Path) -> Context:
+    return context(pristine, tmp_path, "stream")
+
+
+def test_the_stream_gives_the_verdicts_of_a_whole_run_a_batch_at_a_time(
+    ctx: Context, pristine: DemoHome, tmp_path: Path
+) -> None:
+    whole = start(context(pristine, tmp_path, "whole"))
+    expected = whole.todo
+    verdicts = LocalJudge().judge([p.candidate for p in expected])  # one call, every pair
+    session = start(ctx)
+    todo = list(session.todo)
+    assert [p.candidate.id for p in todo] == [p.candidate.id for p in expected]
+    assert len(todo) > 8
+    batches = list(session.stream(batch=4))
+    assert all(0 < len(b) <= 4 for b in batches) and len(batches) >= len(todo) // 4
+    streamed = [p for b in batches for p in b]
+    assert sorted(p.candidate.id for p in streamed) == sorted(p.candidate.id for p in todo)
+    by_id = {p.candidate.id: v for p, v in zip(expected, verdicts, strict=True)}
+    assert all(p.verdict == by_id[p.candidate.id] and p.state == "judged" for p in streamed)
+    assert session.run.judged == len(todo) and session.run.complete
+    # the run's list keeps the candidates' order: the order of judging is not the list's
+    assert [p.candidate.id for p in session.run.pairs] == [
+        p.candidate.id for p in whole.run.pairs]
+    saved = Ledger.load(default_ledger_path(ctx.env))
+    assert all(saved.lookup(p.candidate).state == "judged" for p in todo)
+
+
+def test_the_likeliest_pairs_are_judged_first(ctx: Context) -> None:
+    session = start(ctx)
+    order = judge_order(session.todo)
+
+    def rank(i: int) -> int:
+        a, b = order[i].candidate.a, order[i].candidate.b
+        return 0 if a.digest == b.digest else 1 if a.name == b.name else 2
+
+    ranks = [rank(i) for i in range(len(order))]
+    assert ranks == sorted(ranks) and ranks[0] < 2  # the demo has same-name pairs
+    first = next(iter(session.stream(batch=2)))
+    assert [p.candidate.id for p in first] == [p.candidate.id for p in order[:2]]
+
+
+def test_a_stream_stopped_early_keeps_and_saves_what_it_judged(ctx: Context) -> None:
+    session = start(ctx)
+    total = len(session.todo)
+    seen: list[int] = []
+    stream = session.stream(batch=3, cancelled=lambda: len(seen) >= 2)
+    for batch in stream:
+        seen.append(len(batch))
+    assert seen == [3, 3] and session.run.judged == 6 < total
+    assert not session.run.complete
+    saved = Ledger.load(default_ledger_path(ctx.env))
+    judged = [p for p in session.run.pairs if p.state == "judged"]
+    assert len(judged) == 6 and all(saved.lookup(p.candidate).state == "judged" for p in judged)
+
+    again = start(ctx)  # a caller that stops reading (the generator closed) saves too
+    assert len(again.todo) == total - 6
+    stream = again.stream(batch=5)
+    next(stream)
+    stream.close()
+    assert not again.run.complete
+    assert len(start(ctx).todo) == total - 11
