@@ -103,6 +103,9 @@ NUMBER_ALIGNED = 0.3
 """A pair this near (below :data:`CONFLICT_PAIR`) is a contradiction on another number in
 statements this near when both sides name a rare word (their subject)."""
 """Other numbers in statements less near than this need a rare word in common (a subject)."""
+REVIEW_PAIR = 0.5
+"""A pair the rules cannot pin, each side the other's nearest memory and at least this near,
+is listed for review (as a likely duplicate, with a low confidence) rather than hidden."""
 SWAP_NEAR = 0.6
 """Swapped words at least this near (cosine of their embeddings) are values of one kind."""
 MAX_SWAP = 3
@@ -541,6 +544,26 @@ def _conflict(a: JudgeItem, b: JudgeItem, sa: list[Statement], sb: list[Statemen
         evidence=(evidence_quote(sa[i].text), evidence_quote(sb[j].text)))
 
 
+def _changed(conflict: Verdict, a: JudgeItem, b: JudgeItem, side: str | None) -> Verdict | None:
+    """A contradiction whose newer side (by ``modified``, else mtime; never a CLAUDE.md
+    rule, which has no date of its own) says that something changed ("now", "moved to",
+    "since October"): the newer side supersedes the older, whether or not it names the old
+    way in words the other side uses."""
+    if conflict.relation is not Relation.CONFLICTS_WITH or side is None:
+        return None
+    kept, old_item = (a, b) if side == "a" else (b, a)
+    if CLAUDE_MD in (a.kind, b.kind):
+        return None
+    said = _gone_in(kept.body)
+    if said is None:
+        return None
+    return Verdict(
+        Relation.SUPERSEDES, round(max(0.3, min(0.75, conflict.confidence)), 2),
+        f"{conflict.reason.split('; the newer')[0]}; the newer side {side.upper()} says it "
+        f"changed (“{said.group(0)}”): {_when(kept)} vs {_when(old_item)}",
+        NAME, winner=side, evidence=conflict.evidence)
+
+
 def _states_the_new_way(gone_side: list[Statement], phrase: str, asserted: frozenset[str],
                         vectors: Vectors) -> bool:
     """The other side already says what the statement with the supersession phrase says
@@ -586,7 +609,7 @@ def _parallel(a: JudgeItem, b: JudgeItem, sa: list[Statement], sb: list[Statemen
 
 
 def judge_pair(candidate: Candidate, vectors: Vectors | None = None,
-               parallel: frozenset[str] = frozenset()) -> Verdict:
+               parallel: frozenset[str] = frozenset(), nearest: bool = False) -> Verdict:
     """The engine's verdict on one candidate pair. ``parallel``: the words that name each
     side's own subject when the two are parallel notes (names of one pattern, another subject
     each: ``port-api`` / ``port-web``; :func:`memtui.core.judge.local.subjects_of`)."""
@@ -623,7 +646,8 @@ def judge_pair(candidate: Candidate, vectors: Vectors | None = None,
 
     conflict = _conflict(a, b, sa, sb, all_a, all_b, reading, vectors, side)
     if conflict is not None:
-        return conflict
+        changed = _changed(conflict, a, b, side)
+        return changed if changed is not None else conflict
 
     journal = is_journal(a) or is_journal(b)
     """A dated log repeats what a topic file says only when the two are near and their
@@ -657,6 +681,15 @@ def judge_pair(candidate: Candidate, vectors: Vectors | None = None,
         return Verdict(Relation.COMPATIBLE, round(min(0.6, reading.pair), 2),
                        f"two rules on near subjects ({reading.pair:.2f}), both can hold: "
                        "nothing one says contradicts the other", NAME, evidence=quote)
+    if (nearest and best is not None and reading.pair >= REVIEW_PAIR and near >= ALIGNED
+            and not journal):
+        # the rules pin nothing, but each side is the other's nearest memory, the two are
+        # close and so are statements of theirs (not ones both hold word for word, such as
+        # "Daily: [[2026-11-25]]"): most likely one fact written twice; listed for review
+        return Verdict(Relation.DUPLICATE, round(min(0.45, reading.pair * 0.6), 2),
+                       f"for review: each is the other's nearest memory ({reading.pair:.2f}), "
+                       "no rule tells whether they repeat or disagree", NAME,
+                       winner=newer(a, b), evidence=quote)
     confidence = round(min(0.5, reading.pair * 0.6), 2)
     return Verdict(Relation.RELATED, confidence,
                    f"near subjects ({reading.pair:.2f}), no disagreement found", NAME,
