@@ -261,8 +261,26 @@ def _share(weights: list[int], best: Matrix) -> float:
                if b >= DUPLICATE_STATEMENT) / total
 
 
+def singular(word: str) -> str:
+    """A condition word without its plural ending ("webhooks" → "webhook", "hotfixes" →
+    "hotfix", "stories" → "story"): one condition whether a side says one or many (the stemmer
+    would also make "production" "product")."""
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith(("xes", "ches", "shes", "sses")):
+        return word[:-2]
+    if word.endswith("s") and not word.endswith("ss") and len(word) > 3:
+        return word[:-1]
+    return word
+
+
+_SINGULAR_CONDITIONS: tuple[frozenset[str], ...] = tuple(
+    frozenset(singular(w) for w in group) for group in CONDITIONS)
+
+
 def _conditions(stems: frozenset[str]) -> list[frozenset[str]]:
-    return [stems & group for group in CONDITIONS]
+    said = frozenset(singular(w) for w in stems)
+    return [said & group for group in _SINGULAR_CONDITIONS]
 
 
 def scoped_by(sa: frozenset[str], sb: frozenset[str]) -> tuple[str, str] | None:
@@ -291,7 +309,9 @@ def own_conditions(sa: frozenset[str], sb: frozenset[str]) -> tuple[str, str] | 
     """Condition words (:data:`CONDITION_WORDS`, compared as written: "production" is not
     "product") each side names and the other never does (component tests vs the
     server code, batch scripts vs the webhook consumer): ``(a's, b's)``."""
-    only_a, only_b = (sa - sb) & CONDITION_WORDS, (sb - sa) & CONDITION_WORDS
+    sa = frozenset(singular(w) for w in sa & CONDITION_WORDS)
+    sb = frozenset(singular(w) for w in sb & CONDITION_WORDS)
+    only_a, only_b = sa - sb, sb - sa
     if only_a and only_b:
         return " ".join(sorted(only_a)), " ".join(sorted(only_b))
     return None
