@@ -261,10 +261,20 @@ def _share(weights: list[int], best: Matrix) -> float:
                if b >= DUPLICATE_STATEMENT) / total
 
 
+_CONDITION_ALIASES = {
+    "prod": "production", "dev": "development", "locally": "local", "e2e": "end-to-end",
+    "subagent": "agent", "subagents": "agent", "nightly": "night",
+}
+"""Short and long names of one condition ("prod" is production, "dev" development)."""
+
+
 def singular(word: str) -> str:
     """A condition word without its plural ending ("webhooks" → "webhook", "hotfixes" →
-    "hotfix", "stories" → "story"): one condition whether a side says one or many (the stemmer
-    would also make "production" "product")."""
+    "hotfix", "stories" → "story") and by its long name ("prod" → "production"): one
+    condition whether a side says one or many, short or long (the stemmer would also make
+    "production" "product")."""
+    if word in _CONDITION_ALIASES:
+        return _CONDITION_ALIASES[word]
     if word.endswith("ies") and len(word) > 4:
         return word[:-3] + "y"
     if word.endswith(("xes", "ches", "shes", "sses")):
@@ -339,6 +349,13 @@ def _written(st: Statement, values: set[str], kind: str) -> str:
 
 
 _NOT_VALUES = frozenset(("once", "twice", "single", "double"))
+
+
+def _other_port(x: Statement, y: Statement) -> bool:
+    """Both statements give a port, and not the same one."""
+    px = {v for v, k in x.quantities if k == "port"}
+    py = {v for v, k in y.quantities if k == "port"}
+    return bool(px and py and not px & py)
 
 
 def _is_number(word: str) -> bool:
@@ -521,11 +538,14 @@ def _conflict(a: JudgeItem, b: JudgeItem, sa: list[Statement], sb: list[Statemen
             found = difference(sa[i], sb[j], all_a, all_b, vectors, mentions, sim, named)
             if found is None:
                 continue
+            typed = found[0] == "number" and _other_port(sa[i], sb[j])
+            """Another port in aligned statements: a value typed enough to need no subject
+            word in common ("port 5432" / "localhost:6543")."""
             if (reading.pair < CONFLICT_PAIR or sim < ALIGNED) and (
-                    found[0] != "number" or not subject or i or j or journal):
+                    found[0] != "number" or not (subject or typed) or i or j or journal):
                 continue  # farther: only another number in what each side says first, on a
                 # subject both name, and not from a journal
-            if found[0] == "number" and sim < NUMBER_STATEMENT and not subject:
+            if found[0] == "number" and sim < NUMBER_STATEMENT and not (subject or typed):
                 continue  # other numbers of other subjects ("10 s" for HTTP, "5 s" for SQL)
             quoted = {stem(w) for w in f"{found[1]} {found[2]}".split()} - {"not"}
             talked = max((mentions[w] for w in quoted), default=0)

@@ -272,3 +272,27 @@ def test_a_plural_condition_word_is_the_same_condition(vectors: Vectors) -> None
     a = item("retries.md", "Payment webhooks are retried 3 times.")
     b = item("webhook-retries.md", "Webhook deliveries are retried 5 times with backoff.")
     assert verdict(a, b, vectors).relation is Relation.CONFLICTS_WITH
+
+
+def test_a_port_is_a_value_of_its_own_kind() -> None:
+    assert quantities("maps the dev database to localhost:6543") == {("6543", "port")}
+    assert quantities("Postgres listens on port 5432") == {("5432", "port")}
+    assert quantities("standup at 10:30") == frozenset()  # a clock time is no port
+
+
+def test_another_port_on_one_subject_conflicts_though_no_rare_word_is_shared(
+        vectors: Vectors) -> None:
+    a = item("db-port.md", "The local Postgres for development listens on port 5432.",
+             "Local Postgres")
+    b = item("dev-setup.md", "docker compose maps the dev database to localhost:6543.",
+             "Dev database")
+    given = verdict(a, b, vectors)
+    # "dev" is development: no condition of its own on either side, so not scoped
+    assert given.relation is Relation.CONFLICTS_WITH and "5432" in given.reason
+
+
+def test_short_and_long_names_are_one_condition() -> None:
+    from memtui.core.judge.engine import own_conditions, scoped_by
+
+    assert scoped_by(frozenset(("prod",)), frozenset(("production",))) is None
+    assert own_conditions(frozenset(("dev", "tests")), frozenset(("development",))) is None
