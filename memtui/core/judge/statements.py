@@ -37,6 +37,10 @@ NOBODY = frozenset(("nothing", "nobody", "none", "neither", "nor"))
 not say "no secrets"."""
 HEDGES = frozenset(("even", "ever", "really", "always", "directly", "yet", "also", "just"))
 """Words a negation reaches past ("not even in .env.example"): what it denies is the next."""
+LIGHT = frozenset(("call", "add", "run", "reli", "introduc", "commit", "put", "keep",
+                   "take", "rais", "throw", "creat", "write", "need", "requir", "depend"))
+"""Stems of verbs whose object says what is denied: "never call panic" denies panic as well
+as calling, "don't add mocks" mocks (the first content word alone would be "call", "add")."""
 NUMBER_WORDS = {
     "zero": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6",
     "seven": "7", "eight": "8", "nine": "9", "ten": "10", "twelve": "12", "fifteen": "15",
@@ -195,7 +199,8 @@ def statement(text: str) -> Statement:
                     stems.add(stem(part))
                     (negated if reach else asserted).add(stem(part))
         if reach:
-            if not since_negation and not nobody:
+            if not nobody and (not since_negation
+                               or (len(since_negation) == 1 and since_negation[0] in LIGHT)):
                 denied.add(s)
             negated.add(s)
             since_negation.append(s)

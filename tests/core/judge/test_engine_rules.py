@@ -296,3 +296,9 @@ def test_short_and_long_names_are_one_condition() -> None:
 
     assert scoped_by(frozenset(("prod",)), frozenset(("production",))) is None
     assert own_conditions(frozenset(("dev", "tests")), frozenset(("development",))) is None
+
+
+def test_a_negated_light_verb_denies_its_object_too() -> None:
+    assert statement("Never call panic in service code").denied == {"call", "panic"}
+    assert statement("Do not add mocks").denied == {"add", "mock"}
+    assert statement("Don't merge broken code").denied == {stem("merge")}
