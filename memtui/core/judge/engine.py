@@ -103,6 +103,9 @@ NUMBER_ALIGNED = 0.3
 """A pair this near (below :data:`CONFLICT_PAIR`) is a contradiction on another number in
 statements this near when both sides name a rare word (their subject)."""
 """Other numbers in statements less near than this need a rare word in common (a subject)."""
+REVIEW_PAIR = 0.5
+"""A pair the rules cannot pin, each side the other's nearest memory and at least this near,
+is listed for review (as a likely duplicate, with a low confidence) rather than hidden."""
 SWAP_NEAR = 0.6
 """Swapped words at least this near (cosine of their embeddings) are values of one kind."""
 MAX_SWAP = 3
@@ -258,8 +261,36 @@ def _share(weights: list[int], best: Matrix) -> float:
                if b >= DUPLICATE_STATEMENT) / total
 
 
+_CONDITION_ALIASES = {
+    "prod": "production", "dev": "development", "locally": "local", "e2e": "end-to-end",
+    "subagent": "agent", "subagents": "agent", "nightly": "night",
+}
+"""Short and long names of one condition ("prod" is production, "dev" development)."""
+
+
+def singular(word: str) -> str:
+    """A condition word without its plural ending ("webhooks" → "webhook", "hotfixes" →
+    "hotfix", "stories" → "story") and by its long name ("prod" → "production"): one
+    condition whether a side says one or many, short or long (the stemmer would also make
+    "production" "product")."""
+    if word in _CONDITION_ALIASES:
+        return _CONDITION_ALIASES[word]
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith(("xes", "ches", "shes", "sses")):
+        return word[:-2]
+    if word.endswith("s") and not word.endswith("ss") and len(word) > 3:
+        return word[:-1]
+    return word
+
+
+_SINGULAR_CONDITIONS: tuple[frozenset[str], ...] = tuple(
+    frozenset(singular(w) for w in group) for group in CONDITIONS)
+
+
 def _conditions(stems: frozenset[str]) -> list[frozenset[str]]:
-    return [stems & group for group in CONDITIONS]
+    said = frozenset(singular(w) for w in stems)
+    return [said & group for group in _SINGULAR_CONDITIONS]
 
 
 def scoped_by(sa: frozenset[str], sb: frozenset[str]) -> tuple[str, str] | None:
@@ -288,7 +319,9 @@ def own_conditions(sa: frozenset[str], sb: frozenset[str]) -> tuple[str, str] | 
     """Condition words (:data:`CONDITION_WORDS`, compared as written: "production" is not
     "product") each side names and the other never does (component tests vs the
     server code, batch scripts vs the webhook consumer): ``(a's, b's)``."""
-    only_a, only_b = (sa - sb) & CONDITION_WORDS, (sb - sa) & CONDITION_WORDS
+    sa = frozenset(singular(w) for w in sa & CONDITION_WORDS)
+    sb = frozenset(singular(w) for w in sb & CONDITION_WORDS)
+    only_a, only_b = sa - sb, sb - sa
     if only_a and only_b:
         return " ".join(sorted(only_a)), " ".join(sorted(only_b))
     return None
@@ -316,6 +349,13 @@ def _written(st: Statement, values: set[str], kind: str) -> str:
 
 
 _NOT_VALUES = frozenset(("once", "twice", "single", "double"))
+
+
+def _other_port(x: Statement, y: Statement) -> bool:
+    """Both statements give a port, and not the same one."""
+    px = {v for v, k in x.quantities if k == "port"}
+    py = {v for v, k in y.quantities if k == "port"}
+    return bool(px and py and not px & py)
 
 
 def _is_number(word: str) -> bool:
@@ -498,11 +538,14 @@ def _conflict(a: JudgeItem, b: JudgeItem, sa: list[Statement], sb: list[Statemen
             found = difference(sa[i], sb[j], all_a, all_b, vectors, mentions, sim, named)
             if found is None:
                 continue
+            typed = found[0] == "number" and _other_port(sa[i], sb[j])
+            """Another port in aligned statements: a value typed enough to need no subject
+            word in common ("port 5432" / "localhost:6543")."""
             if (reading.pair < CONFLICT_PAIR or sim < ALIGNED) and (
-                    found[0] != "number" or not subject or i or j or journal):
+                    found[0] != "number" or not (subject or typed) or i or j or journal):
                 continue  # farther: only another number in what each side says first, on a
                 # subject both name, and not from a journal
-            if found[0] == "number" and sim < NUMBER_STATEMENT and not subject:
+            if found[0] == "number" and sim < NUMBER_STATEMENT and not (subject or typed):
                 continue  # other numbers of other subjects ("10 s" for HTTP, "5 s" for SQL)
             quoted = {stem(w) for w in f"{found[1]} {found[2]}".split()} - {"not"}
             talked = max((mentions[w] for w in quoted), default=0)
@@ -539,6 +582,26 @@ def _conflict(a: JudgeItem, b: JudgeItem, sa: list[Statement], sb: list[Statemen
         f"“{evidence_quote(right, 60)}”{keep}",
         NAME, winner=side,
         evidence=(evidence_quote(sa[i].text), evidence_quote(sb[j].text)))
+
+
+def _changed(conflict: Verdict, a: JudgeItem, b: JudgeItem, side: str | None) -> Verdict | None:
+    """A contradiction whose newer side (by ``modified``, else mtime; never a CLAUDE.md
+    rule, which has no date of its own) says that something changed ("now", "moved to",
+    "since October"): the newer side supersedes the older, whether or not it names the old
+    way in words the other side uses."""
+    if conflict.relation is not Relation.CONFLICTS_WITH or side is None:
+        return None
+    kept, old_item = (a, b) if side == "a" else (b, a)
+    if CLAUDE_MD in (a.kind, b.kind):
+        return None
+    said = _gone_in(kept.body)
+    if said is None:
+        return None
+    return Verdict(
+        Relation.SUPERSEDES, round(max(0.3, min(0.75, conflict.confidence)), 2),
+        f"{conflict.reason.split('; the newer')[0]}; the newer side {side.upper()} says it "
+        f"changed (“{said.group(0)}”): {_when(kept)} vs {_when(old_item)}",
+        NAME, winner=side, evidence=conflict.evidence)
 
 
 def _states_the_new_way(gone_side: list[Statement], phrase: str, asserted: frozenset[str],
@@ -586,7 +649,7 @@ def _parallel(a: JudgeItem, b: JudgeItem, sa: list[Statement], sb: list[Statemen
 
 
 def judge_pair(candidate: Candidate, vectors: Vectors | None = None,
-               parallel: frozenset[str] = frozenset()) -> Verdict:
+               parallel: frozenset[str] = frozenset(), nearest: bool = False) -> Verdict:
     """The engine's verdict on one candidate pair. ``parallel``: the words that name each
     side's own subject when the two are parallel notes (names of one pattern, another subject
     each: ``port-api`` / ``port-web``; :func:`memtui.core.judge.local.subjects_of`)."""
@@ -623,7 +686,8 @@ def judge_pair(candidate: Candidate, vectors: Vectors | None = None,
 
     conflict = _conflict(a, b, sa, sb, all_a, all_b, reading, vectors, side)
     if conflict is not None:
-        return conflict
+        changed = _changed(conflict, a, b, side)
+        return changed if changed is not None else conflict
 
     journal = is_journal(a) or is_journal(b)
     """A dated log repeats what a topic file says only when the two are near and their
@@ -657,6 +721,15 @@ def judge_pair(candidate: Candidate, vectors: Vectors | None = None,
         return Verdict(Relation.COMPATIBLE, round(min(0.6, reading.pair), 2),
                        f"two rules on near subjects ({reading.pair:.2f}), both can hold: "
                        "nothing one says contradicts the other", NAME, evidence=quote)
+    if (nearest and best is not None and reading.pair >= REVIEW_PAIR and near >= ALIGNED
+            and not journal):
+        # the rules pin nothing, but each side is the other's nearest memory, the two are
+        # close and so are statements of theirs (not ones both hold word for word, such as
+        # "Daily: [[2026-11-25]]"): most likely one fact written twice; listed for review
+        return Verdict(Relation.DUPLICATE, round(min(0.45, reading.pair * 0.6), 2),
+                       f"for review: each is the other's nearest memory ({reading.pair:.2f}), "
+                       "no rule tells whether they repeat or disagree", NAME,
+                       winner=newer(a, b), evidence=quote)
     confidence = round(min(0.5, reading.pair * 0.6), 2)
     return Verdict(Relation.RELATED, confidence,
                    f"near subjects ({reading.pair:.2f}), no disagreement found", NAME,

@@ -282,14 +282,43 @@ _KIND_WORDS = {
 }
 
 
-def judge_pair(candidate: Candidate, vectors: Vectors | None = None) -> Verdict:
+def judge_pair(candidate: Candidate, vectors: Vectors | None = None,
+               nearest: bool = False) -> Verdict:
     """The verdict on one pair: the verdict engine's (:mod:`memtui.core.judge.engine`), or,
-    when the semantic signal cannot load, the lexical rules of :func:`lexical_verdict`."""
+    when the semantic signal cannot load, the lexical rules of :func:`lexical_verdict`.
+    ``nearest``: the two sides are each other's nearest memory among the run's candidates
+    (:func:`mutual_nearest`)."""
     if vectors is None and semantic_unavailable() is not None:
         return lexical_verdict(candidate)
     from memtui.core.judge import engine
 
-    return engine.judge_pair(candidate, vectors, parallel=_parallel_subjects(candidate))
+    return engine.judge_pair(candidate, vectors, parallel=_parallel_subjects(candidate),
+                             nearest=nearest)
+
+
+def mutual_nearest(candidates: Sequence[Candidate], vectors: Vectors) -> list[bool]:
+    """For each candidate, whether its two sides are each other's nearest memory (the
+    cosine of their whole texts, :func:`memtui.core.judge.embed.text_of`) among the pairs of
+    the run: a paraphrase of a memory is the one memory nearest to it, whatever its words.
+    One embedding per distinct text, one dot product per pair."""
+    from memtui.core.judge.embed import text_of
+
+    texts: dict[str, int] = {}
+    for c in candidates:
+        for item in (c.a, c.b):
+            texts.setdefault(text_of(item), len(texts))
+    if not texts:
+        return []
+    matrix = vectors.of(list(texts))
+    ends = [(texts[text_of(c.a)], texts[text_of(c.b)]) for c in candidates]
+    cosines = [float(matrix[i] @ matrix[j]) for i, j in ends]
+    best: dict[int, float] = {}
+    for (i, j), cos in zip(ends, cosines, strict=True):
+        for end in (i, j):
+            if cos > best.get(end, -2.0):
+                best[end] = cos
+    return [i != j and cos >= best[i] - 1e-6 and cos >= best[j] - 1e-6
+            for (i, j), cos in zip(ends, cosines, strict=True)]
 
 
 @lru_cache(maxsize=16_384)
@@ -511,13 +540,15 @@ class LocalJudge:
             from memtui.core.judge.engine import Vectors
 
             vectors = Vectors(items=[i for c in candidates for i in (c.a, c.b)])
+        nearest = mutual_nearest(candidates, vectors) if vectors is not None else None
         for done, candidate in enumerate(candidates):
             if cancelled is not None and cancelled():
                 out.extend(None for _ in candidates[done:])
                 break
             if progress is not None and done % 32 == 0:
                 progress(done, len(candidates))
-            out.append(judge_pair(candidate, vectors))
+            out.append(judge_pair(candidate, vectors,
+                                  nearest=nearest is not None and nearest[done]))
         if progress is not None:
             progress(len(candidates), len(candidates))
         return out

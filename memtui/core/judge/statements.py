@@ -37,6 +37,10 @@ NOBODY = frozenset(("nothing", "nobody", "none", "neither", "nor"))
 not say "no secrets"."""
 HEDGES = frozenset(("even", "ever", "really", "always", "directly", "yet", "also", "just"))
 """Words a negation reaches past ("not even in .env.example"): what it denies is the next."""
+LIGHT = frozenset(("call", "add", "run", "reli", "introduc", "commit", "put", "keep",
+                   "take", "rais", "throw", "creat", "write", "need", "requir", "depend"))
+"""Stems of verbs whose object says what is denied: "never call panic" denies panic as well
+as calling, "don't add mocks" mocks (the first content word alone would be "call", "add")."""
 NUMBER_WORDS = {
     "zero": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6",
     "seven": "7", "eight": "8", "nine": "9", "ten": "10", "twelve": "12", "fifteen": "15",
@@ -100,6 +104,8 @@ def _numbers(tokens: tuple[str, ...]) -> frozenset[str]:
     return frozenset(found)
 
 
+_PORT = re.compile(r"(?:\bports?\s+|\b[a-z][\w.-]*:)(\d{2,5})\b", re.IGNORECASE)
+"""A port: the number after "port", or after ``host:`` ("localhost:6543", "db:5432")."""
 _DATE_OR_TIME = re.compile(r"\b\d{4}-\d{2}(?:-\d{2})?\b|\b\d{1,2}:\d{2}(?::\d{2})?\b")
 """Dates and clock times: when something happened, not a value a rule sets."""
 TIME_UNITS = {
@@ -116,11 +122,16 @@ ONE_OF_TIME = {"hour": 3600.0, "daily": 86_400.0, "nightly": 86_400.0, "weekly":
 UNIT_STOP = frozenset(("for", "to", "in", "on", "at", "and", "or", "of", "the", "a", "is"))
 
 
+MAX_PORT_TEXT = 4_000
+"""Characters of a statement searched for ports (bounded, as every step is)."""
+
+
 def quantities(text: str) -> frozenset[tuple[str, str]]:
     """The values a statement gives, each with its kind: ``("600", "time")`` for "10
     minutes" (durations in seconds, sizes in bytes), ``("120", "")`` for "line length is
     120". Dates and clock times are left out. Two statements disagree on a number only
     when they give other values of one kind (6 minutes is not Postgres 16)."""
+    ports = frozenset(m.group(1) for m in _PORT.finditer(text[:MAX_PORT_TEXT]))
     tokens = words(_DATE_OR_TIME.sub(" ", text))[:MAX_STATEMENT_WORDS]
     found: set[tuple[str, str]] = set()
     for i, token in enumerate(tokens):
@@ -135,6 +146,9 @@ def quantities(text: str) -> frozenset[tuple[str, str]]:
             nxt = parts[k + 1] if k + 1 < len(parts) else (
                 tokens[i + 1] if i + 1 < len(tokens) else "")
             unit = stem(nxt) if nxt and nxt not in UNIT_STOP and not _NUMBER.match(nxt) else ""
+            if value in ports:
+                found.add((value, "port"))
+                continue
             for kind, units in (("time", TIME_UNITS), ("size", SIZE_UNITS)):
                 if unit in units:
                     with contextlib.suppress(ValueError):
@@ -185,7 +199,8 @@ def statement(text: str) -> Statement:
                     stems.add(stem(part))
                     (negated if reach else asserted).add(stem(part))
         if reach:
-            if not since_negation and not nobody:
+            if not nobody and (not since_negation
+                               or (len(since_negation) == 1 and since_negation[0] in LIGHT)):
                 denied.add(s)
             negated.add(s)
             since_negation.append(s)

@@ -223,3 +223,82 @@ def test_one_value_in_both_is_evidence_of_a_duplicate(vectors: Vectors) -> None:
                   item("on-call-rota.md", "Unacked pages go to the secondary on-call after 15 "
                        "min and to the EM after that.", "How paging escalates"), vectors)
     assert got.relation is Relation.DUPLICATE
+
+
+# -- generalizing rules (issue 22, item 4: the held half) ---------------------------------
+
+
+def test_a_contradiction_whose_newer_side_says_it_changed_supersedes(vectors: Vectors) -> None:
+    old = item("pool.md", "The database pool holds 20 connections.", mtime=1.0)
+    new = item("db-pool.md", "Since the migration the pool holds 50 connections.", mtime=2.0)
+    given = verdict(old, new, vectors)
+    assert given.relation is Relation.SUPERSEDES and given.winner == "b"
+    assert "Since the migration" in given.reason
+    # the side that says "since the migration" is the older one: no supersession, a conflict
+    older = item("db-pool.md", new.body, mtime=0.5)
+    assert verdict(old, older, vectors).relation is Relation.CONFLICTS_WITH
+
+
+def test_a_close_pair_no_rule_pins_is_listed_for_review_when_mutual_nearest(
+        vectors: Vectors) -> None:
+    a = item("flags.md", "Feature flags are read from LaunchDarkly at startup.")
+    b = item("launchdarkly.md", "Flags come from LaunchDarkly, loaded once when the service "
+             "boots.", mtime=2.0)
+    pair = Candidate(a, b, 0.5, ())
+    assert judge_pair(pair, vectors).relation is Relation.RELATED
+    review = judge_pair(pair, vectors, nearest=True)
+    assert review.relation is Relation.DUPLICATE and review.relation in NEEDS_ACTION
+    assert review.confidence <= 0.45 and review.reason.startswith("for review")
+
+
+def test_mutual_nearest_is_each_side_the_others_nearest(vectors: Vectors) -> None:
+    from memtui.core.judge.local import mutual_nearest
+
+    a = item("flags.md", "Feature flags are read from LaunchDarkly at startup.")
+    b = item("launchdarkly.md", "Flags come from LaunchDarkly, loaded once at boot.")
+    c = item("lunch.md", "The team lunch is on Fridays at the Thai place.")
+    pairs = [Candidate(a, b, 0.5, ()), Candidate(a, c, 0.5, ()), Candidate(b, c, 0.5, ())]
+    assert mutual_nearest(pairs, vectors) == [True, False, False]
+    assert mutual_nearest([], vectors) == []
+
+
+def test_a_plural_condition_word_is_the_same_condition(vectors: Vectors) -> None:
+    from memtui.core.judge.engine import scoped_by, singular
+
+    assert [singular(w) for w in ("webhooks", "hotfixes", "stories", "ci", "class")] == [
+        "webhook", "hotfix", "story", "ci", "class"]
+    assert scoped_by(frozenset(("webhooks",)), frozenset(("webhook",))) is None
+    assert scoped_by(frozenset(("staging",)), frozenset(("production",))) is not None
+    a = item("retries.md", "Payment webhooks are retried 3 times.")
+    b = item("webhook-retries.md", "Webhook deliveries are retried 5 times with backoff.")
+    assert verdict(a, b, vectors).relation is Relation.CONFLICTS_WITH
+
+
+def test_a_port_is_a_value_of_its_own_kind() -> None:
+    assert quantities("maps the dev database to localhost:6543") == {("6543", "port")}
+    assert quantities("Postgres listens on port 5432") == {("5432", "port")}
+    assert quantities("standup at 10:30") == frozenset()  # a clock time is no port
+
+
+def test_another_port_on_one_subject_conflicts_though_no_rare_word_is_shared(
+        vectors: Vectors) -> None:
+    a = item("db-port.md", "The local Postgres for development listens on port 5432.",
+             "Local Postgres")
+    b = item("dev-setup.md", "docker compose maps the dev database to localhost:6543.",
+             "Dev database")
+    given = verdict(a, b, vectors)
+    # "dev" is development: no condition of its own on either side, so not scoped
+    assert given.relation is Relation.CONFLICTS_WITH and "5432" in given.reason
+
+
+def test_short_and_long_names_are_one_condition() -> None:
+    from memtui.core.judge.engine import own_conditions, scoped_by
+
+    assert scoped_by(frozenset(("prod",)), frozenset(("production",))) is None
+    assert own_conditions(frozenset(("dev", "tests")), frozenset(("development",))) is None
+
+
+def test_a_negated_light_verb_denies_its_object_too() -> None:
+    assert statement("Never call panic in service code").denied == {"call", "panic"}
+    assert statement("Do not add mocks").denied == {"add", "mock"}
+    assert statement("Don't merge broken code").denied == {stem("merge")}
