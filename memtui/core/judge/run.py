@@ -160,11 +160,16 @@ def verdict_batches(
         from memtui.core.judge.engine import Vectors
 
         vectors = Vectors(items=[i for p in order for i in (p.candidate.a, p.candidate.b)])
+    candidates = [p.candidate for p in order]
+    # as LocalJudge.judge: whether each pair's sides are each other's nearest, over them all
+    nearest = local.mutual_nearest(candidates, vectors) if vectors is not None else None
     for start in range(0, total, batch):
         if cancelled is not None and cancelled():
             return
         chunk = order[start : start + batch]
-        yield [(p, local.judge_pair(p.candidate, vectors)) for p in chunk]
+        yield [(p, local.judge_pair(p.candidate, vectors,
+                                    nearest=nearest is not None and nearest[start + n]))
+               for n, p in enumerate(chunk)]
         say(start + len(chunk))
 
 
