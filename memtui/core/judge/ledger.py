@@ -13,6 +13,7 @@ import hashlib
 import json
 import os
 import tempfile
+import threading
 import time
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
@@ -130,6 +131,9 @@ class Ledger:
     problems: list[str] = field(default_factory=list)
     taken: list[Path] = field(default_factory=list)
     """Decision files taken into :attr:`entries`, removed once the ledger is saved."""
+    lock: threading.RLock = field(default_factory=threading.RLock, repr=False, compare=False)
+    """Held by every method that reads or changes :attr:`entries`: the conflicts screen
+    records verdicts on a worker thread while a decision records and saves on another."""
 
     @property
     def decisions_dir(self) -> Path:
@@ -180,12 +184,13 @@ class Ledger:
         return self
 
     def _take(self, entry: LedgerEntry, path: Path | None) -> None:
-        history = self.entries.setdefault(entry.pair, [])
-        if entry not in history:
-            history.append(entry)
-            history.sort(key=lambda e: e.time)
-        if path is not None and path not in self.taken:
-            self.taken.append(path)
+        with self.lock:
+            history = self.entries.setdefault(entry.pair, [])
+            if entry not in history:
+                history.append(entry)
+                history.sort(key=lambda e: e.time)
+            if path is not None and path not in self.taken:
+                self.taken.append(path)
 
     def adopt(self, entry: LedgerEntry) -> None:
         """Hold ``entry``, a decision the applied operation wrote with :func:`decision_file`
@@ -195,20 +200,22 @@ class Ledger:
 
     def lookup(self, candidate: Candidate) -> JudgedPair:
         """The pair with what the ledger knows of it (see the module's doc)."""
-        history = self.entries.get(candidate.id, [])
-        current = [e for e in history if e.matches(candidate)]
-        # a "keep one side" decision archived the other side: a pair still found means that
-        # operation was undone, and the decision with it
-        decided = [e for e in current if e.decided and not (e.note or "").startswith("archived ")
-                   and self._stands(e)]
-        if decided:
-            return JudgedPair(candidate, decided[-1].verdict(), "decided")
-        judged = [e for e in current if not e.decided]
-        if judged:
-            return JudgedPair(candidate, judged[-1].verdict(), "judged")
-        if history:
-            return JudgedPair(candidate, None, "stale", previous=history[-1].verdict())
-        return JudgedPair(candidate, None, "new")
+        with self.lock:
+            history = self.entries.get(candidate.id, [])
+            current = [e for e in history if e.matches(candidate)]
+            # a "keep one side" decision archived the other side: a pair still found means that
+            # operation was undone, and the decision with it
+            decided = [e for e in current if e.decided
+                       and not (e.note or "").startswith("archived ")
+                       and self._stands(e)]
+            if decided:
+                return JudgedPair(candidate, decided[-1].verdict(), "decided")
+            judged = [e for e in current if not e.decided]
+            if judged:
+                return JudgedPair(candidate, judged[-1].verdict(), "judged")
+            if history:
+                return JudgedPair(candidate, None, "stale", previous=history[-1].verdict())
+            return JudgedPair(candidate, None, "new")
 
     def _stands(self, entry: LedgerEntry) -> bool:
         """A decision noted ``dismissed <file>`` (a group's, written by an operation) holds
@@ -224,27 +231,30 @@ class Ledger:
     def record(
         self, candidate: Candidate, verdict: Verdict, note: str | None = None
     ) -> LedgerEntry:
-        entry = new_entry(candidate, verdict, note)
-        self.entries.setdefault(candidate.id, []).append(entry)
-        return entry
+        with self.lock:
+            entry = new_entry(candidate, verdict, note)
+            self.entries.setdefault(candidate.id, []).append(entry)
+            return entry
 
     def open_keys(self) -> set[str]:
         """The keys of every side of a pair whose latest entry is a judge's verdict that needs a
         decision (what the trees mark; a side changed since is still marked, as stale)."""
-        keys: set[str] = set()
-        for history in self.entries.values():
-            latest = history[-1]
-            if not latest.decided and Relation(latest.relation) in NEEDS_ACTION:
-                keys.update((latest.a, latest.b))
-        return keys
+        with self.lock:
+            keys: set[str] = set()
+            for history in self.entries.values():
+                latest = history[-1]
+                if not latest.decided and Relation(latest.relation) in NEEDS_ACTION:
+                    keys.update((latest.a, latest.b))
+            return keys
 
     def forget(self, entry: LedgerEntry) -> None:
         """Remove one entry (an undone decision)."""
-        history = self.entries.get(entry.pair, [])
-        if entry in history:
-            history.remove(entry)
-        if not history:
-            self.entries.pop(entry.pair, None)
+        with self.lock:
+            history = self.entries.get(entry.pair, [])
+            if entry in history:
+                history.remove(entry)
+            if not history:
+                self.entries.pop(entry.pair, None)
 
     def save(self) -> str | None:
         """Write the ledger whole; what went wrong in words (nothing saved), or None. A state
@@ -257,33 +267,35 @@ class Ledger:
 
     def write(self) -> None:
         """:meth:`save`, raising the OSError."""
-        directory = self.path.parent
-        directory.mkdir(parents=True, exist_ok=True, mode=0o700)
-        if self.problems and self.path.exists():
-            os.replace(self.path, self.path.with_name(self.path.name + ".bad"))
-        fd, temp = tempfile.mkstemp(prefix=".ledger-", dir=directory)
-        try:
-            with os.fdopen(fd, "wb") as out:
-                out.write(self.to_bytes())
-                out.flush()
-                os.fsync(out.fileno())
-            os.chmod(temp, 0o600)
-            os.replace(temp, self.path)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(temp)
-            raise
-        self.problems.clear()
-        for path in self.taken:  # in the ledger now
-            with contextlib.suppress(OSError):
-                os.unlink(path)
-        self.taken.clear()
+        with self.lock:
+            directory = self.path.parent
+            directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+            if self.problems and self.path.exists():
+                os.replace(self.path, self.path.with_name(self.path.name + ".bad"))
+            fd, temp = tempfile.mkstemp(prefix=".ledger-", dir=directory)
+            try:
+                with os.fdopen(fd, "wb") as out:
+                    out.write(self.to_bytes())
+                    out.flush()
+                    os.fsync(out.fileno())
+                os.chmod(temp, 0o600)
+                os.replace(temp, self.path)
+            except BaseException:
+                with contextlib.suppress(OSError):
+                    os.unlink(temp)
+                raise
+            self.problems.clear()
+            for path in self.taken:  # in the ledger now
+                with contextlib.suppress(OSError):
+                    os.unlink(path)
+            self.taken.clear()
 
     def to_bytes(self) -> bytes:
         """The file's bytes. ASCII JSON: a key holding a file name's undecodable bytes (a lone
         surrogate) is written as its ``\\udcXX`` escape and read back the same."""
-        data = {
-            "version": VERSION,
-            "entries": [asdict(e) for history in self.entries.values() for e in history],
-        }
-        return json.dumps(data, ensure_ascii=True, indent=1).encode("ascii")
+        with self.lock:
+            data = {
+                "version": VERSION,
+                "entries": [asdict(e) for history in self.entries.values() for e in history],
+            }
+            return json.dumps(data, ensure_ascii=True, indent=1).encode("ascii")

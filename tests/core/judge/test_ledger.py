@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+import pytest
 from core.judge.homes import Note, store_dir, write_home
 
 from memtui.core.demo.writers import write_memory
@@ -122,3 +123,48 @@ def test_the_ledger_of_a_large_home_is_read_back_not_judged_again(tmp_path: Path
     assert judged == 2
     per_verdict = path.stat().st_size / judged
     assert per_verdict * 200_000 < LEDGER_CAP
+
+
+def test_a_verdict_recorded_on_another_thread_while_the_ledger_is_written_is_kept(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The conflicts screen records verdicts on a worker thread while a decision saves the
+    ledger on another: a record that comes while the ledger is being serialized waits for it
+    (it changed the dict being written: "dictionary changed size during iteration"), and the
+    next save holds both."""
+    import threading
+
+    from memtui.core.judge import ledger as ledger_module
+
+    ctx = write_home(tmp_path / "home", NOTES)
+    items = memory_items(scan(ctx))
+    pairs = pair_up(items, Ledger(tmp_path / "scratch.json"))
+    assert len(pairs) >= 2
+    first, second = pairs[0].candidate, pairs[1].candidate
+    ledger = Ledger(tmp_path / "ledger.json")
+    verdict = Verdict(Relation.DUPLICATE, 0.9, "same", "local")
+    ledger.record(first, verdict)
+    started, done = threading.Event(), threading.Event()
+
+    def record_meanwhile() -> None:
+        started.set()
+        ledger.record(second, verdict)
+        done.set()
+
+    real_asdict = ledger_module.asdict
+    recorder = threading.Thread(target=record_meanwhile)
+
+    def asdict(entry):  # type: ignore[no-untyped-def]
+        if not recorder.is_alive() and not done.is_set():
+            recorder.start()
+            assert started.wait(60)
+            done.wait(0.5)  # without the lock the record lands now, inside the iteration
+        return real_asdict(entry)
+
+    monkeypatch.setattr(ledger_module, "asdict", asdict)
+    assert ledger.save() is None  # raised RuntimeError before the lock
+    recorder.join(60)
+    assert done.is_set()
+    monkeypatch.setattr(ledger_module, "asdict", real_asdict)
+    assert ledger.save() is None
+    again = Ledger.load(tmp_path / "ledger.json")
+    assert again.lookup(first).state == "judged" and again.lookup(second).state == "judged"
