@@ -535,12 +535,7 @@ class LocalJudge:
         progress: Callable[[int, int], None] | None = None,
     ) -> list[Verdict | None]:
         out: list[Verdict | None] = []
-        vectors = None
-        if candidates and semantic_unavailable() is None:
-            from memtui.core.judge.engine import Vectors
-
-            vectors = Vectors(items=[i for c in candidates for i in (c.a, c.b)])
-        nearest = mutual_nearest(candidates, vectors) if vectors is not None else None
+        vectors, nearest = run_context(candidates)
         for done, candidate in enumerate(candidates):
             if cancelled is not None and cancelled():
                 out.extend(None for _ in candidates[done:])
@@ -552,6 +547,20 @@ class LocalJudge:
         if progress is not None:
             progress(len(candidates), len(candidates))
         return out
+
+
+def run_context(candidates: Sequence[Candidate]) -> tuple[Vectors | None, list[bool] | None]:
+    """What the verdicts of one run share: the embeddings of every side (None without the
+    semantic signal) and, for each candidate, whether its sides are each other's nearest
+    memory among them all (:func:`mutual_nearest`). A run judged a batch at a time
+    (:func:`~memtui.core.judge.run.verdict_batches`) builds it once over every pair, so its
+    verdicts are a whole run's."""
+    if not candidates or semantic_unavailable() is not None:
+        return None, None
+    from memtui.core.judge.engine import Vectors
+
+    vectors = Vectors(items=[i for c in candidates for i in (c.a, c.b)])
+    return vectors, mutual_nearest(candidates, vectors)
 
 
 def judge_all(candidates: Iterable[Candidate]) -> list[Verdict]:

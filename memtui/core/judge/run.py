@@ -152,17 +152,9 @@ def verdict_batches(
         yield [(p, v) for p, v in zip(order, verdicts, strict=True) if v is not None]
         return
     from memtui.core.judge import local
-    from memtui.core.judge.finder import semantic_unavailable
 
     say(0)
-    vectors = None
-    if semantic_unavailable() is None:
-        from memtui.core.judge.engine import Vectors
-
-        vectors = Vectors(items=[i for p in order for i in (p.candidate.a, p.candidate.b)])
-    candidates = [p.candidate for p in order]
-    # as LocalJudge.judge: whether each pair's sides are each other's nearest, over them all
-    nearest = local.mutual_nearest(candidates, vectors) if vectors is not None else None
+    vectors, nearest = local.run_context([p.candidate for p in order])  # as LocalJudge.judge
     for start in range(0, total, batch):
         if cancelled is not None and cancelled():
             return
