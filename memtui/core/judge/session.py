@@ -226,10 +226,8 @@ class JudgeSession:
     ) -> int:
         """Judge :attr:`todo`, record each verdict and save the ledger; the number judged
         (also added to ``run.judged``). Raises :class:`SpendRefused` over the spend cap, before
-        anything is sent. :attr:`todo` is empty afterwards: a second call sends nothing."""
-        refusal = self.spend_check()
-        if refusal is not None:
-            raise SpendRefused(refusal)
+        anything is sent (:meth:`stream` checks). :attr:`todo` is empty afterwards: a second
+        call sends nothing."""
         return sum(len(batch) for batch in self.stream(progress, cancelled))
 
     def stream(
