@@ -9,7 +9,8 @@ agents: 4,444 give about 1,000 memories to judge). Each figure is a fresh proces
 own state and cache dirs: ``cold`` with an empty ledger and embedding cache (every verdict
 computed), ``warm`` a second run on the same dirs (the ledger's verdicts reused, the
 embeddings read from the cache). The TUI child runs the real app headless
-(``App.run_test``), presses ``J`` and polls: ``first row`` is from the key to the pair list's
+(``App.run_test``), waits for the main screen's scan and its follow-ups, presses ``J`` and
+polls: ``first row`` is from the key to the pair list's
 first row, ``all`` to the judge's end with every verdict in the list. The CLI is timed
 from launch to exit, CPU seconds beside wall (the
 machine's load shifts both sides alike).
@@ -51,6 +52,10 @@ def child(home: Path) -> None:
         async with app.run_test(size=(160, 45)) as pilot:
             while not isinstance(app.screen, MainScreen) or app.screen.result is None:
                 await pilot.pause(0.01)  # the main screen's scan is in: J judges it
+            for _ in range(6000):  # and its follow-ups (secrets, marks) are done, as when
+                if all(w.is_finished for w in app.screen.workers):  # a user looks first
+                    break
+                await pilot.pause(0.01)
             cpu = time.process_time()
             start = time.perf_counter()
             await pilot.press("J")
@@ -64,7 +69,8 @@ def child(home: Path) -> None:
                     running = [w for w in screen.workers
                                if w.group in ("judge", "judge-stream") and not w.is_finished]
                     if (screen.found is not None and not running
-                            and getattr(screen, "judging", None) is None):
+                            and getattr(screen, "judging", None) is None
+                            and not getattr(screen, "filling", False)):
                         break
                 await pilot.pause(0.01)
             return {"seconds": first if first is not None else time.perf_counter() - start,

@@ -30,8 +30,9 @@ from memtui.core.judge.verdicts import JudgedPair
 def main() -> int:
     with tempfile.TemporaryDirectory(prefix="memtui-judge-groups-") as tmp:
         home = build_judge_home(Path(tmp))
-        candidates = judge_candidates(items_of(home))
-        verdicts = LocalJudge().judge(candidates)
+        items = items_of(home)
+        candidates = judge_candidates(items)
+        verdicts = LocalJudge().judge(candidates, items=items)
         pairs = [JudgedPair(c, v, "judged") for c, v in zip(candidates, verdicts, strict=True)
                  if v is not None]
     for name, share in (("connected components", 0.0), (f"dense (link share {LINK_SHARE})",

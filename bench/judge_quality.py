@@ -154,7 +154,7 @@ def evaluate(home: JudgeHome, items: Sequence[JudgeItem],
              finder: Finder = find_candidates) -> tuple[dict[str, Figures], int]:
     """The figures per half, and how many candidate pairs the finder gave."""
     candidates = finder(items)
-    given = LocalJudge().judge(candidates)
+    given = LocalJudge().judge(candidates, items=items)
     verdicts = {c.id: v for c, v in zip(candidates, given, strict=True) if v is not None}
     figures = measure(candidates, verdicts, truths(home), unlabelled_half)
     for half in figures.values():

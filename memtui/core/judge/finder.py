@@ -14,7 +14,9 @@ for candidates, never by the scan.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from importlib.util import find_spec
 
+from memtui.core.judge.candidate_cache import CandidateCache, default_path, finder_id
 from memtui.core.judge.candidates import find_candidates
 from memtui.core.judge.verdicts import Candidate, JudgeItem
 from memtui.core.stores.locations import Context
@@ -35,9 +37,52 @@ def judge_candidates(
     cancelled: Callable[[], bool] | None = None,
     ctx: Context | None = None,
     notes: list[str] | None = None,
+    cache: CandidateCache | None = None,
 ) -> list[Candidate]:
     """The candidate pairs of ``items``, best first. ``ctx``: its cache dir keeps the
-    embeddings (none without it); ``notes`` gets why the lexical candidates alone were used."""
+    embeddings and the pairs found (none without it: :mod:`memtui.core.judge.candidate_cache`;
+    the same items again are not paired again; ``cache``: that cache, loaded already);
+    ``notes`` gets why the lexical candidates alone were used."""
+    if ctx is None:
+        return _find(items, cancelled, None, notes)
+    cache = cache if cache is not None else load_cache(ctx)
+    expected = finder_id(semantic_importable())
+    found = cache.complete(items, expected)
+    if found is not None:
+        if notes is not None:
+            notes.extend(cache.notes)
+        return found
+    said: list[str] = []
+    found = _find(items, cancelled, ctx, said)
+    if notes is not None:
+        notes.extend(said)
+    if not (cancelled is not None and cancelled()):
+        cache.store(items, found, finder_id(not said and expected.startswith("semantic")),
+                    said)
+    return found
+
+
+def load_cache(ctx: Context) -> CandidateCache:
+    """The candidates of the last run in ``ctx``'s cache dir (empty when caching is off)."""
+    return CandidateCache.load(default_path(ctx.env, ctx.home))
+
+
+def cached_candidates(items: Sequence[JudgeItem], cache: CandidateCache) -> list[Candidate] | None:
+    """The pairs of an earlier run whose two sides did not change since (best first): what
+    the conflicts screen shows while :func:`judge_candidates` runs; None when none of the
+    memories changed (:func:`judge_candidates` then takes them from the cache at once)."""
+    if cache.complete(items, finder_id(semantic_importable())) is not None:
+        return None
+    return cache.known(items)
+
+
+def semantic_importable() -> bool:
+    """numpy and wordllama are installed (not imported: that takes a third of a second)."""
+    return all(find_spec(name) is not None for name in ("numpy", "wordllama"))
+
+
+def _find(items: Sequence[JudgeItem], cancelled: Callable[[], bool] | None,
+          ctx: Context | None, notes: list[str] | None) -> list[Candidate]:
     try:
         from memtui.core.judge.embed import Embedder
         from memtui.core.judge.neighbours import semantic_candidates

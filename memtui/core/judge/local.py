@@ -296,31 +296,6 @@ def judge_pair(candidate: Candidate, vectors: Vectors | None = None,
                              nearest=nearest)
 
 
-def mutual_nearest(candidates: Sequence[Candidate], vectors: Vectors) -> list[bool]:
-    """For each candidate, whether its two sides are each other's nearest memory (the
-    cosine of their whole texts, :func:`memtui.core.judge.embed.text_of`) among the pairs of
-    the run: a paraphrase of a memory is the one memory nearest to it, whatever its words.
-    One embedding per distinct text, one dot product per pair."""
-    from memtui.core.judge.embed import text_of
-
-    texts: dict[str, int] = {}
-    for c in candidates:
-        for item in (c.a, c.b):
-            texts.setdefault(text_of(item), len(texts))
-    if not texts:
-        return []
-    matrix = vectors.of(list(texts))
-    ends = [(texts[text_of(c.a)], texts[text_of(c.b)]) for c in candidates]
-    cosines = [float(matrix[i] @ matrix[j]) for i, j in ends]
-    best: dict[int, float] = {}
-    for (i, j), cos in zip(ends, cosines, strict=True):
-        for end in (i, j):
-            if cos > best.get(end, -2.0):
-                best[end] = cos
-    return [i != j and cos >= best[i] - 1e-6 and cos >= best[j] - 1e-6
-            for (i, j), cos in zip(ends, cosines, strict=True)]
-
-
 @lru_cache(maxsize=16_384)
 def _stems_of(text: str) -> frozenset[str]:
     """The stems of a text's words and of their parts, once per text (each pair of a memory
@@ -533,9 +508,12 @@ class LocalJudge:
         *,
         cancelled: Callable[[], bool] | None = None,
         progress: Callable[[int, int], None] | None = None,
+        items: Sequence[JudgeItem] | None = None,
     ) -> list[Verdict | None]:
+        """The verdict on each candidate; ``items``: every item of the home (how rare a word
+        is counts among them: :func:`run_context`), else the candidates' sides."""
         out: list[Verdict | None] = []
-        vectors, nearest = run_context(candidates)
+        vectors, nearest = run_context(candidates, items)
         for done, candidate in enumerate(candidates):
             if cancelled is not None and cancelled():
                 out.extend(None for _ in candidates[done:])
@@ -549,18 +527,22 @@ class LocalJudge:
         return out
 
 
-def run_context(candidates: Sequence[Candidate]) -> tuple[Vectors | None, list[bool] | None]:
-    """What the verdicts of one run share: the embeddings of every side (None without the
-    semantic signal) and, for each candidate, whether its sides are each other's nearest
-    memory among them all (:func:`mutual_nearest`). A run judged a batch at a time
-    (:func:`~memtui.core.judge.run.verdict_batches`) builds it once over every pair, so its
-    verdicts are a whole run's."""
+def run_context(candidates: Sequence[Candidate], items: Sequence[JudgeItem] | None = None,
+                ) -> tuple[Vectors | None, list[bool] | None]:
+    """What the verdicts of one run share: the embeddings, with how rare each word is among
+    ``items`` (every item of the home; None: the sides of ``candidates``), None without the
+    semantic signal; and for each candidate whether its sides are each other's nearest
+    memory (:data:`~memtui.core.judge.neighbours.NEAREST`, found with the candidates over
+    every item). Given the home's items, a pair's verdict is the same whichever other pairs
+    are judged with it: a run of the pairs one edit made stale gives what a whole run gives.
+    """
     if not candidates or semantic_unavailable() is not None:
         return None, None
     from memtui.core.judge.engine import Vectors
+    from memtui.core.judge.neighbours import NEAREST
 
-    vectors = Vectors(items=[i for c in candidates for i in (c.a, c.b)])
-    return vectors, mutual_nearest(candidates, vectors)
+    sides = items if items is not None else [i for c in candidates for i in (c.a, c.b)]
+    return Vectors(items=sides), [NEAREST in c.reasons for c in candidates]
 
 
 def judge_all(candidates: Iterable[Candidate]) -> list[Verdict]:

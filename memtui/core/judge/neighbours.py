@@ -190,6 +190,34 @@ def semantic_candidates(
     return out
 
 
+NEAREST = "each other's nearest"
+"""The reason a semantic pair carries when each side is the other's nearest memory (by the
+cosine of their whole texts, among every item of the run, a copy of the same text aside):
+a paraphrase of a memory is the one memory nearest to it, whatever its words. The verdict
+engine lists such a pair no rule pins for review (:data:`~memtui.core.judge.engine.
+REVIEW_PAIR`). Found here, over every item, so a pair's verdict does not depend on which
+other pairs are judged with it."""
+
+
+def mutual_nearest(items: Sequence[JudgeItem], low: list[int], high: list[int],
+                   value: list[float]) -> list[bool]:
+    """For each semantic pair ``(low[x], high[x])`` (cosine ``value[x]``), whether its
+    sides are each other's nearest: every item's nearest is among its ``K`` pairs. Items of
+    the same text count as one (a copy is not the nearest other memory)."""
+    from memtui.core.judge.embed import text_of
+
+    texts: dict[str, int] = {}
+    of = [texts.setdefault(text_of(item), len(texts)) for item in items]
+    best: dict[int, float] = {}
+    for i, j, cos in zip(low, high, value, strict=True):
+        if of[i] != of[j]:
+            for end in (of[i], of[j]):
+                if cos > best.get(end, -2.0):
+                    best[end] = cos
+    return [of[i] != of[j] and cos >= best[of[i]] - 1e-6 and cos >= best[of[j]] - 1e-6
+            for i, j, cos in zip(low, high, value, strict=True)]
+
+
 _MAY_SHARE_ORIGIN = frozenset({CLAUDE_MD, StoreKind.SNAPSHOT.value, StoreKind.AGENT.value})
 """The kinds :func:`~memtui.core.judge.items.same_origin` can be true of (both sides)."""
 
@@ -207,21 +235,24 @@ def _fuse(items: Sequence[JudgeItem], lexical: Sequence[Candidate], low: list[in
         i, j = position[c.a.key], position[c.b.key]
         found[(i, j) if i < j else (j, i)] = c
     special = [item.kind in _MAY_SHARE_ORIGIN for item in items]
+    nearest = mutual_nearest(items, low, high, value)
     fresh: list[Candidate] = []
     ranks: list[int] = []  # the fresh candidates' sides' ranks, two by two
-    for i, j, score in zip(low, high, value, strict=True):
+    for x, (i, j, score) in enumerate(zip(low, high, value, strict=True)):
         if special[i] and special[j] and same_origin(items[i], items[j]):
             continue
-        why = f"near meaning {score:.2f}"
+        why: tuple[str, ...] = (f"near meaning {score:.2f}",)
+        if nearest[x]:
+            why += (NEAREST,)
         known = found.get((i, j))
         if known is None:
             if rank[j] < rank[i]:
                 i, j = j, i
-            fresh.append(Candidate(items[i], items[j], round(score, 4), (why,)))
+            fresh.append(Candidate(items[i], items[j], round(score, 4), why))
             ranks += (rank[i], rank[j])
-        elif why not in known.reasons:
+        elif why[0] not in known.reasons:
             found[(i, j)] = Candidate(known.a, known.b, round(max(known.score, score), 4),
-                                      (*known.reasons, why))
+                                      (*known.reasons, *why))
     for c in found.values():
         ranks += (rank[position[c.a.key]], rank[position[c.b.key]])
     out = [*fresh, *found.values()]

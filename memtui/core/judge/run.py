@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from memtui.core.contents import ScanResult
+from memtui.core.judge.candidate_cache import CandidateCache
 from memtui.core.judge.finder import judge_candidates
 from memtui.core.judge.items import claude_md_items, memory_items
 from memtui.core.judge.ledger import Ledger
@@ -79,11 +80,13 @@ def pair_up(
     cancelled: Callable[[], bool] | None = None,
     ctx: Context | None = None,
     notes: list[str] | None = None,
+    cache: CandidateCache | None = None,
 ) -> list[JudgedPair]:
     """The candidate pairs of ``items`` (:func:`~memtui.core.judge.finder.judge_candidates`:
     semantic neighbours fused with the lexical and exact signals) with the ledger's state of
-    each; ``ctx``: its cache dir keeps the embeddings."""
-    found = judge_candidates(items, cancelled=cancelled, ctx=ctx, notes=notes)
+    each; ``ctx``: its cache dir keeps the embeddings and the pairs found (``cache``: the
+    pairs' cache, loaded already)."""
+    found = judge_candidates(items, cancelled=cancelled, ctx=ctx, notes=notes, cache=cache)
     return [ledger.lookup(c) for c in found]
 
 
@@ -125,6 +128,7 @@ def verdict_batches(
     batch: int = BATCH,
     cancelled: Callable[[], bool] | None = None,
     progress: Progress | None = None,
+    items: Sequence[JudgeItem] | None = None,
 ) -> Iterator[list[tuple[JudgedPair, Verdict]]]:
     """The verdicts of ``judge`` on ``todo``, a batch at a time, likeliest first
     (:func:`judge_order`); nothing is recorded (:func:`apply_verdicts` does). The local judge
@@ -133,7 +137,8 @@ def verdict_batches(
     :meth:`~memtui.core.judge.local.LocalJudge.judge` builds it); any other judge (one that
     sends whole groups of pairs) is asked once, its verdicts one batch. Stops, between
     batches, once ``cancelled``. (A local judge whose ``judge`` is its own, overridden,
-    is asked once too.)"""
+    is asked once too.) ``items``: every item of the home, what the local judge counts how
+    rare a word is among (:func:`~memtui.core.judge.local.run_context`)."""
     from memtui.core.judge.local import LocalJudge
 
     step_name = f"judging ({judge.name})"
@@ -154,7 +159,7 @@ def verdict_batches(
     from memtui.core.judge import local
 
     say(0)
-    vectors, nearest = local.run_context([p.candidate for p in order])  # as LocalJudge.judge
+    vectors, nearest = local.run_context([p.candidate for p in order], items)  # as .judge
     for start in range(0, total, batch):
         if cancelled is not None and cancelled():
             return
@@ -188,9 +193,11 @@ def judge_pairs(
     rejudge: bool = False,
     cancelled: Callable[[], bool] | None = None,
     progress: Progress | None = None,
+    items: Sequence[JudgeItem] | None = None,
 ) -> int:
     """Give every ``new`` and ``stale`` pair (every undecided pair with ``rejudge``) a verdict
-    from ``judge`` and record it; the number judged (:func:`verdict_batches` consumed whole)."""
+    from ``judge`` and record it; the number judged (:func:`verdict_batches` consumed whole;
+    ``items``: every item of the home, as there)."""
     todo = pairs_to_judge(pairs, rejudge=rejudge)
     return sum(apply_verdicts(batch, ledger) for batch in verdict_batches(
-        todo, judge, cancelled=cancelled, progress=progress))
+        todo, judge, cancelled=cancelled, progress=progress, items=items))

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 from memtui.core.cache import ScanCache
 from memtui.core.config import Config, JudgeConfig
 from memtui.core.contents import ScanResult
+from memtui.core.judge.finder import cached_candidates, load_cache
 from memtui.core.judge.ledger import USER, Ledger, default_ledger_path
 from memtui.core.judge.providers import Estimate, Judge, load_judge
 from memtui.core.judge.refresh import Reread, refresh_run
@@ -139,6 +140,7 @@ class JudgeSession:
         ledger: Ledger | None = None,
         progress: Progress | None = None,
         cancelled: Cancelled | None = None,
+        preview: Callable[[JudgeRun], None] | None = None,
     ) -> JudgeSession:
         """Everything up to the sending: the judge (``provider``: a name, None for the
         config's, or a judge already built; a name that cannot run raises ``ProviderError``
@@ -146,7 +148,10 @@ class JudgeSession:
         of ``kinds`` (None: every kind but session) and the CLAUDE.md rules (``claude_md``), the
         candidate pairs with the ledger's state (``ledger``, or the default one), the pairs to
         judge (``new`` and ``stale``; ``judged`` too with ``rejudge``); for a provider that
-        sends text at most ``max_pairs`` of them, and their estimate."""
+        sends text at most ``max_pairs`` of them, and their estimate. ``preview``, when
+        the memories changed since the candidates were last found, gets (before they are found
+        again) a run of the earlier candidates whose sides did not change, with the ledger's
+        state of each (:func:`~memtui.core.judge.finder.cached_candidates`)."""
         if max_pairs < 1:
             raise ValueError(f"max_pairs must be 1 or more, not {max_pairs}")
         judge = (
@@ -173,9 +178,14 @@ class JudgeSession:
         if _stopped(cancelled):
             session.run.complete = False
             return session
+        cache = load_cache(context)
+        known = cached_candidates(items, cache) if preview is not None else None
+        if preview is not None and known:
+            preview(JudgeRun(items, [ledger.lookup(c) for c in known],
+                             notes=list(session.run.notes)))
         _say(progress, "pairing", 0, 1)
         session.run.pairs = pair_up(items, ledger, cancelled=cancelled, ctx=context,
-                                    notes=session.run.notes)
+                                    notes=session.run.notes, cache=cache)
         if _stopped(cancelled):
             session.run.complete = False
             return session
@@ -254,7 +264,7 @@ class JudgeSession:
         finished = False
         try:
             for verdicts in verdict_batches(todo, self.judge, batch=batch, cancelled=cancelled,
-                                            progress=progress):
+                                            progress=progress, items=self.run.items):
                 with self.lock:
                     self.run.judged += apply_verdicts(verdicts, self.ledger)
                 yield [pair for pair, _verdict in verdicts]

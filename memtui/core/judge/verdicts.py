@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 from enum import StrEnum
+from functools import cached_property
 
 
 class Relation(StrEnum):
@@ -96,8 +97,8 @@ class Candidate:
     score: float
     reasons: tuple[str, ...]
 
-    @property
-    def id(self) -> str:
+    @cached_property
+    def id(self) -> str:  # a hash: asked for tens of thousands of times by a large run
         return pair_id(self.a.key, self.b.key)
 
 

@@ -65,6 +65,7 @@ from memtui.core.judge.merge import (
 from memtui.core.judge.providers import ProviderError
 from memtui.core.judge.refresh import changed_files, reread
 from memtui.core.judge.resolve import finish_keep, plan_keep
+from memtui.core.judge.run import JudgeRun
 from memtui.core.judge.scoped import finish_scoped, plan_scoped, propose_notes
 from memtui.core.judge.session import JudgeSession, load_provider
 from memtui.core.judge.verdicts import (
@@ -103,6 +104,13 @@ from memtui.tui.work import ReportsWork, ask, check, in_thread, is_cancelled, pr
 
 SHOW_EVERY = 0.1
 """Seconds at least between two showings of the list while verdicts come in."""
+DECISIONS = frozenset({"keep", "keep_one", "decide", "scoped", "merge", "undo", "archive",
+                       "rejudge"})
+"""The actions that wait while the list shows the pairs found before (the pairing runs)."""
+FIRST_ROWS = 100
+"""Rows put into the list at once when it is shown (past the highlighted one); the rest follow
+:data:`FILL_ROWS` at a time after each redraw (:meth:`ConflictsScreen.fill_more`)."""
+FILL_ROWS = 200
 
 
 def side_key(item: JudgeItem) -> tuple[object, ...]:
@@ -239,6 +247,14 @@ class ConflictsScreen(ReportsWork, Screen[None]):
         """A :class:`VerdictsIn` is on its way: the worker posts no other until it is shown."""
         self.show_cost = 0.0
         """Seconds the latest :meth:`show_pairs` of :meth:`verdicts_in` took."""
+        self.preview_run: JudgeRun | None = None
+        """Until the first pairing is done: the pairs found before whose sides did not change
+        (:meth:`show_preview`)."""
+        self.judge_name = self.config.provider
+        self.pending: list[Callable[[], Option]] = []
+        """How to make the option of each of :attr:`rows`; the list holds a prefix of them
+        while :meth:`fill_more` adds the rest."""
+        self.fill_round = 0
 
     def compose(self) -> ComposeResult:
         yield Static(Text(" conflicts ", style="bold reverse"), id="conf-head")
@@ -297,14 +313,22 @@ class ConflictsScreen(ReportsWork, Screen[None]):
         def step(name: str, done: int, total: int) -> None:
             progress(f"judge: {name}", done, total)
 
+        first = self.found is None
+        self.judge_name = judge.name
+
+        def preview(run: JudgeRun) -> None:  # a worker thread's: shown on the UI's
+            if first:
+                self.app.call_from_thread(self.show_preview, run)
+
         def start() -> JudgeSession:
             session = JudgeSession.start(context, settings, provider=judge, result=result,
-                                         rejudge=rejudge, progress=step, cancelled=is_cancelled)
+                                         rejudge=rejudge, progress=step, cancelled=is_cancelled,
+                                         preview=preview)
             check()
             return session
 
         session = await in_thread(start)
-        self.found = session
+        self.found, self.preview_run = session, None
         self.judging = None
         if not session.asks_first:
             if session.todo:
@@ -386,29 +410,40 @@ class ConflictsScreen(ReportsWork, Screen[None]):
 
     # showing ----------------------------------------------------------------------------
 
+    def show_preview(self, run: JudgeRun) -> None:
+        """The pairs found before whose memories did not change, while they are paired again
+        (no decision until then)."""
+        if self.found is None and self.is_attached:
+            self.preview_run = run
+            self.show_pairs()
+
     def show_pairs(self) -> None:
         found = self.found
-        if found is None:
+        run = found.run if found is not None else self.preview_run
+        if run is None:
             return
-        run = found.run
         was = self.current()  # stays highlighted while shown, else the row where it was
         self.shown = [p for p in run.pairs
                       if wanted(p, self.filter) and in_store(p, self.store_filter)]
         memories = sum(1 for i in run.items if i.kind != CLAUDE_MD)
         head = Text(" conflicts ", style="bold reverse")
-        head.append(f"  {found.judge.name} judge · {memories} memories, "
+        head.append(f"  {self.judge_name} judge · {memories} memories, "
                     f"{len(run.items) - memories} CLAUDE.md rules · {len(run.pairs)} candidates · "
                     f"{len(run.open_pairs())} need a decision", style="bold")
         if self.store_filter is not None:
             head.append(f" · only {line(self.store_filter)} (k: next store)", style="bold cyan")
-        usage = found.usage
+        usage = found.usage if found is not None else None
         if usage is not None and usage.requests:
             head.append(f" · sent {usage.requests} requests, ${usage.cost_usd:.4f}", style="dim")
         self.query_one("#conf-head", Static).update(head)
-        notes = found.notes
-        if self.judging is not None:
+        notes = found.notes if found is not None else run.notes
+        if found is None:
+            self.say(f"pairing memories ({self.judge_name} judge) … meanwhile the pairs found "
+                     "before whose memories did not change; decisions wait for the pairing",
+                     "dim")
+        elif self.judging is not None:
             done, total = self.judging
-            self.say(f"judging ({found.judge.name}): {done:,} of {total:,} pairs judged · "
+            self.say(f"judging ({self.judge_name}): {done:,} of {total:,} pairs judged · "
                      "rows appear as their verdicts come in", "dim")
         elif not self.shown:
             where = "" if self.store_filter is None else f" in {line(self.store_filter)}"
@@ -426,27 +461,61 @@ class ConflictsScreen(ReportsWork, Screen[None]):
             keep = ids.index(row_id(was))
         elif was is not None and (now := self.successor(was)) is not None:
             keep = now
+        self.fill_round += 1  # a fill of the list before this one stops
+        self.pending = options
         pairs.clear_options()
-        pairs.add_options(options)
         if self.rows:
-            pairs.highlighted = min(keep or 0, len(self.rows) - 1)
-            self.show_row(self.rows[pairs.highlighted])
+            at = min(keep or 0, len(self.rows) - 1)
+            self.fill_to(at + FIRST_ROWS)
+            pairs.highlighted = at
+            self.show_row(self.rows[at])
         else:
             self.show_pair(None)
         self.refresh_bindings()
+        if len(self.pending) > pairs.option_count:
+            self.call_after_refresh(self.fill_more, self.fill_round)
 
-    def make_rows(self) -> list[Option]:
-        """:attr:`rows` from :attr:`shown`, and their options: the groups of three or more
-        first (the pairs needing a decision only), then every other pair in its order."""
+    def fill_to(self, count: int) -> None:
+        """The list holds at least ``count`` of :attr:`rows` (all when fewer)."""
+        pairs = self.query_one("#conf-pairs", OptionList)
+        have = pairs.option_count
+        if count > have:
+            pairs.add_options([made() for made in self.pending[have:count]])
+
+    def fill_more(self, round_: int) -> None:
+        """The next :data:`FILL_ROWS` rows into the list, after the screen was drawn: the
+        first rows show at once and keys are handled between the chunks (laying out an
+        option costs about 1 ms; thousands at once froze the screen for seconds)."""
+        if round_ != self.fill_round or not self.is_attached:
+            return  # the list was shown again since, or the screen is gone
+        self.fill_to(self.query_one("#conf-pairs", OptionList).option_count + FILL_ROWS)
+        if len(self.pending) > self.query_one("#conf-pairs", OptionList).option_count:
+            self.call_after_refresh(self.fill_more, round_)
+
+    @property
+    def filling(self) -> bool:
+        """Rows are still being added to the list (:meth:`fill_more`)."""
+        return len(self.pending) > self.query_one("#conf-pairs", OptionList).option_count
+
+    def make_rows(self) -> list[Callable[[], Option]]:
+        """:attr:`rows` from :attr:`shown`, and how to make their options (each made when
+        the list gets to it): the groups of three or more first (the pairs needing a decision
+        only), then every other pair in its order."""
         self.rows = []
-        options: list[Option] = []
+        options: list[Callable[[], Option]] = []
         grouped: set[str] = set()
         known, self.options = self.options, {}
 
-        def option(key: tuple[object, ...], row_id: str, label: Callable[[], Text]) -> Option:
-            made = known.get(key) or Option(label(), id=row_id)
+        def make(key: tuple[object, ...], row_id: str, label: Callable[[], Text]) -> Option:
+            made = self.options.get(key) or known.get(key) or Option(label(), id=row_id)
             self.options[key] = made
             return made
+
+        def option(key: tuple[object, ...], row_id: str,
+                   label: Callable[[], Text]) -> Callable[[], Option]:
+            if key in known:  # kept now: a later show_pairs reuses it even if not added yet
+                self.options[key] = known[key]
+            return partial(make, key, row_id, label)
 
         if self.filter == "open":
             for group in group_pairs(self.shown):
@@ -570,11 +639,14 @@ class ConflictsScreen(ReportsWork, Screen[None]):
         ids = [row_id(r) for r in self.rows]
         if row_key not in ids:
             return False
+        self.fill_to(ids.index(row_key) + FIRST_ROWS)
         self.query_one("#conf-pairs", OptionList).highlighted = ids.index(row_key)
         return True
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         row = self.current_row()
+        if self.found is None and action in DECISIONS:  # the earlier pairs, while pairing
+            return False
         if action == "keep":  # a pair's sides (a group has none: K)
             return True if isinstance(row, JudgedPair) else None
         if action == "keep_one":  # a group's member
@@ -870,8 +942,9 @@ class ConflictsScreen(ReportsWork, Screen[None]):
         pairs = self.query_one("#conf-pairs", OptionList)
         if not self.rows:
             return
-        index = (pairs.highlighted or 0) + step
-        pairs.highlighted = max(0, min(len(self.rows) - 1, index))
+        index = max(0, min(len(self.rows) - 1, (pairs.highlighted or 0) + step))
+        self.fill_to(index + 1)
+        pairs.highlighted = index
 
     def action_filter(self) -> None:
         following = FILTERS[(FILTERS.index(self.filter) + 1) % len(FILTERS)]

@@ -251,15 +251,20 @@ def test_a_close_pair_no_rule_pins_is_listed_for_review_when_mutual_nearest(
     assert review.confidence <= 0.45 and review.reason.startswith("for review")
 
 
-def test_mutual_nearest_is_each_side_the_others_nearest(vectors: Vectors) -> None:
-    from memtui.core.judge.local import mutual_nearest
+def test_mutual_nearest_is_each_side_the_others_nearest() -> None:
+    from memtui.core.judge.neighbours import mutual_nearest
 
     a = item("flags.md", "Feature flags are read from LaunchDarkly at startup.")
     b = item("launchdarkly.md", "Flags come from LaunchDarkly, loaded once at boot.")
     c = item("lunch.md", "The team lunch is on Fridays at the Thai place.")
-    pairs = [Candidate(a, b, 0.5, ()), Candidate(a, c, 0.5, ()), Candidate(b, c, 0.5, ())]
-    assert mutual_nearest(pairs, vectors) == [True, False, False]
-    assert mutual_nearest([], vectors) == []
+    # (a, b) each other's best; c's best is a, a's is b: not mutual
+    assert mutual_nearest([a, b, c], [0, 0, 1], [1, 2, 2], [0.8, 0.4, 0.3]) == [
+        True, False, False]
+    # a copy of a's text is not a's nearest other memory: (a, b) stay mutual
+    copy = item("flags.md", a.body)
+    assert mutual_nearest([a, b, copy], [0, 0, 1], [1, 2, 2], [0.8, 1.0, 0.8]) == [
+        True, False, True]
+    assert mutual_nearest([a], [], [], []) == []
 
 
 def test_a_plural_condition_word_is_the_same_condition(vectors: Vectors) -> None:

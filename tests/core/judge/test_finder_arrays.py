@@ -189,8 +189,18 @@ def test_the_fused_candidates_are_each_signals_pairs_once_best_first() -> None:
         other = want[frozenset((c.a.key, c.b.key))]
         assert c.a.key < c.b.key and (c.a.key, c.b.key) == (other.a.key, other.b.key)
         assert abs(c.score - other.score) < 1e-4
-        assert [r.split(" 0")[0] for r in c.reasons] == [
+        assert [r.split(" 0")[0] for r in c.reasons if r != neighbours.NEAREST] == [
             r.split(" 0")[0] for r in other.reasons]
+    # each other's nearest: the best cosine of both sides (among every other item)
+    sims = vectors @ vectors.T
+    np.fill_diagonal(sims, -np.inf)
+    best = sims.max(axis=1)
+    index = {item.key: n for n, item in enumerate(items)}
+    for c in got:
+        i, j = index[c.a.key], index[c.b.key]
+        mutual = sims[i, j] >= best[i] - 1e-6 and sims[i, j] >= best[j] - 1e-6
+        assert (neighbours.NEAREST in c.reasons) == bool(mutual), (i, j)
+    assert any(neighbours.NEAREST in c.reasons for c in got)
     assert frozenset((items[1].key, items[2].key)) not in {
         frozenset((c.a.key, c.b.key)) for c in got}
     assert [(-c.score, c.a.key, c.b.key) for c in got] == sorted(

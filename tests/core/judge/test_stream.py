@@ -12,11 +12,14 @@ from helpers import demo_context
 
 from memtui.core.config import JudgeConfig
 from memtui.core.demo.build import DemoHome
+from memtui.core.demo.judge_home import build_judge_home
+from memtui.core.judge.finder import judge_candidates
 from memtui.core.judge.ledger import Ledger, default_ledger_path
 from memtui.core.judge.local import LocalJudge
-from memtui.core.judge.run import judge_order
+from memtui.core.judge.run import collect_items, judge_order
 from memtui.core.judge.session import JudgeSession
 from memtui.core.model import StoreKind
+from memtui.core.scan.scanner import scan
 from memtui.core.stores.locations import Context
 
 KINDS = (StoreKind.AUTO, StoreKind.AGENT)
@@ -95,3 +98,30 @@ def test_a_stream_stopped_early_keeps_and_saves_what_it_judged(ctx: Context) -> 
     stream.close()
     assert not again.run.complete
     assert len(start(ctx).todo) == total - 11
+
+
+
+def test_a_pair_judged_alone_gets_the_verdict_of_a_whole_run(tmp_path: Path) -> None:
+    """How rare a word is, and whether two memories are each other's nearest, were counted
+    among the pairs of the run: the pairs one edit made stale, judged again on their own, got
+    other verdicts than a whole run gives (118 of the labelled home's 300 best pairs). Now
+    both come from every item of the home."""
+    home = build_judge_home(tmp_path / "home")
+    items, _problems = collect_items(home.ctx, scan(home.ctx), managed=tmp_path / "none")
+    candidates = judge_candidates(items)[:200]
+    whole = LocalJudge().judge(candidates, items=items)
+    for n in range(0, 200, 5):  # a sample: each alone counts the home's 406 items again
+        assert LocalJudge().judge([candidates[n]], items=items) == [whole[n]], n
+
+
+def test_a_stream_of_some_pairs_gives_the_verdicts_of_a_whole_run(ctx: Context) -> None:
+    """The session judges the pairs to judge (after an edit: the stale ones) with every item
+    of the home: their verdicts are those of a run of every pair."""
+    session = start(ctx)
+    candidates = [p.candidate for p in session.run.pairs][:400]
+    whole = dict(zip((c.id for c in candidates),
+                     LocalJudge().judge(candidates, items=session.run.items), strict=True))
+    some = {c.id for c in candidates[::25]}
+    session.todo = [p for p in session.todo if p.candidate.id in some]
+    streamed = {p.candidate.id: p.verdict for b in session.stream(batch=3) for p in b}
+    assert len(streamed) == len(some) and all(v == whole[k] for k, v in streamed.items())

@@ -1,0 +1,149 @@
+"""The last run's candidate pairs in the cache dir (:mod:`memtui.core.judge.candidate_cache`):
+the same memories again are not paired again, and give exactly the pairs the finder gives; a
+changed memory makes the finder run again, and meanwhile the earlier pairs of unchanged
+memories are what there is to show; a broken or missing cache is an empty one."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import pytest
+from helpers import demo_context
+
+from memtui.core.demo.build import DemoHome
+from memtui.core.judge import finder
+from memtui.core.judge.candidate_cache import VERSION, CandidateCache, default_path
+from memtui.core.judge.finder import cached_candidates, judge_candidates, load_cache
+from memtui.core.judge.run import collect_items
+from memtui.core.judge.verdicts import Candidate, JudgeItem
+from memtui.core.scan.scanner import scan
+from memtui.core.stores.locations import Context
+
+FINDER_SOURCES = ("neighbours.py", "candidates.py", "embed.py", "finder.py", "items.py")
+
+
+def items_of(ctx: Context) -> list[JudgeItem]:
+    items, _problems = collect_items(ctx, scan(ctx), managed=ctx.home / "no-managed")
+    return items
+
+
+def shape(candidates: list[Candidate]) -> list[tuple[str, str, float, tuple[str, ...]]]:
+    return [(c.a.key, c.b.key, c.score, c.reasons) for c in candidates]
+
+
+@pytest.fixture
+def ctx(demo: DemoHome, tmp_path: Path) -> Context:
+    return demo_context(demo, XDG_CACHE_HOME=str(tmp_path / "cache"),
+                        XDG_STATE_HOME=str(tmp_path / "state"))
+
+
+def refuse_to_pair(monkeypatch: pytest.MonkeyPatch) -> None:
+    def find(*_args: object) -> list[Candidate]:
+        raise AssertionError("the finder ran although no memory changed")
+
+    monkeypatch.setattr(finder, "_find", find)
+
+
+def test_the_same_memories_are_not_paired_again(
+    ctx: Context, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    items = items_of(ctx)
+    first = judge_candidates(items, ctx=ctx)
+    assert len(first) > 10
+    path = default_path(ctx.env, ctx.home)
+    assert path is not None and path.is_file()
+    refuse_to_pair(monkeypatch)
+    again = judge_candidates(items_of(ctx), ctx=ctx)  # a new scan: new objects, same memories
+    assert shape(again) == shape(first)
+    assert cached_candidates(items_of(ctx), load_cache(ctx)) is None  # nothing to preview
+
+
+def test_a_changed_memory_pairs_again_and_the_unchanged_pairs_are_known(
+    ctx: Context, demo: DemoHome, tmp_path: Path
+) -> None:
+    before = judge_candidates(items_of(ctx), ctx=ctx)
+    changed = next(side for c in before for side in (c.a, c.b)
+                   if side.kind == "agent" and side.key.endswith(".md")
+                   and not side.key.endswith("MEMORY.md"))
+    path = Path(changed.key)
+    path.write_text(path.read_text(encoding="utf-8") + "\nAlso: deploys freeze on Fridays.\n",
+                    encoding="utf-8")
+    items = items_of(ctx)
+    known = cached_candidates(items, load_cache(ctx))
+    assert known is not None
+    untouched = [c for c in before if changed.key not in (c.a.key, c.b.key)]
+    assert shape(known) == shape(untouched) and len(known) < len(before)
+    assert all(c.a.key != changed.key and c.b.key != changed.key for c in known)
+    again = judge_candidates(items, ctx=ctx)
+    # what the finder gives without any cache, on a fresh cache dir
+    fresh_ctx = demo_context(demo, XDG_CACHE_HOME=str(tmp_path / "fresh-cache"))
+    assert shape(again) == shape(judge_candidates(items_of(fresh_ctx), ctx=fresh_ctx))
+    assert cached_candidates(items, load_cache(ctx)) is None  # stored for the new contents
+
+
+def test_a_removed_memory_is_not_taken_from_the_cache(
+    ctx: Context, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    before = judge_candidates(items_of(ctx), ctx=ctx)
+    gone = before[0].a
+    Path(gone.key).unlink()
+    calls: list[int] = []
+    real = finder._find
+
+    def find(*args: object) -> list[Candidate]:
+        calls.append(1)
+        return real(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(finder, "_find", find)
+    after = judge_candidates(items_of(ctx), ctx=ctx)
+    assert calls == [1]
+    assert all(gone.key not in (c.a.key, c.b.key) for c in after)
+
+
+@pytest.mark.parametrize("body", [b"", b"{", b"[1, 2]", b'{"finder": 1, "items": {}}',
+                                  b'{"finder": "x", "items": {}, "pairs": [[1]]}',
+                                  b"\xff\xfe not utf-8"])
+def test_a_broken_cache_is_an_empty_one(ctx: Context, body: bytes) -> None:
+    path = default_path(ctx.env, ctx.home)
+    assert path is not None
+    path.parent.mkdir(parents=True)
+    path.write_bytes(body)
+    cache = CandidateCache.load(path)
+    assert cache.pairs == [] and cache.items == {}
+    items = items_of(ctx)
+    assert len(judge_candidates(items, ctx=ctx)) > 10  # found again, and the file replaced
+    assert CandidateCache.load(path).complete(items, load_cache(ctx).finder) is not None
+
+
+def test_a_symlinked_cache_file_is_not_followed(ctx: Context, tmp_path: Path) -> None:
+    path = default_path(ctx.env, ctx.home)
+    assert path is not None
+    judge_candidates(items_of(ctx), ctx=ctx)
+    real = tmp_path / "elsewhere.json"
+    real.write_bytes(path.read_bytes())
+    path.unlink()
+    path.symlink_to(real)
+    assert CandidateCache.load(path).pairs == []
+
+
+def test_no_cache_with_memtui_no_cache(demo: DemoHome, tmp_path: Path) -> None:
+    ctx = demo_context(demo, XDG_CACHE_HOME=str(tmp_path / "cache"), MEMTUI_NO_CACHE="1")
+    assert default_path(ctx.env, ctx.home) is None
+    judge_candidates(items_of(ctx), ctx=ctx)
+    assert not (tmp_path / "cache" / "memtui" / "judge").exists()
+
+
+def test_the_version_names_the_finders_sources() -> None:
+    """A change to how candidates are found must change :data:`VERSION` (else a cache made by
+    the old rules is taken for the new ones' answer): update both lines below together."""
+    folder = Path(finder.__file__).parent
+    digest = hashlib.sha256()
+    for name in FINDER_SOURCES:
+        digest.update((folder / name).read_bytes())
+    assert (VERSION, digest.hexdigest()[:16]) == (2, PINNED), (
+        "the finder's sources changed: bump candidate_cache.VERSION and pin the new digest "
+        f"{digest.hexdigest()[:16]}")
+
+
+PINNED = "c1d913ac990721a5"
