@@ -17,6 +17,7 @@ from memtui.core.claude_version import (
     ClaudeCodeVersion,
 )
 from memtui.core.model import Scope, StoreKind, StoreLocation
+from memtui.core.parse.lazyre import lazy_re
 from memtui.core.stores.agents import AgentDefinition, agent_dir_name, load_agent_definitions
 from memtui.core.stores.cc_settings import (
     POLICY_SETTINGS,
@@ -198,8 +199,8 @@ def base_word(ctx: Context) -> str:
 
 
 DIR_NAME_ENV = "CLAUDE_CODE_PROJECT_DIR_NAME"
-_DIR_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
-_RESERVED = re.compile(r"(con|prn|aux|nul|com[0-9]|lpt[0-9])", re.IGNORECASE)
+_DIR_NAME = lazy_re(r"[A-Za-z0-9_-]{1,64}")  # compiled when $CLAUDE_CODE_PROJECT_DIR_NAME is set
+_RESERVED = lazy_re(r"(con|prn|aux|nul|com[0-9]|lpt[0-9])", re.IGNORECASE)
 
 
 def project_dir_name(ctx: Context, version: ClaudeCodeVersion) -> tuple[str | None, str | None]:
