@@ -8,10 +8,13 @@ import gc
 import os
 import sys
 from collections.abc import Callable, Sequence
-from pathlib import Path
 
 from memtui.cli.common import EXIT_OK, EXIT_USAGE, context_from, project_problem, say
 from memtui.cli.parser import build_parser, translations_looked_up_once
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (slow) at run time
+if TYPE_CHECKING:
+    from pathlib import Path
 
 __all__ = ["build_parser", "dispatch", "entry", "main"]
 
@@ -65,6 +68,7 @@ READ_ONLY_COMMANDS = ("scan", "index", "demo", "config", "context")
 
 def make_demo_root() -> Path:
     import tempfile
+    from pathlib import Path
 
     return Path(tempfile.mkdtemp(prefix="memtui-demo-"))
 

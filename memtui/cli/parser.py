@@ -15,10 +15,10 @@ import functools
 import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
-from pathlib import Path
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (slow) at run time
 if TYPE_CHECKING:
+    from pathlib import Path
     from typing import Any
 
 STORE_HELP = ("auto, team, agent:NAME[:SCOPE], agentmemory, or the path of a store "
@@ -63,38 +63,57 @@ class HelpFormatter(argparse.HelpFormatter):
 Build = Callable[["Parser"], None]
 
 
+def path_arg(value: str) -> Path:
+    """``type=Path``, with pathlib imported when a path is given (not for ``--help``)."""
+    from pathlib import Path
+
+    return Path(value)
+
+
 class Parser(argparse.ArgumentParser):
     """An ArgumentParser (and its subcommands' parsers) formatting help with ``HelpFormatter``.
 
     A subcommand's parser is made with ``build`` (what adds its arguments) and ``root`` (the
-    parser whose global options it accepts as well) and stays empty until it is first used:
-    then ``build`` runs and the root's options are added, in a group of their own, with the
+    parser whose global options it accepts as well) and is not set up until it is first used
+    (it parses, formats its help or usage, or any of its attributes is looked up): then it is,
+    ``build`` runs and the root's options are added, in a group of their own, with the
     default SUPPRESS (a value given before the command is not overwritten by the
     subcommand's default). So ``memtui judge resolve ID a --claude-home H`` works as
-    ``memtui --claude-home H judge resolve ID a``, and a run fills in only the parsers of the
-    command it runs."""
+    ``memtui --claude-home H judge resolve ID a``, and a run sets up only the parsers of the
+    command it runs (``--help`` lists the commands from their help texts alone)."""
 
     def __init__(
         self, *args: Any, build: Build | None = None, root: Parser | None = None, **kwargs: Any
     ) -> None:
-        self._build = build
-        self._root = root
-        self._pending = root is not None
         kwargs.setdefault("formatter_class", HelpFormatter)
+        self._root = root
+        if root is not None:
+            self.__dict__["_deferred"] = (args, kwargs, build)
+            return
         super().__init__(*args, **kwargs)
         self.arg_strings: list[str] = []
+
+    def __getattr__(self, name: str) -> Any:
+        """Only for attributes not set: those of a parser not set up yet, which it now is."""
+        if "_deferred" not in self.__dict__:
+            raise AttributeError(name)
+        self.populate()
+        return getattr(self, name)
 
     def add_subparsers(self, **kwargs: Any) -> Any:
         kwargs.setdefault("parser_class", functools.partial(Parser, root=self._root or self))
         return super().add_subparsers(**kwargs)
 
     def populate(self) -> None:
-        """Add this subcommand's arguments and the global options (once)."""
-        if not self._pending:
+        """Set up this subcommand's parser: its arguments and the global options (once)."""
+        deferred = self.__dict__.pop("_deferred", None)
+        if deferred is None:
             return
-        self._pending = False
-        if self._build is not None:
-            self._build(self)
+        args, kwargs, build = deferred
+        super().__init__(*args, **kwargs)
+        self.arg_strings = []
+        if build is not None:
+            build(self)
         assert self._root is not None
         group = self.add_argument_group("options of every command (also before it)")
         for option in global_options(self._root):
@@ -180,9 +199,9 @@ def _build_parser() -> argparse.ArgumentParser:
         description="See and curate what AI coding agents remember. Without a command, opens "
         "the TUI.",
     )
-    parser.add_argument("--claude-home", type=Path, help="CC home (default $CLAUDE_CONFIG_DIR "
-                        "or ~/.claude)")
-    parser.add_argument("--project", type=Path, help="project directory (default: cwd)")
+    parser.add_argument("--claude-home", type=path_arg,
+                        help="CC home (default $CLAUDE_CONFIG_DIR or ~/.claude)")
+    parser.add_argument("--project", type=path_arg, help="project directory (default: cwd)")
     parser.add_argument("--project-dir", metavar="NAME",
                         help="open a project by its directory under the CC home "
                         "(<CC home>/projects/NAME, or that directory's path): for a project "
@@ -192,14 +211,14 @@ def _build_parser() -> argparse.ArgumentParser:
                         help="follow this Claude Code version's rules (default: the version in "
                         "the project's newest transcript, else `claude --version`, else the "
                         "newest memtui knows)")
-    parser.add_argument("--agent-memory-home", type=Path,
+    parser.add_argument("--agent-memory-home", type=path_arg,
                         help="agentmemory home (default $AGENT_MEMORY_DIR or ~/.agent-memory)")
     parser.add_argument("--theme", metavar="NAME",
                         help="TUI theme (default $MEMTUI_THEME, the config's theme or "
                         "memtui-dusk; also "
                         "memtui-paper, Textual's themes and your own in "
                         "~/.config/memtui/themes)")
-    parser.add_argument("--config", type=Path, metavar="FILE",
+    parser.add_argument("--config", type=path_arg, metavar="FILE",
                         help="memtui's config file (default $MEMTUI_CONFIG or "
                         "$XDG_CONFIG_HOME/memtui/config.toml, ~/.config/memtui/config.toml)")
     parser.add_argument("--demo", action="store_true",
@@ -257,7 +276,7 @@ def scan_args(scan: Parser) -> None:
 
 
 def index_args(index: Parser) -> None:
-    index.add_argument("path", type=Path)
+    index.add_argument("path", type=path_arg)
     index.add_argument("--agent", action="store_true",
                        help="agent memory: measure the raw file (no frontmatter/comment strip)")
     index.add_argument("--json", action="store_true")
@@ -312,7 +331,7 @@ def undo_args(undo: Parser) -> None:
 
 
 def delete_args(delete: Parser) -> None:
-    delete.add_argument("store", type=Path, metavar="STORE_PATH")
+    delete.add_argument("store", type=path_arg, metavar="STORE_PATH")
     delete.add_argument("rel_paths", nargs="+", metavar="REL_PATH",
                         help="a memory's path in the store, or the path of a memory of another "
                              "of the project's stores (several: one operation, across stores "
@@ -321,7 +340,7 @@ def delete_args(delete: Parser) -> None:
 
 
 def redact_args(redact: Parser) -> None:
-    redact.add_argument("path", type=Path, metavar="PATH", help="the memory file")
+    redact.add_argument("path", type=path_arg, metavar="PATH", help="the memory file")
     apply_flags(redact)
 
 
@@ -411,7 +430,7 @@ def judge_resolve_args(resolve: Parser) -> None:
     resolve.add_argument("--keep", metavar="SIDE",
                          help="merge: the side the merged memory replaces, a or b (a group: "
                          "the member; default: the newer)")
-    resolve.add_argument("--merged-file", type=Path, metavar="PATH",
+    resolve.add_argument("--merged-file", type=path_arg, metavar="PATH",
                          help="merge: the merged memory's text (default: memtui's proposal, "
                          "shown in the preview)")
     resolve.add_argument("--yes", action="store_true", help="apply without asking")
@@ -474,7 +493,7 @@ def history_args(history: Parser) -> None:
     history.add_argument("--hook", action="store_true",
                          help="record: read the Claude Code hook's JSON input on stdin and "
                          "attribute the file it names to its session")
-    history.add_argument("--settings", type=Path, metavar="FILE",
+    history.add_argument("--settings", type=path_arg, metavar="FILE",
                          help="install-hook / remove-hook: the settings file (default "
                          "<CC home>/settings.json)")
     history.add_argument("--no-index-line", action="store_true",
@@ -487,4 +506,4 @@ def config_args(config: Parser) -> None:
 
 
 def demo_args(demo: Parser) -> None:
-    demo.add_argument("dir", type=Path)
+    demo.add_argument("dir", type=path_arg)

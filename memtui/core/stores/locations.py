@@ -29,7 +29,6 @@ from memtui.core.stores.cc_version import detect_version
 from memtui.core.stores.gitroot import GitRoot, canonical_git_root
 from memtui.core.stores.paths import tilde
 from memtui.core.stores.sanitize import find_project_dir
-from memtui.core.stores.trust import workspace_trust
 
 SNAPSHOTS_DIR = Path(".claude") / "agent-memory-snapshots"
 
@@ -228,6 +227,8 @@ def project_setting_refused(ctx: Context, version: ClaudeCodeVersion) -> str | N
     if not version.at_least(PROJECT_MEMORY_DIRECTORY):
         return ("autoMemoryDirectory in the checked-in .claude/settings.json is ignored "
                 f"(CC takes it from project settings only after 2.1.88; {version.describe()})")
+    from memtui.core.stores.trust import workspace_trust  # only for such a setting
+
     trust = workspace_trust(ctx.claude_home, ctx.home, ctx.project)
     if trust.trusted:
         return None
