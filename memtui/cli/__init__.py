@@ -9,7 +9,6 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 
-from memtui.cli.common import EXIT_OK, EXIT_USAGE, context_from, project_problem, say
 from memtui.cli.parser import build_parser, translations_looked_up_once
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (slow) at run time
@@ -46,6 +45,7 @@ def command(module: str, name: str) -> Callable[[argparse.Namespace], int]:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
+    from memtui.cli.common import EXIT_OK
     from memtui.core.demo.build import build_demo_home
 
     home = build_demo_home(args.dir)
@@ -98,6 +98,7 @@ def finish_demo(root: Path, keep: bool) -> None:
 
 
 def run_tui(args: argparse.Namespace) -> int:
+    from memtui.cli.common import context_from
     from memtui.tui.app import run_app
 
     return run_app(context_from(args), theme=args.theme)
@@ -160,6 +161,8 @@ def run_command(args: argparse.Namespace) -> int:
             use_demo_home(args, demo_root)
         return dispatch(args)
     except BrokenPipeError:
+        from memtui.cli.common import EXIT_OK
+
         return EXIT_OK
     except KeyboardInterrupt:
         return 130
@@ -171,12 +174,16 @@ def run_command(args: argparse.Namespace) -> int:
 def record_operations(args: argparse.Namespace) -> None:
     """Record the stores before and after every operation this run applies (once the history
     repository exists: ``memtui history record`` makes it)."""
+    from memtui.cli.common import context_from
     from memtui.core.history.observe import record_operations as observe_operations
 
     observe_operations(context_from(args))
 
 
 def dispatch(args: argparse.Namespace) -> int:
+    # imported here, not for --help (and with it the secret masking and control escaping)
+    from memtui.cli.common import EXIT_USAGE, context_from, project_problem, say
+
     if args.command not in ("index", "demo", "config"):
         problem = project_problem(args)
         if problem is not None:
