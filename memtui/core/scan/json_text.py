@@ -337,6 +337,8 @@ def session_text(
 
 @dataclass
 class ScanText:
+    """``memtui scan --json``'s document and how it was made."""
+
     text: str
     """The JSON document (without a final newline)."""
     stores: int

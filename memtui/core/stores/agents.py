@@ -16,6 +16,8 @@ AGENT_KIND = "agent-definition"
 
 @dataclass
 class AgentDefinition:
+    """An agent file's type, path, memory scope (None: no memory) and description."""
+
     agent_type: str
     path: Path
     memory: Scope | None
