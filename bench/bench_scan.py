@@ -8,8 +8,9 @@ projects folder and reads the first 30 lines of every ``.md`` file: the least an
 do (bench/baseline.py). Both run as subprocesses, alternating, after one warm-up each; the
 figures that matter are the ratio of medians (target ≤ 1.5) and memtui's peak RSS (target
 ≤ 300 MB). memtui runs with a warm scan cache and without one (``MEMTUI_NO_CACHE=1``, the cold
-start: target ≤ 4 × the baseline, issue 25); a last line compares the scanning work alone, in
-one process.
+start: target ≤ 4 × the baseline, issue 25); ``memtui --help`` is timed against ``python -c
+pass`` in the same runs (target ≤ 2.5 ×); a last line compares the scanning work alone, in one
+process.
 
 Measured 2026-12-03 on the shared 2-core machine at load 11 to 13 (every figure inflated; the
 same machine at load 0.2 gave 17 ms for the baseline on the demo home and 94 ms on the large
@@ -135,8 +136,10 @@ def run(args: argparse.Namespace, tmp: Path) -> int:
     base_env["PYTHONPYCACHEPREFIX"] = subdir(tmp, "pyc")
     cold_env = {**base_env, "MEMTUI_NO_CACHE": "1"}
     warm_env = {**base_env, "MEMTUI_NO_CACHE": "0", "XDG_CACHE_HOME": cache_home}
+    help_cmd, pass_cmd = [*memtui_command(), "--help"], [sys.executable, "-c", "pass"]
     timed(env_cmd, cold_env), timed(env_cmd, warm_env), timed(base_cmd, base_env)  # warm-up
-    memtui_times, cold_times, base_times = [], [], []
+    timed(help_cmd, base_env), timed(pass_cmd, base_env)
+    memtui_times, cold_times, base_times, help_times, pass_times = [], [], [], [], []
     out, rss = "", 0
     for _ in range(args.runs):
         elapsed, run_rss, out = timed(env_cmd, warm_env)
@@ -147,6 +150,8 @@ def run(args: argparse.Namespace, tmp: Path) -> int:
         rss = max(rss, run_rss)
         elapsed, _, _base_out = timed(base_cmd, base_env)
         base_times.append(elapsed)
+        help_times.append(timed(help_cmd, base_env)[0])
+        pass_times.append(timed(pass_cmd, base_env)[0])
     data = json.loads(out)
     memories = sum(len(s["memories"]) for s in data["stores"])
     m_med, b_med = statistics.median(memtui_times), statistics.median(base_times)
@@ -163,6 +168,9 @@ def run(args: argparse.Namespace, tmp: Path) -> int:
     print(f"ratio memtui / baseline: {m_med / b_med:.2f} with the cache (target ≤ 1.5), "
           f"{c_med / b_med:.2f} without")
     print(f"memtui peak RSS: {rss / 1_048_576:.0f} MB (target ≤ 300 MB)")
+    h_med, p_med = statistics.median(help_times), statistics.median(pass_times)
+    print(f"memtui --help: median {h_med * 1000:.0f} ms, python -c pass: median "
+          f"{p_med * 1000:.0f} ms: ratio {h_med / p_med:.2f} (target ≤ 2.5)")
     cold, warm, base = in_process(home, projects, roots, args.runs, tmp)
     print(f"the TUI's scan() in one process (no start-up, imports or JSON): {cold * 1000:.0f} ms, "
           f"with warm cache {warm * 1000:.0f} ms, baseline walk {base * 1000:.0f} ms "

@@ -4,208 +4,48 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import functools
 import gc
 import os
 import sys
-from collections.abc import Iterator, Sequence
-from pathlib import Path
+from collections.abc import Callable, Sequence
 
-from memtui.cli.common import EXIT_OK, EXIT_USAGE, context_from, project_problem, say
-from memtui.cli.config_commands import add_config_parser, cmd_config
-from memtui.cli.context_commands import add_context_parser, cmd_context
-from memtui.cli.distil_commands import add_distil_parser, cmd_distil
-from memtui.cli.edit_commands import (
-    add_edit_parsers,
-    cmd_delete,
-    cmd_redact,
-    cmd_snapshot_action,
-)
-from memtui.cli.history_commands import add_history_parser, cmd_history
-from memtui.cli.judge_commands import add_judge_parser, cmd_judge
-from memtui.cli.read_commands import cmd_index, cmd_scan, cmd_snapshot_status
-from memtui.cli.recall_commands import add_recall_parser, cmd_recall
-from memtui.cli.team_commands import add_team_parser, cmd_team_check
-from memtui.cli.undo_commands import cmd_undo, warn_incomplete_operations
+from memtui.cli.parser import build_parser, translations_looked_up_once
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (slow) at run time
 if TYPE_CHECKING:
-    from typing import Any
+    from pathlib import Path
+
+__all__ = ["build_parser", "dispatch", "entry", "main"]
+
+COMMANDS = {
+    "scan": ("read_commands", "cmd_scan"),
+    "index": ("read_commands", "cmd_index"),
+    "config": ("config_commands", "cmd_config"),
+    "team": ("team_commands", "cmd_team_check"),
+    "judge": ("judge_commands", "cmd_judge"),
+    "recall": ("recall_commands", "cmd_recall"),
+    "context": ("context_commands", "cmd_context"),
+    "history": ("history_commands", "cmd_history"),
+    "undo": ("undo_commands", "cmd_undo"),
+    "delete": ("edit_commands", "cmd_delete"),
+    "redact": ("edit_commands", "cmd_redact"),
+    "distil": ("distil_commands", "cmd_distil"),
+}
+"""Each command's function, by its module under ``memtui.cli``: a run imports the module of the
+command it runs, no other (building the parser imports none: :mod:`memtui.cli.parser`)."""
 
 
-def terminal_columns() -> int:
-    """What ``shutil.get_terminal_size().columns`` gives, without importing shutil."""
-    try:
-        columns = int(os.environ["COLUMNS"])
-    except (KeyError, ValueError):
-        columns = 0
-    if columns <= 0:
-        try:
-            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
-        except (AttributeError, ValueError, OSError):
-            columns = 80
-    return columns
+def command(module: str, name: str) -> Callable[[argparse.Namespace], int]:
+    """``memtui.cli.<module>.<name>``, imported now."""
+    import importlib
 
-
-class HelpFormatter(argparse.HelpFormatter):
-    """argparse's formatter, sized without shutil: argparse builds one for every
-    ``add_argument`` and imports shutil (with bz2 and lzma) to size it, a cost every command
-    would pay before doing anything."""
-
-    def __init__(self, prog: str, **kwargs: Any) -> None:
-        kwargs.setdefault("width", terminal_columns() - 2)
-        super().__init__(prog, **kwargs)
-
-
-class Parser(argparse.ArgumentParser):
-    """An ArgumentParser (and its subcommands' parsers) formatting help with ``HelpFormatter``."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        kwargs.setdefault("formatter_class", HelpFormatter)
-        super().__init__(*args, **kwargs)
-        self.arg_strings: list[str] = []
-
-    def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
-        self.arg_strings = [str(a) for a in (sys.argv[1:] if args is None else args)]
-        return super().parse_known_args(args, namespace)
-
-    def error(self, message: str) -> Any:
-        super().error(message + dash_value_hint(message, self.arg_strings))
-
-
-def dash_value_hint(message: str, arg_strings: Sequence[str]) -> str:
-    """For argparse's "argument --project-dir: expected one argument" when the value given
-    starts with ``-`` (argparse takes it for an option): how to pass it."""
-    prefix, marker = "argument ", ": expected one argument"
-    if not (message.startswith(prefix) and message.endswith(marker)):
-        return ""
-    import itertools
-
-    names = message[len(prefix):-len(marker)].split("/")
-    for option, value in itertools.pairwise(arg_strings):
-        if option in names and value.startswith("-"):
-            return f" (use {names[-1]}={value} for a value that starts with -)"
-    return ""
-
-
-@contextlib.contextmanager
-def translations_looked_up_once() -> Iterator[None]:
-    """argparse asks gettext for the same few strings ("options", "show this help message
-    and exit") for every parser it builds, and gettext searches the locale directories afresh
-    each time: memtui's eleven parsers cost more to build than a warm scan takes to print.
-    Inside, each string is looked up once."""
-    original = argparse._  # type: ignore[attr-defined]
-    argparse._ = functools.cache(original)  # type: ignore[attr-defined]
-    try:
-        yield
-    finally:
-        argparse._ = original  # type: ignore[attr-defined]
-
-
-def version_arg(value: str) -> str:
-    """``--claude-code-version``: a version such as ``2.1.88``."""
-    import re
-
-    if re.fullmatch(r"v?\d{1,4}\.\d{1,4}\.\d{1,6}", value.strip()) is None:
-        raise argparse.ArgumentTypeError(f"{value!r} is no Claude Code version (e.g. 2.1.88)")
-    return value.strip()
-
-
-def build_parser() -> argparse.ArgumentParser:
-    with translations_looked_up_once():
-        return _build_parser()
-
-
-def _build_parser() -> argparse.ArgumentParser:
-    parser = Parser(
-        prog="memtui",
-        description="See and curate what AI coding agents remember. Without a command, opens "
-        "the TUI.",
-    )
-    parser.add_argument("--claude-home", type=Path, help="CC home (default $CLAUDE_CONFIG_DIR "
-                        "or ~/.claude)")
-    parser.add_argument("--project", type=Path, help="project directory (default: cwd)")
-    parser.add_argument("--project-dir", metavar="NAME",
-                        help="open a project by its directory under the CC home "
-                        "(<CC home>/projects/NAME, or that directory's path): for a project "
-                        "whose source path is unknown or gone (memtui scan lists the names; "
-                        "write --project-dir=-home-x or drop the leading -: home-x)")
-    parser.add_argument("--claude-code-version", metavar="VERSION", type=version_arg,
-                        help="follow this Claude Code version's rules (default: the version in "
-                        "the project's newest transcript, else `claude --version`, else the "
-                        "newest memtui knows)")
-    parser.add_argument("--agent-memory-home", type=Path,
-                        help="agentmemory home (default $AGENT_MEMORY_DIR or ~/.agent-memory)")
-    parser.add_argument("--theme", metavar="NAME",
-                        help="TUI theme (default $MEMTUI_THEME, the config's theme or "
-                        "memtui-dusk; also "
-                        "memtui-paper, Textual's themes and your own in "
-                        "~/.config/memtui/themes)")
-    parser.add_argument("--config", type=Path, metavar="FILE",
-                        help="memtui's config file (default $MEMTUI_CONFIG or "
-                        "$XDG_CONFIG_HOME/memtui/config.toml, ~/.config/memtui/config.toml)")
-    parser.add_argument("--demo", action="store_true",
-                        help="build the demo home (with its own journal) in a temporary "
-                        "directory and open it; removed on exit")
-    parser.add_argument("--keep-demo", action="store_true",
-                        help="like --demo, but keep the demo home on exit")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-
-    scan = sub.add_parser("scan", help="list every store and memory of the project")
-    scan.add_argument("--json", action="store_true", help="machine-readable output")
-
-    index = sub.add_parser("index", help="what Claude Code loads of a MEMORY.md")
-    index.add_argument("path", type=Path)
-    index.add_argument("--agent", action="store_true",
-                       help="agent memory: measure the raw file (no frontmatter/comment strip)")
-    index.add_argument("--json", action="store_true")
-
-    snapshot = sub.add_parser("snapshot", help="agent memory snapshots")
-    snap_sub = snapshot.add_subparsers(dest="snapshot_command", metavar="ACTION", required=True)
-    status = snap_sub.add_parser("status", help="each agent's snapshot status")
-    status.add_argument("--json", action="store_true")
-    add_edit_parsers(sub, snap_sub)
-    add_team_parser(sub)
-    add_judge_parser(sub)
-    add_distil_parser(sub)
-    add_recall_parser(sub)
-    add_context_parser(sub)
-    add_history_parser(sub)
-
-    add_config_parser(sub)
-
-    demo = sub.add_parser("demo", help="write the demo home to DIR")
-    demo.add_argument("dir", type=Path)
-    accept_global_options_anywhere(parser)
-    return parser
-
-
-def accept_global_options_anywhere(parser: argparse.ArgumentParser) -> None:
-    """The global options (``--claude-home``, ``--project-dir``, ...) on every subcommand's
-    parser too, nested ones included: ``memtui judge resolve ID a --claude-home H`` works as
-    ``memtui --claude-home H judge resolve ID a``. Their default there is SUPPRESS: a value
-    given before the command is not overwritten by the subcommand's default."""
-    import copy
-
-    options = [a for a in parser._actions if a.option_strings and a.dest != "help"]
-    pending, seen = [parser], {id(parser)}
-    while pending:
-        for action in pending.pop()._actions:
-            if not isinstance(action, argparse._SubParsersAction):
-                continue
-            for sub in action.choices.values():
-                if id(sub) in seen:
-                    continue
-                seen.add(id(sub))
-                group = sub.add_argument_group("options of every command (also before it)")
-                for option in options:
-                    moved = copy.copy(option)
-                    moved.default = argparse.SUPPRESS
-                    group._add_action(moved)
-                pending.append(sub)
+    run: Callable[[argparse.Namespace], int] = getattr(
+        importlib.import_module(f"memtui.cli.{module}"), name)
+    return run
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
+    from memtui.cli.common import EXIT_OK
     from memtui.core.demo.build import build_demo_home
 
     home = build_demo_home(args.dir)
@@ -228,6 +68,7 @@ READ_ONLY_COMMANDS = ("scan", "index", "demo", "config", "context")
 
 def make_demo_root() -> Path:
     import tempfile
+    from pathlib import Path
 
     return Path(tempfile.mkdtemp(prefix="memtui-demo-"))
 
@@ -257,6 +98,7 @@ def finish_demo(root: Path, keep: bool) -> None:
 
 
 def run_tui(args: argparse.Namespace) -> int:
+    from memtui.cli.common import context_from
     from memtui.tui.app import run_app
 
     return run_app(context_from(args), theme=args.theme)
@@ -274,7 +116,8 @@ def main(argv: Sequence[str] | None = None, *, fast_exit: bool = False) -> int:
     printing it. For the read-only commands that build many objects (``index``, ``scan``) no
     garbage collection runs either: reference counting frees what they drop, and each
     collection would walk everything they built (a runaway index: 100,000 objects)."""
-    args = build_parser().parse_args(argv)
+    with translations_looked_up_once():  # the subcommand's parser is filled in as it parses
+        args = build_parser().parse_args(argv)
     if fast_exit and args.command in ("index", "scan"):
         gc.disable()  # the process ends with os._exit: nothing to collect at the end either
     code = run_command(args)
@@ -318,6 +161,8 @@ def run_command(args: argparse.Namespace) -> int:
             use_demo_home(args, demo_root)
         return dispatch(args)
     except BrokenPipeError:
+        from memtui.cli.common import EXIT_OK
+
         return EXIT_OK
     except KeyboardInterrupt:
         return 130
@@ -329,12 +174,16 @@ def run_command(args: argparse.Namespace) -> int:
 def record_operations(args: argparse.Namespace) -> None:
     """Record the stores before and after every operation this run applies (once the history
     repository exists: ``memtui history record`` makes it)."""
+    from memtui.cli.common import context_from
     from memtui.core.history.observe import record_operations as observe_operations
 
     observe_operations(context_from(args))
 
 
 def dispatch(args: argparse.Namespace) -> int:
+    # imported here, not for --help (and with it the secret masking and control escaping)
+    from memtui.cli.common import EXIT_USAGE, context_from, project_problem, say
+
     if args.command not in ("index", "demo", "config"):
         problem = project_problem(args)
         if problem is not None:
@@ -342,36 +191,19 @@ def dispatch(args: argparse.Namespace) -> int:
             return EXIT_USAGE
     if args.command not in READ_ONLY_COMMANDS:
         record_operations(args)
-    if args.command == "scan":
-        return cmd_scan(args)
-    if args.command == "index":
-        return cmd_index(args)
-    if args.command == "config":
-        return cmd_config(args)
-    if args.command == "team":
-        return cmd_team_check(args)
-    if args.command == "judge":
-        return cmd_judge(args)
-    if args.command == "recall":
-        return cmd_recall(args)
-    if args.command == "context":
-        return cmd_context(args)
-    if args.command == "history":
-        return cmd_history(args)
+    if args.command in ("scan", "index", "config", "team", "judge", "recall", "context",
+                        "history"):
+        return command(*COMMANDS[args.command])(args)
     if args.command not in ("undo", "demo"):
+        from memtui.cli.undo_commands import warn_incomplete_operations
+
         warn_incomplete_operations(context_from(args))
     if args.command == "snapshot" and args.snapshot_command != "status":
-        return cmd_snapshot_action(args)
+        return command("edit_commands", "cmd_snapshot_action")(args)
     if args.command == "snapshot":
-        return cmd_snapshot_status(args)
-    if args.command == "undo":
-        return cmd_undo(args)
-    if args.command == "delete":
-        return cmd_delete(args)
-    if args.command == "redact":
-        return cmd_redact(args)
-    if args.command == "distil":
-        return cmd_distil(args)
+        return command("read_commands", "cmd_snapshot_status")(args)
+    if args.command in COMMANDS:
+        return command(*COMMANDS[args.command])(args)
     if args.command == "demo":
         return cmd_demo(args)
     return run_tui(args)

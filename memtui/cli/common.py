@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from pathlib import Path
 
 from memtui.core.plaintext import escape_controls, json_safe
 from memtui.core.secrets.mask import mask_data, mask_secrets
@@ -50,6 +49,8 @@ def context_from(args: argparse.Namespace) -> Context:
         found = project_dir_named(ctx, by_dir)
         source = project_path_from_transcripts(str(found), None)
         if source is not None and os.path.isdir(source):
+            from pathlib import Path
+
             return ctx.opened_at(Path(source))  # its source tree is here: open it there
         return ctx.opened_by_dir(found, source)
     return ctx

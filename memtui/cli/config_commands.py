@@ -21,13 +21,6 @@ if TYPE_CHECKING:
     from memtui.core.config import Config
 
 
-def add_config_parser(sub: Any) -> None:
-    config = sub.add_parser(
-        "config", help="memtui's effective config: each value and where it came from"
-    )
-    config.add_argument("--json", action="store_true", help="machine-readable output")
-
-
 def cmd_config(args: argparse.Namespace) -> int:
     from memtui.core.config import config_json
 

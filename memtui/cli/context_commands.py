@@ -18,18 +18,6 @@ if TYPE_CHECKING:
 BAR_WIDTH = 24
 
 
-def add_context_parser(sub: Any) -> None:
-    context = sub.add_parser(
-        "context", help="what Claude Code loads at session start: the CLAUDE.md chain and the "
-        "memory indexes, with their sizes")
-    context.add_argument("--agent", metavar="NAME",
-                         help="an agent's context (its own MEMORY.md instead of auto and team)")
-    context.add_argument("--count-tokens", action="store_true",
-                         help="count tokens exactly with the anthropic API's count_tokens "
-                         "(free; sends each part, redacted; needs the judge's API key)")
-    context.add_argument("--json", action="store_true", help="machine-readable output")
-
-
 def context_json(found: SessionContext, ctx: Context) -> dict[str, Any]:
     return {
         "agent": found.agent,

@@ -32,19 +32,6 @@ if TYPE_CHECKING:
 
 PROGRESS_FROM = 200
 """A store with at least this many files gets a progress bar on stderr (when a terminal)."""
-STORE_HELP = ("auto, team, agent:NAME[:SCOPE], agentmemory, or the path of a store "
-              "directory or its MEMORY.md")
-
-
-def add_distil_parser(sub: Any) -> None:
-    distil = sub.add_parser(
-        "distil", help="rebuild a MEMORY.md that fits Claude Code's load budget with headroom, "
-        "or an agentmemory home's tag index (a preview; --apply to write it)")
-    distil.add_argument("store", metavar="STORE", help=STORE_HELP)
-    distil.add_argument("--apply", action="store_true",
-                        help="apply the proposal (previewed and asked unless --yes)")
-    distil.add_argument("--yes", action="store_true", help="with --apply: apply without asking")
-    distil.add_argument("--json", action="store_true", help="machine-readable output")
 
 
 class StoreSpecError(ValueError):

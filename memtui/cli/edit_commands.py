@@ -20,7 +20,6 @@ from memtui.cli.common import (
     shown,
     write,
 )
-from memtui.cli.undo_commands import add_undo_parser
 from memtui.core.model import StoreKind, StoreLocation
 from memtui.core.plaintext import counted
 
@@ -40,41 +39,6 @@ SNAPSHOT_ACTION_NAMES: dict[str, SnapshotAction] = {
     "replace": "replace",
     "mark-synced": "mark-synced",
 }
-
-
-def add_edit_parsers(sub: Any, snap_sub: Any) -> None:
-    """``snapshot init|replace|mark-synced``, ``undo`` and ``delete``."""
-    helps = {
-        "init": "copy the snapshot into the agent's local memory",
-        "replace": "delete the local top-level *.md memories, then copy the snapshot",
-        "mark-synced": "keep the local memory; record the snapshot as seen",
-    }
-    for name, help_text in helps.items():
-        action = snap_sub.add_parser(name, help=help_text)
-        action.add_argument("agent", metavar="AGENT", help="agent type, as in the snapshot dir")
-        action.add_argument("--scope", choices=["user", "project", "local"],
-                            help="which local memory (default: the agent's own scope)")
-        add_apply_flags(action)
-    add_undo_parser(sub)
-    delete = sub.add_parser(
-        "delete", help="delete memories and their MEMORY.md lines (one operation, one undo)"
-    )
-    delete.add_argument("store", type=Path, metavar="STORE_PATH")
-    delete.add_argument("rel_paths", nargs="+", metavar="REL_PATH",
-                        help="a memory's path in the store, or the path of a memory of another "
-                             "of the project's stores (several: one operation, across stores "
-                             "too)")
-    add_apply_flags(delete)
-    redact = sub.add_parser(
-        "redact", help="replace each secret of a memory with [REDACTED:<rule-id>]"
-    )
-    redact.add_argument("path", type=Path, metavar="PATH", help="the memory file")
-    add_apply_flags(redact)
-
-
-def add_apply_flags(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--yes", action="store_true", help="apply without asking")
-    parser.add_argument("--json", action="store_true", help="machine-readable output")
 
 
 def plan_json(proposal: Proposal, diffs: list[FileDiff]) -> dict[str, Any]:

@@ -30,6 +30,7 @@ from memtui.cli.common import (
     say,
     shown,
 )
+from memtui.cli.parser import HISTORY_ACTIONS as ACTIONS
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (slow) at run time
 if TYPE_CHECKING:
@@ -37,35 +38,6 @@ if TYPE_CHECKING:
 
     from memtui.core.history.timeline import FileVersion, History, StoreVersion
     from memtui.core.stores.locations import Context
-
-ACTIONS = ("record", "restore", "diff", "install-hook", "remove-hook", "gc", "purge")
-READ_LIMIT = 20
-
-
-def add_history_parser(sub: Any) -> None:
-    history = sub.add_parser(
-        "history", help="every version of every store: timelines, diffs, deleted files, "
-        "restore; record, install-hook, remove-hook; gc, purge",
-        description="memtui history [STORE|FILE]; memtui history diff FILE REV [REV2]; "
-        "memtui history restore FILE@REV; memtui history record [--hook]; "
-        "memtui history install-hook|remove-hook [--settings FILE]; memtui history gc; "
-        "memtui history purge FILE")
-    history.add_argument("words", nargs="*", metavar="ACTION_OR_TARGET",
-                         help="nothing (the newest versions, the deleted files), STORE (auto, "
-                         "team, agent:NAME[:SCOPE], agentmemory, a store's directory) or FILE; "
-                         "or an action: " + ", ".join(ACTIONS))
-    history.add_argument("--json", action="store_true", help="machine-readable output")
-    history.add_argument("--yes", action="store_true", help="restore / install-hook / "
-                         "remove-hook / purge: apply without asking")
-    history.add_argument("--hook", action="store_true",
-                         help="record: read the Claude Code hook's JSON input on stdin and "
-                         "attribute the file it names to its session")
-    history.add_argument("--settings", type=Path, metavar="FILE",
-                         help="install-hook / remove-hook: the settings file (default "
-                         "<CC home>/settings.json)")
-    history.add_argument("--no-index-line", action="store_true",
-                         help="restore: do not add a deleted memory's MEMORY.md lines back")
-    history.add_argument("--limit", type=int, default=READ_LIMIT, help="versions shown")
 
 
 def cmd_history(args: argparse.Namespace) -> int:

@@ -16,6 +16,7 @@ from memtui.cli.common import (
     settings_of,
     shown,
 )
+from memtui.cli.parser import MAX_SENT_PAIRS  # noqa: F401  (tests check it)
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (slow) at run time
 if TYPE_CHECKING:
@@ -27,102 +28,6 @@ if TYPE_CHECKING:
     from memtui.core.judge.run import JudgeRun
     from memtui.core.judge.session import JudgeSession
     from memtui.core.judge.verdicts import JudgedPair, JudgeItem, Verdict
-
-STORE_KINDS = ("auto", "team", "session", "agent", "snapshot", "agentmemory")
-MAX_SENT_PAIRS = 200
-"""``memtui.core.judge.run.MAX_SENT_PAIRS``, spelled out: the judge is not imported on every
-run (``tests/cli/test_cli_judge.py`` checks they agree)."""
-RECORD_ONLY = ("related", "compatible", "not_conflict")
-"""Decisions that change no file: the pair is not raised again until one side changes."""
-
-
-def add_judge_parser(sub: Any) -> None:
-    judge = sub.add_parser(
-        "judge",
-        help="find duplicate and contradicting memories (and CLAUDE.md rules), judge "
-        "them; exit 1 while any pair needs a decision",
-    )
-    judge.add_argument(
-        "--provider",
-        choices=("local", "anthropic"),
-        help="who judges (default: the config's judge.provider, else local)",
-    )
-    judge.add_argument(
-        "--store",
-        action="append",
-        choices=STORE_KINDS,
-        metavar="KIND",
-        help="only memories of this store kind (repeatable; default: every kind but session)",
-    )
-    judge.add_argument("--no-claude-md", action="store_true", help="leave the CLAUDE.md files out")
-    judge.add_argument(
-        "--all",
-        action="store_true",
-        help="every candidate pair, not only those that need a decision",
-    )
-    judge.add_argument(
-        "--rejudge",
-        action="store_true",
-        help="judge again pairs the ledger has a verdict for (never decided ones)",
-    )
-    judge.add_argument(
-        "--max-pairs",
-        type=int,
-        default=MAX_SENT_PAIRS,
-        metavar="N",
-        help=f"at most N pairs sent to a provider that sends text (default "
-        f"{MAX_SENT_PAIRS}, best candidates first)",
-    )
-    judge.add_argument(
-        "--batch",
-        action="store_true",
-        help="anthropic: send as one Message Batch (half the price; the run waits for it, "
-        "usually minutes, at most 24 hours); default: the config's judge.batch",
-    )
-    judge.add_argument(
-        "--yes",
-        action="store_true",
-        help="send to the provider without asking (after printing the estimate)",
-    )
-    judge.add_argument("--json", action="store_true", help="machine-readable output")
-    judge_sub = judge.add_subparsers(dest="judge_command", metavar="ACTION")
-    resolve = judge_sub.add_parser(
-        "resolve", help="decide a pair: a or b keeps that side and archives the other; scoped "
-        "adds an \"applies when\" note to each side; merge writes one memory in place of both "
-        "(each previewed, journaled, undoable); related, compatible or not_conflict change no "
-        "file. A group (its id starts with g) takes keep [MEMBER], merge, scoped or "
-        "related|compatible|not_conflict, one operation for all its pairs (one undo)")
-    resolve.add_argument("pair", help="the pair's or the group's id, as `memtui judge` prints it")
-    resolve.add_argument("decision", choices=("a", "b", "keep", "scoped", "merge", *RECORD_ONLY))
-    resolve.add_argument("member", nargs="?", metavar="MEMBER",
-                         help="keep: the member to keep (its number in the group, its file "
-                         "name or path; default: the newest, a CLAUDE.md rule first); for a "
-                         "pair a or b")
-    resolve.add_argument("--when", action="append", default=[], metavar="[MEMBER=]TEXT",
-                         help="scoped, a group: when MEMBER applies (repeatable; without "
-                         "MEMBER=, every member not named; default: proposed for each)")
-    resolve.add_argument("--when-a", metavar="TEXT",
-                         help="scoped: when A applies (default: proposed from what differs)")
-    resolve.add_argument("--when-b", metavar="TEXT",
-                         help="scoped: when B applies (default: proposed from what differs)")
-    resolve.add_argument("--keep", metavar="SIDE",
-                         help="merge: the side the merged memory replaces, a or b (a group: "
-                         "the member; default: the newer)")
-    resolve.add_argument("--merged-file", type=Path, metavar="PATH",
-                         help="merge: the merged memory's text (default: memtui's proposal, "
-                         "shown in the preview)")
-    resolve.add_argument("--yes", action="store_true", help="apply without asking")
-    resolve.add_argument("--json", action="store_true", help="machine-readable output")
-    archive = judge_sub.add_parser("archive", help="memories archived by a decision")
-    archive.add_argument("--json", action="store_true", help="machine-readable output")
-    restore = judge_sub.add_parser(
-        "restore", help="put an archived memory back in its store (previewed, undoable)")
-    restore.add_argument("id", help="the archive id, as `memtui judge archive` prints it")
-    restore.add_argument("--yes", action="store_true", help="apply without asking")
-    restore.add_argument("--above-cut", action="store_true",
-                         help="put its MEMORY.md lines where Claude Code still loads them when "
-                              "the end of the index is past the cut")
-    restore.add_argument("--json", action="store_true", help="machine-readable output")
 
 
 def _side(item: JudgeItem) -> dict[str, Any]:

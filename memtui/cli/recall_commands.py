@@ -28,28 +28,6 @@ if TYPE_CHECKING:
     from memtui.core.stores.locations import Context
 
 
-def add_recall_parser(sub: Any) -> None:
-    recall = sub.add_parser(
-        "recall", help="what Claude Code's recall would attach for PROMPT, or the manifest of "
-        "the 200 newest memory files it chooses from (--manifest)")
-    recall.add_argument("prompt", metavar="PROMPT", nargs="?",
-                        help="a prompt: the memories recall would attach for it")
-    recall.add_argument("--manifest", action="store_true",
-                        help="print the manifest exactly as Claude Code builds it")
-    recall.add_argument("--provider", choices=("local", "anthropic"), default="local",
-                        help="local (default): memtui's offline ranking of the manifest, an "
-                        "approximation; anthropic: Claude Code's own side query (the manifest "
-                        "and prompt redacted, its cost shown and asked first)")
-    recall.add_argument("--yes", action="store_true",
-                        help="with --provider anthropic: send without asking")
-    recall.add_argument("--store", metavar="STORE", default="auto",
-                        help="auto (default: auto memory, team/ included), team, "
-                        "agent:NAME[:SCOPE], or the path of a memory directory")
-    recall.add_argument("--json", action="store_true",
-                        help='--manifest: {"manifest", "files", "invisible"}; a prompt: '
-                        '{"provider", "exact", "selected": [{"path", "attachment"}], "near"}')
-
-
 def masked_lines(texts: list[str]) -> list[str]:
     """Each text with its secrets masked, in one pass over them all (a secret's mask keeps its
     newlines, so the lines stay apart); one by one when a text holds a newline itself."""

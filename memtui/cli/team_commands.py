@@ -6,19 +6,6 @@ import argparse
 
 from memtui.cli.common import EXIT_OK, EXIT_PROBLEMS, context_from, print_json, say, shown
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (slow) at run time
-if TYPE_CHECKING:
-    from typing import Any
-
-
-def add_team_parser(sub: Any) -> None:
-    team = sub.add_parser("team", help="team memory as Claude Code would push it")
-    team_sub = team.add_subparsers(dest="team_command", metavar="ACTION", required=True)
-    check = team_sub.add_parser(
-        "check", help="each file's fate on push, the upload batches and checksums; exit 1 when "
-        "anything would be refused")
-    check.add_argument("--json", action="store_true", help="machine-readable output")
-
 
 def cmd_team_check(args: argparse.Namespace) -> int:
     from memtui.core.stores.locations import locate

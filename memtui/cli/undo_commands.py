@@ -28,25 +28,6 @@ if TYPE_CHECKING:
     from memtui.core.write.prune import PruneReport
 
 
-def add_undo_parser(sub: Any) -> None:
-    undo = sub.add_parser("undo", help="undo an operation memtui made in this Claude Code home, "
-                          "recover one that was interrupted, or prune the journal")
-    undo.add_argument("op_id", nargs="?", metavar="OP_ID", help="default: the latest")
-    undo.add_argument("--list", action="store_true",
-                      help="list the journaled operations and the home of each")
-    undo.add_argument("--rollback", metavar="OP_ID",
-                      help="put back the files of an interrupted operation")
-    undo.add_argument("--complete", metavar="OP_ID", help="finish an interrupted operation")
-    undo.add_argument("--gc", action="store_true",
-                      help="remove operations past the journal's limits: "
-                      "$MEMTUI_JOURNAL_MAX_AGE_DAYS (default 30) and $MEMTUI_JOURNAL_MAX_MB "
-                      "(default 100), or [journal] in the config file")
-    undo.add_argument("--force", action="store_true",
-                      help="undo/roll back even over files changed since (their changes are lost)")
-    undo.add_argument("--yes", action="store_true", help="undo without asking")
-    undo.add_argument("--json", action="store_true")
-
-
 def recovery_hint(journal: Journal, record: OpRecord) -> str:
     """The commands that recover ``record``, with ``--claude-home`` when it is another home."""
     import shlex

@@ -4,14 +4,26 @@ result carries; finding the user's version is :mod:`memtui.core.stores.cc_versio
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
+from functools import cache
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (slow) at run time
+if TYPE_CHECKING:
+    import re
 
 Version = tuple[int, int, int]
 NEWEST_KNOWN: Version = (2, 1, 240)
 """The newest Claude Code version whose rules memtui implements (its CHANGELOG was read up to
 it): an unknown or newer version gets these."""
-_VERSION = re.compile(r"(\d{1,4})\.(\d{1,4})\.(\d{1,6})")
+
+
+@cache
+def _version_pattern() -> re.Pattern[str]:
+    """Compiled when a version is first read (not on a run that reads none)."""
+    import re
+
+    return re.compile(r"(\d{1,4})\.(\d{1,4})\.(\d{1,6})")
+
 
 # The versions the rules memtui follows changed at (docs/claude-code-rules.md).
 MODIFIED_TIMESTAMPS: Version = (2, 1, 75)
@@ -26,7 +38,7 @@ in the CHANGELOG, so memtui takes it from every version after 2.1.88."""
 
 def parse_version(text: str) -> Version | None:
     """``2.1.88`` (also inside ``2.1.88 (Claude Code)``) as a tuple, or None."""
-    match = _VERSION.search(text)
+    match = _version_pattern().search(text)
     if match is None:
         return None
     major, minor, patch = (int(part) for part in match.groups())

@@ -9,7 +9,11 @@ renders it as plain text (never as Rich markup).
 
 from __future__ import annotations
 
-import re
+from functools import cache
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (slow) at run time
+if TYPE_CHECKING:
+    import re
 
 # C0 controls, DEL, C1 controls, and the Unicode bidi embedding/override/isolate controls and
 # line/paragraph separators (they reorder or break what a terminal shows).
@@ -18,8 +22,24 @@ _OTHER = "\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069"
 # surrogateescape). Printed raw they are invalid UTF-8 (or an encoding error); shown as
 # ``\xff``, and in JSON as the ``\udcff`` escape (the same string again for a reader).
 _SURROGATES = "\ud800-\udfff"
-_SINGLE_LINE = re.compile(f"[\x00-\x1f{_OTHER}{_SURROGATES}]")
-_MULTI_LINE = re.compile(f"[\x00-\x08\x0b-\x1f{_OTHER}{_SURROGATES}]")  # keeps \t (09) and \n (0a)
+# Every character of these classes is one ``str.isprintable`` rejects (Cc, Cf, Zl, Zp, Cs): a
+# printable text holds none, and is returned without a pattern being compiled or run (the
+# patterns are compiled on first use: most runs print only plain text).
+
+
+@cache
+def _single_line() -> re.Pattern[str]:
+    import re
+
+    return re.compile(f"[\x00-\x1f{_OTHER}{_SURROGATES}]")
+
+
+@cache
+def _multi_line() -> re.Pattern[str]:
+    import re
+
+    return re.compile(f"[\x00-\x08\x0b-\x1f{_OTHER}{_SURROGATES}]")  # keeps \t (09) and \n (0a)
+
 
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
@@ -42,7 +62,9 @@ def escape_controls(text: str, *, keep_newlines: bool = False) -> str:
     ``\\r`` included, is escaped. Without it (names, descriptions, one-line fields) newlines are
     escaped too, so one value always stays on one line.
     """
-    pattern = _MULTI_LINE if keep_newlines else _SINGLE_LINE
+    if text.isprintable():
+        return text
+    pattern = _multi_line() if keep_newlines else _single_line()
     if pattern.search(text) is None:
         return text
     return pattern.sub(_escape, text)
@@ -50,7 +72,7 @@ def escape_controls(text: str, *, keep_newlines: bool = False) -> str:
 
 def has_controls(text: str) -> bool:
     """Whether :func:`escape_controls` would change ``text`` (newlines included)."""
-    return _SINGLE_LINE.search(text) is not None
+    return not text.isprintable() and _single_line().search(text) is not None
 
 
 def escape_diff(unified: str, rel: str) -> str:
@@ -68,7 +90,11 @@ def escape_diff(unified: str, rel: str) -> str:
 
 # What json.dumps(..., ensure_ascii=False) leaves raw: DEL, C1 controls, bidi controls, the
 # line/paragraph separators and lone surrogates (it escapes only C0, quote and backslash).
-_JSON_RAW = re.compile(f"[{_OTHER}{_SURROGATES}]")
+@cache
+def _json_raw() -> re.Pattern[str]:
+    import re
+
+    return re.compile(f"[{_OTHER}{_SURROGATES}]")
 
 
 def _json_escape(match: re.Match[str]) -> str:
@@ -80,9 +106,11 @@ def json_safe(text: str) -> str:
     JSON leaves raw written as ``\\uXXXX`` escapes: the same JSON value, and no raw control
     character for a terminal to act on. Such characters only occur inside strings, where the
     escape means the same character."""
-    if (text.isascii() and "\x7f" not in text) or _JSON_RAW.search(text) is None:
+    if (text.isascii() and "\x7f" not in text) or text.isprintable():
         return text
-    return _JSON_RAW.sub(_json_escape, text)
+    if _json_raw().search(text) is None:
+        return text
+    return _json_raw().sub(_json_escape, text)
 
 
 def counted(n: int, noun: str, plural: str | None = None) -> str:

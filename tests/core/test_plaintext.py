@@ -51,3 +51,29 @@ def test_escape_diff_keeps_a_file_name_with_a_newline_on_its_header_line() -> No
     assert escape_diff(unified, rel).split("\n") == [
         "--- a/new\\nline\\x1b.md", "+++ /dev/null", "@@ -1 +0,0 @@", "-body \\x1b[2J", "",
     ]
+
+
+def test_no_escaped_character_is_printable() -> None:
+    """The prefilter: a text ``str.isprintable`` accepts holds no character any of the patterns
+    escapes, so it is returned unchanged without a pattern being compiled (issue 25)."""
+    from memtui.core import plaintext
+
+    patterns = (plaintext._single_line(), plaintext._multi_line(), plaintext._json_raw())
+    for code in range(0x110000):
+        char = chr(code)
+        if char.isprintable():
+            assert not any(p.match(char) for p in patterns), hex(code)
+
+
+def test_a_printable_text_compiles_no_pattern() -> None:
+    from memtui.core import plaintext
+
+    getters = (plaintext._single_line, plaintext._multi_line, plaintext._json_raw)
+    for getter in getters:
+        getter.cache_clear()
+    assert escape_controls("a — 배포 [x]") == "a — 배포 [x]"
+    assert escape_controls("a — 배포", keep_newlines=True) == "a — 배포"
+    assert not has_controls("plain")
+    assert json_safe('{"a": "— 배포"}') == '{"a": "— 배포"}'
+    assert sum(getter.cache_info().currsize for getter in getters) == 0
+    assert escape_controls("a\x1b") == "a\\x1b"  # and compiled when needed

@@ -529,6 +529,8 @@ def _block_end(lines: list[str], start: int, deeper_than: int) -> int:
 
 @dataclass(frozen=True)
 class _MetadataBlock:
+    """Where the ``metadata:`` block of a frontmatter is: its line, its end, its indent."""
+
     line: int
     end: int
     indent: str

@@ -82,6 +82,8 @@ def warning_text(lines: int, units: int, line_truncated: bool, byte_truncated: b
 
 @dataclass
 class _Cut:
+    """What Claude Code loads of an over-limit text, where it stops, and whether a line is cut."""
+
     loaded: str
     last_line: int  # 0-based line of the trimmed text where loading stops
     partial: bool

@@ -22,6 +22,8 @@ FRONTMATTER = js_lazy_re(r"---\s*\n([\s\S]*?)---\s*\n?")
 
 @dataclass
 class MainSessionText:
+    """The text the main session reads of a file, the raw line of each of its lines, problems."""
+
     text: str
     line_map: Sequence[int]  # a range when the text is one slice of the raw file
     problems: list[str] = field(default_factory=list)

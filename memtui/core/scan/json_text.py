@@ -269,6 +269,16 @@ def flag(value: bool) -> str:
     return "true" if value else "false"
 
 
+def strings(*values: str | None) -> list[str]:
+    """Each value as :func:`string` gives it (its secrets masked, JSON-safe), the keywords of
+    the secret rules looked for once in all of them: when the values, each on a line of its
+    own, hold none (no keyword holds a newline), none of them holds a secret and each is
+    only quoted (a large home's warm run quotes thousands)."""
+    if may_hold_secret("\n".join(v for v in values if v is not None)):
+        return [string(v) for v in values]
+    return ["null" if v is None else json_safe(encode_basestring(v)) for v in values]
+
+
 def store_text(
     location: StoreLocation,
     exists: bool,
@@ -278,16 +288,20 @@ def store_text(
     content: Fragment,
 ) -> str:
     """``serialize.store_json`` of the store as text, its parts rendered already."""
+    kind, scope, agent, name, path, rule, enabled_rule = strings(
+        location.kind.value, location.scope.value if location.scope else None, location.agent,
+        location.session, str(location.path), location.rule, location.enabled_rule,
+    )
     return "".join((
-        '{"kind": ', string(location.kind.value),
-        ', "scope": ', string(location.scope.value if location.scope else None),
-        ', "agent": ', string(location.agent),
-        ', "session": ', string(location.session),
-        ', "path": ', string(str(location.path)),
+        '{"kind": ', kind,
+        ', "scope": ', scope,
+        ', "agent": ', agent,
+        ', "session": ', name,
+        ', "path": ', path,
         ', "exists": ', flag(exists),
         ', "enabled": ', flag(location.enabled),
-        ', "rule": ', string(location.rule),
-        ', "enabled_rule": ', string(location.enabled_rule),
+        ', "rule": ', rule,
+        ', "enabled_rule": ', enabled_rule,
         ', "index": ', content[0],
         ', "snapshot": ', snapshot or "null",
         ', "session_info": ', session or "null",
@@ -301,13 +315,21 @@ def session_text(
     transcript: str, head: TranscriptHead | None, title: str | None, empty: bool
 ) -> str:
     """``serialize.session_json`` of a session store as text."""
+    session_id, path, cwd, started, branch, quoted_title = strings(
+        os.path.basename(transcript)[: -len(TRANSCRIPT_SUFFIX)],
+        transcript if head is not None else None,
+        head.cwd if head else None,
+        head.started if head else None,
+        head.git_branch if head else None,
+        title,
+    )
     return "".join((
-        '{"id": ', string(os.path.basename(transcript)[: -len(TRANSCRIPT_SUFFIX)]),
-        ', "transcript": ', string(transcript if head is not None else None),
-        ', "cwd": ', string(head.cwd if head else None),
-        ', "started": ', string(head.started if head else None),
-        ', "gitBranch": ', string(head.git_branch if head else None),
-        ', "title": ', string(title),
+        '{"id": ', session_id,
+        ', "transcript": ', path,
+        ', "cwd": ', cwd,
+        ', "started": ', started,
+        ', "gitBranch": ', branch,
+        ', "title": ', quoted_title,
         ', "empty": ', flag(empty),
         "}",
     ))
@@ -315,6 +337,8 @@ def session_text(
 
 @dataclass
 class ScanText:
+    """``memtui scan --json``'s document and how it was made."""
+
     text: str
     """The JSON document (without a final newline)."""
     stores: int

@@ -47,6 +47,8 @@ class RuleAllowlist:
 
 @dataclass(frozen=True)
 class SecretRule:
+    """One gitleaks rule, as memtui runs it."""
+
     id: str
     description: str
     source: str

@@ -8,9 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from memtui.core.cache import ScanCache
-from memtui.core.fileread import read_header
 from memtui.core.model import Scope
-from memtui.core.parse.frontmatter import parse_frontmatter
 
 AGENT_HEADER_LINES = 60
 AGENT_KIND = "agent-definition"
@@ -18,6 +16,8 @@ AGENT_KIND = "agent-definition"
 
 @dataclass
 class AgentDefinition:
+    """An agent file's type, path, memory scope (None: no memory) and description."""
+
     agent_type: str
     path: Path
     memory: Scope | None
@@ -31,6 +31,10 @@ def agent_dir_name(agent_type: str) -> str:
 
 def read_definition(path: Path) -> tuple[AgentDefinition | None, str | None]:
     """One agent file's definition, or the reason it could not be read."""
+    # imported here: while every agent file is unchanged the cache answers (a warm scan)
+    from memtui.core.fileread import read_header
+    from memtui.core.parse.frontmatter import parse_frontmatter
+
     header = read_header(path, path.parent, lines=AGENT_HEADER_LINES)
     if not header.readable:
         return None, f"agent file {path}: {'; '.join(header.problems)}"

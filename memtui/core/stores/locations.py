@@ -17,6 +17,7 @@ from memtui.core.claude_version import (
     ClaudeCodeVersion,
 )
 from memtui.core.model import Scope, StoreKind, StoreLocation
+from memtui.core.parse.lazyre import lazy_re
 from memtui.core.stores.agents import AgentDefinition, agent_dir_name, load_agent_definitions
 from memtui.core.stores.cc_settings import (
     POLICY_SETTINGS,
@@ -28,7 +29,6 @@ from memtui.core.stores.cc_version import detect_version
 from memtui.core.stores.gitroot import GitRoot, canonical_git_root
 from memtui.core.stores.paths import tilde
 from memtui.core.stores.sanitize import find_project_dir
-from memtui.core.stores.trust import workspace_trust
 
 SNAPSHOTS_DIR = Path(".claude") / "agent-memory-snapshots"
 
@@ -198,8 +198,8 @@ def base_word(ctx: Context) -> str:
 
 
 DIR_NAME_ENV = "CLAUDE_CODE_PROJECT_DIR_NAME"
-_DIR_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
-_RESERVED = re.compile(r"(con|prn|aux|nul|com[0-9]|lpt[0-9])", re.IGNORECASE)
+_DIR_NAME = lazy_re(r"[A-Za-z0-9_-]{1,64}")  # compiled when $CLAUDE_CODE_PROJECT_DIR_NAME is set
+_RESERVED = lazy_re(r"(con|prn|aux|nul|com[0-9]|lpt[0-9])", re.IGNORECASE)
 
 
 def project_dir_name(ctx: Context, version: ClaudeCodeVersion) -> tuple[str | None, str | None]:
@@ -227,6 +227,8 @@ def project_setting_refused(ctx: Context, version: ClaudeCodeVersion) -> str | N
     if not version.at_least(PROJECT_MEMORY_DIRECTORY):
         return ("autoMemoryDirectory in the checked-in .claude/settings.json is ignored "
                 f"(CC takes it from project settings only after 2.1.88; {version.describe()})")
+    from memtui.core.stores.trust import workspace_trust  # only for such a setting
+
     trust = workspace_trust(ctx.claude_home, ctx.home, ctx.project)
     if trust.trusted:
         return None

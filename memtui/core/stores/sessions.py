@@ -70,6 +70,8 @@ DEFAULT_SESSION_TEMPLATE = "\n" + "\n".join(
 
 @dataclass
 class TranscriptHead:
+    """What a transcript's first lines tell: the session's cwd, first timestamp, branch."""
+
     cwd: str | None
     started: str | None
     git_branch: str | None

@@ -123,25 +123,53 @@ def _status(
 
 def _compare(updated_at: str, synced_from: str) -> tuple[SnapshotStatus, str | None, str]:
     """``new Date(updatedAt) > new Date(syncedFrom)``: NaN on either side is never newer."""
-    from memtui.core.parse.jsdate import parse_js_date  # only when there are two dates to compare
+    if iso_instant(updated_at) and iso_instant(synced_from):  # as Claude Code writes them
+        newer, same = updated_at > synced_from, updated_at == synced_from
+    else:
+        from memtui.core.parse.jsdate import parse_js_date  # any other form JavaScript reads
 
-    snapshot_ms = parse_js_date(updated_at)
-    synced_ms = parse_js_date(synced_from)
-    if snapshot_ms is None:
-        why = f"snapshot date {updated_at!r} is not a valid JavaScript date"
-        return "none", synced_from, f"{why}, so Claude Code never sees it as newer"
-    if synced_ms is None:
-        why = f"synced date {synced_from!r} is not a valid JavaScript date"
-        return "none", synced_from, f"{why}, so Claude Code never sees the snapshot as newer"
-    if snapshot_ms > synced_ms:
-        newer = f"snapshot {updated_at} is newer than synced {synced_from}"
-        return "prompt-update", synced_from, newer
-    relation = "the same time as" if snapshot_ms == synced_ms else "older than"
+        snapshot_ms = parse_js_date(updated_at)
+        synced_ms = parse_js_date(synced_from)
+        if snapshot_ms is None:
+            why = f"snapshot date {updated_at!r} is not a valid JavaScript date"
+            return "none", synced_from, f"{why}, so Claude Code never sees it as newer"
+        if synced_ms is None:
+            why = f"synced date {synced_from!r} is not a valid JavaScript date"
+            return "none", synced_from, f"{why}, so Claude Code never sees the snapshot as newer"
+        newer, same = snapshot_ms > synced_ms, snapshot_ms == synced_ms
+    if newer:
+        newer_text = f"snapshot {updated_at} is newer than synced {synced_from}"
+        return "prompt-update", synced_from, newer_text
+    relation = "the same time as" if same else "older than"
     return (
         "none",
         synced_from,
         f"up to date: snapshot {updated_at} is {relation} synced {synced_from}",
     )
+
+
+_ISO_SEPARATORS = ((4, "-"), (7, "-"), (10, "T"), (13, ":"), (16, ":"), (19, "."), (23, "Z"))
+_DAYS_IN_MONTH = (31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
+
+
+def iso_instant(text: str) -> bool:
+    """Whether ``text`` is a date as JavaScript's ``toISOString`` writes it (what Claude Code
+    writes: ``2026-03-01T12:00:00.000Z``), with a day of its month and a time of day. Such
+    dates sort as strings as their instants do, and two of them are equal when their
+    instants are: they are compared without the JavaScript date parser
+    (``memtui.core.parse.jsdate``, with ``datetime``, imported on every warm ``scan --json``
+    of a home with snapshots before)."""
+    if len(text) != 24 or any(text[i] != mark for i, mark in _ISO_SEPARATORS):
+        return False
+    fields = (text[0:4], text[5:7], text[8:10], text[11:13], text[14:16], text[17:19],
+              text[20:23])
+    if not all(f.isascii() and f.isdigit() for f in fields):
+        return False
+    year, month, day, hour, minute, second = (int(f) for f in fields[:6])
+    if not 1 <= month <= 12 or hour > 23 or minute > 59 or second > 59:
+        return False
+    leap = year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
+    return 1 <= day <= _DAYS_IN_MONTH[month - 1] + (month == 2 and leap)
 
 
 # --- files ----------------------------------------------------------------------------------

@@ -24,6 +24,8 @@ CONFIG_CAP = 8 * 1024 * 1024
 
 @dataclass(frozen=True)
 class Trust:
+    """Whether Claude Code trusts the workspace, and why."""
+
     trusted: bool
     why: str
     """In words: which entry trusts the workspace, or why none does."""

@@ -348,3 +348,28 @@ def test_the_gitpython_fallback_is_cached(
     assert ("version" in cold_calls) is cold_imports
     assert "git" not in warm_modules
     assert warm_calls == ""
+
+
+def test_a_secret_in_a_store_path_or_session_is_masked_as_scan_json_masks_it(
+    home: DemoHome, tmp_path: Path
+) -> None:
+    """The store's and session's own fields are looked for keywords once for all of them
+    (issue 25): a secret in one of them is masked all the same, and the text is a scan's."""
+    from memtui.core.demo.story import FAKE_GITHUB_PAT
+    from memtui.core.stores.locations import Context, sessions_dir
+
+    agent_home = home.root / f"agentmemory-{FAKE_GITHUB_PAT}"
+    home.agent_memory_home.rename(agent_home)
+    sessions = sessions_dir(context(home))[0]
+    session = next(p for p in sorted(sessions.iterdir()) if (p / "session-memory").is_dir())
+    session.rename(session.with_name(f"s-{FAKE_GITHUB_PAT}"))
+    ctx = Context.create(project=home.project, claude_home=home.claude_home,
+                         agent_memory_home=agent_home,
+                         env={"HOME": str(home.root), "XDG_CACHE_HOME": str(tmp_path / "c")})
+    for _ in range(2):  # cold, then from the stored fragments
+        text = checked(ctx).text
+        assert FAKE_GITHUB_PAT not in text
+        stores = json.loads(text)["stores"]
+        masked = f"{FAKE_GITHUB_PAT[:4]}…{FAKE_GITHUB_PAT[-4:]}"
+        assert any(masked in s["path"] for s in stores if s["kind"] == "agentmemory")
+        assert any(masked in (s["session"] or "") for s in stores if s["kind"] == "session")
