@@ -7,10 +7,11 @@ HOME_DIR is a home made by ``bench/generate_home.py`` (generated in a temp dir w
 with ``--memories`` of which about 22 % land in the bench project's stores and the user-scope
 agents: 4,444 give about 1,000 memories to judge). Each figure is a fresh process with its
 own state and cache dirs: ``cold`` with an empty ledger and embedding cache (every verdict
-computed), ``warm`` a second run on the same dirs (the ledger's verdicts reused, the
-embeddings read from the cache). The TUI child runs the real app headless
-(``App.run_test``), waits for the main screen's scan and its follow-ups, presses ``J`` and
-polls: ``first row`` is from the key to the pair list's
+computed), ``warm`` a second run on the same dirs (the ledger's verdicts and the candidates
+reused, the embeddings read from the cache), ``edited`` a third after one memory got a line
+(the candidates found again, that memory's pairs judged again; the file is put back after).
+The TUI child runs the real app headless (``App.run_test``), waits for the main screen's scan
+and its follow-ups, presses ``J`` and polls: ``first row`` is from the key to the pair list's
 first row, ``all`` to the judge's end with every verdict in the list. The CLI is timed
 from launch to exit, CPU seconds beside wall (the
 machine's load shifts both sides alike).
@@ -83,6 +84,14 @@ def child(home: Path) -> None:
     print(json.dumps(figures))
 
 
+def edit(path: Path) -> bytes:
+    """Append a line to ``path`` (one memory changed: its pairs are found and judged again);
+    its bytes before, to put back."""
+    original = path.read_bytes()
+    path.write_bytes(original + b"\nAlso: ask in the release channel first.\n")
+    return original
+
+
 def timed(cmd: list[str], env: dict[str, str]) -> dict[str, float]:
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
@@ -123,17 +132,24 @@ def main() -> int:
                str(home / "agent-memory"), "judge", "--json"]
         tui = [sys.executable, str(Path(__file__).resolve()), str(home), "--child"]
         rows = []
+        edited = next(p for p in sorted((home / "claude" / "projects").glob("*/memory/*.md"))
+                      if p.name != "MEMORY.md")
         for side, cmd in (("cli", cli), ("tui", tui)):
             env = dict(base, XDG_STATE_HOME=subdir(tmp, f"{side}-state"),
                        XDG_CACHE_HOME=subdir(tmp, f"{side}-cache"),
                        XDG_CONFIG_HOME=subdir(tmp, "config"))
-            for when in ("cold", "warm"):
-                if side == "cli":
-                    figures = timed(cmd, env)
-                else:
-                    out = subprocess.run(cmd, env=env, capture_output=True, text=True,
-                                         check=True).stdout
-                    figures = json.loads(out.strip().splitlines()[-1])
+            for when in ("cold", "warm", "edited"):
+                original = edit(edited) if when == "edited" else None
+                try:
+                    if side == "cli":
+                        figures = timed(cmd, env)
+                    else:
+                        out = subprocess.run(cmd, env=env, capture_output=True, text=True,
+                                             check=True).stdout
+                        figures = json.loads(out.strip().splitlines()[-1])
+                finally:
+                    if original is not None:
+                        edited.write_bytes(original)
                 rows.append((side, when, figures))
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     for side, when, f in rows:
