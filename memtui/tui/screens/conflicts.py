@@ -244,9 +244,12 @@ class ConflictsScreen(ReportsWork, Screen[None]):
         self.judging: tuple[int, int] | None = None
         """While :meth:`judge_stream` runs: pairs judged so far, of how many."""
         self.showing = False
-        """A :class:`VerdictsIn` is on its way: the worker posts no other until it is shown."""
+        """A :class:`VerdictsIn` is on its way or its list is being filled: the worker posts
+        no other until the list is whole (:meth:`filled`)."""
         self.show_cost = 0.0
-        """Seconds the latest :meth:`show_pairs` of :meth:`verdicts_in` took."""
+        """Seconds the latest list of :meth:`verdicts_in` took, until it was whole."""
+        self.show_started: float | None = None
+        """When :meth:`verdicts_in` began showing the list (None: no such showing pending)."""
         self.preview_run: JudgeRun | None = None
         """Until the first pairing is done: the pairs found before whose sides did not change
         (:meth:`show_preview`)."""
@@ -369,14 +372,22 @@ class ConflictsScreen(ReportsWork, Screen[None]):
 
     @on(VerdictsIn)
     def verdicts_in(self, event: VerdictsIn) -> None:
-        """A batch of verdicts is in: the list again (the cursor stays on its row)."""
-        self.showing = False
+        """A batch of verdicts is in: the list again (the cursor stays on its row). The
+        worker posts the next one once this list is whole (:meth:`filled`), and no sooner than
+        twice the time it took: at most a third of the time goes to showing."""
         if event.session is not self.found:  # a run replaced since
+            self.showing = False
             return
         self.judging = None if event.last else (event.done, event.total)
-        started = time.monotonic()
+        self.show_started = time.monotonic()
         self.show_pairs()
-        self.show_cost = time.monotonic() - started
+
+    def filled(self) -> None:
+        """The list holds every row: a showing of :meth:`verdicts_in` is done."""
+        if self.show_started is not None:
+            self.show_cost = time.monotonic() - self.show_started
+            self.show_started = None
+        self.showing = False
 
     def worker_ended(self, worker: Worker[Any], failure: str | None) -> None:
         if failure is not None and worker.group == "judge":
@@ -474,6 +485,8 @@ class ConflictsScreen(ReportsWork, Screen[None]):
         self.refresh_bindings()
         if len(self.pending) > pairs.option_count:
             self.call_after_refresh(self.fill_more, self.fill_round)
+        else:
+            self.filled()
 
     def fill_to(self, count: int) -> None:
         """The list holds at least ``count`` of :attr:`rows` (all when fewer)."""
@@ -491,6 +504,8 @@ class ConflictsScreen(ReportsWork, Screen[None]):
         self.fill_to(self.query_one("#conf-pairs", OptionList).option_count + FILL_ROWS)
         if len(self.pending) > self.query_one("#conf-pairs", OptionList).option_count:
             self.call_after_refresh(self.fill_more, round_)
+        else:
+            self.filled()
 
     @property
     def filling(self) -> bool:
