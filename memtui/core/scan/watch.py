@@ -11,7 +11,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from watchdog.events import FileSystemEvent, FileSystemEventHandler
+from watchdog.events import (
+    DirCreatedEvent,
+    DirDeletedEvent,
+    DirModifiedEvent,
+    DirMovedEvent,
+    FileClosedEvent,
+    FileCreatedEvent,
+    FileDeletedEvent,
+    FileModifiedEvent,
+    FileMovedEvent,
+    FileSystemEvent,
+    FileSystemEventHandler,
+)
 from watchdog.observers import Observer
 
 DEBOUNCE_SECONDS = 0.05
@@ -25,6 +37,17 @@ the rest with the next refresh."""
 
 IGNORED_EVENTS = frozenset({"opened", "closed_no_write"})
 """Event types that never change what a scan sees."""
+
+EVENT_FILTER: list[type[FileSystemEvent]] = [
+    FileCreatedEvent, DirCreatedEvent, FileModifiedEvent, DirModifiedEvent, FileDeletedEvent,
+    DirDeletedEvent, FileMovedEvent, DirMovedEvent, FileClosedEvent,
+]
+"""The events asked of the observer: every one but opened and closed-without-writing, so
+inotify is never asked for ``IN_OPEN`` / ``IN_CLOSE_NOWRITE``. Reading a store (a rescan, the
+links check, the recall manifests: thousands of files on a large home) then queues nothing:
+before, each read made two events that the watcher's thread decoded and dropped, the report
+of a real change waited behind them, and a large home's queue overflowed (watchdog then walks
+the whole tree again)."""
 
 ChangeCallback = Callable[[set[Path]], None]
 
@@ -206,7 +229,8 @@ class StoreWatcher:
             for point in wanted - set(self._scheduled):
                 try:
                     self._scheduled[point] = observer.schedule(
-                        self._handler, str(point.path), recursive=point.recursive
+                        self._handler, str(point.path), recursive=point.recursive,
+                        event_filter=EVENT_FILTER,
                     )
                 except OSError as err:
                     self.problems.append(f"cannot watch {point.path}: {err.strerror or err}")

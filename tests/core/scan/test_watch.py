@@ -170,3 +170,33 @@ def test_stop_silences(
     time.sleep(0.3)
     assert calls.batches == []
     assert not watcher.running
+
+
+def test_reads_queue_no_events(tmp_path: Path, calls: Calls) -> None:
+    """Reading watched files (a rescan, the links check) makes no event at all: inotify is
+    not asked for opens and closes without a write, so thousands of reads never delay the
+    report of a write behind them (nor overflow the queue). The marker written after the reads
+    comes after any event they made (inotify delivers in order)."""
+    note = tmp_path / "note.md"
+    note.write_text("x", encoding="utf-8")
+    seen_types: list[str] = []
+    watcher = StoreWatcher([tmp_path], calls, debounce=0.05)
+    dispatch = watcher._handler.dispatch
+
+    def recording(event: object) -> None:
+        seen_types.append(getattr(event, "event_type", ""))
+        dispatch(event)  # type: ignore[arg-type]
+
+    watcher._handler.dispatch = recording  # type: ignore[method-assign]
+    watcher.start()
+    try:
+        for _ in range(3):
+            note.read_text(encoding="utf-8")
+            list(tmp_path.iterdir())
+        marker = tmp_path / "marker.md"
+        marker.write_text("x", encoding="utf-8")
+        assert calls.wait_for(lambda seen: marker in seen)
+    finally:
+        watcher.stop()
+    assert "opened" not in seen_types and "closed_no_write" not in seen_types, seen_types
+    assert note not in set().union(*calls.batches)
