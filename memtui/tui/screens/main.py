@@ -8,6 +8,7 @@ stores changed (:class:`~memtui.tui.messages.StoresChanged`): this one rescans.
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ClassVar
@@ -90,6 +91,15 @@ LEGEND_HEIGHT = 32
 COMPACT_WIDTH = 100
 """Under this width the footer is compact, ``?`` and ``q`` first, without ``^p`` (the help
 names it)."""
+
+
+def changed_stores(previous: ScanResult | None, result: ScanResult) -> list[Store] | None:
+    """The stores of ``result`` that are not ``previous``'s objects (a live refresh replaces
+    only what it rescanned); None when there is no previous result."""
+    if previous is None:
+        return None
+    kept = {id(store) for store in previous.stores}
+    return [store for store in result.stores if id(store) not in kept]
 
 
 class MainScreen(ReportsWork, Screen[None]):
@@ -181,6 +191,11 @@ class MainScreen(ReportsWork, Screen[None]):
         self.marks = MarkedMemories()
         self.history_started = False
         """The first complete scan was recorded in the history (later ones are live)."""
+        self.completed: ScanResult | None = None
+        """The last complete result whose follow-ups were started."""
+        self.invisible: dict[Path, frozenset[str]] = {}
+        """Of each store root recall reads, its memories recall is never offered (paths
+        from the root), as the last manifests said."""
         self.legend_shown: bool | None = None
         """``L`` chose to show (True) or hide (False) the legend; None: when there is room."""
 
@@ -311,6 +326,10 @@ class MainScreen(ReportsWork, Screen[None]):
         self.update_pane_info()
         if result.complete:
             self.show_nothing_found(nothing_found(self.context, result.stores))
+            # what a scan and its trees made stays (a large home: millions of objects): out
+            # of the collector's sight, so a full collection does not walk them all again in
+            # the middle of the next refresh (freed objects are still freed by refcount)
+            gc.freeze()
 
     def show_panes(self) -> None:
         """The panes appear once every pane's width is known (the first complete result's, or
@@ -330,19 +349,30 @@ class MainScreen(ReportsWork, Screen[None]):
         record its changes in the history, check its links (a refresh's), its team memory's
         push rules, the judge's open pairs and the recall manifests, each in a worker of its
         own group. A result a newer one replaced meanwhile starts nothing: the newer one's
-        completion does."""
+        completion does. A live refresh starts only what its changed stores call for (a
+        store object it did not replace is the one checked before)."""
         result = message.result
         if result is not self.result:
             return
-        self.live.track(result)
-        self.record_history("live" if self.history_started else "start")
+        previous, self.completed = self.completed, result
+        changed = None if not message.check_links else changed_stores(previous, result)
+        if changed is None or [s.path for s in result.stores] != [
+            s.path for s in previous.stores  # type: ignore[union-attr]
+        ]:
+            self.live.track(result)
+        self.record_history("live" if self.history_started else "start",
+                            None if changed is None else [s.path for s in changed])
         self.history_started = True
         if message.check_links:
             self.check_links(result)
         team = next((s for s in result.stores if s.kind == StoreKind.TEAM), None)
-        self.check_team(team)
-        self.load_conflicts()
-        self.load_recall_manifests(result)
+        if changed is None or any(s is team for s in changed):
+            self.check_team(team)
+        if changed is None:
+            self.load_conflicts()  # the judge's ledger: no store holds it
+        kinds = {StoreKind.AUTO, StoreKind.TEAM, StoreKind.AGENT}
+        if changed is None or any(s.kind in kinds for s in changed):
+            self.load_recall_manifests(result, None if changed is None else changed)
 
     @work(exclusive=True, group="team", exit_on_error=False,
           name="checking team memory's push rules", description="Team")
@@ -363,25 +393,36 @@ class MainScreen(ReportsWork, Screen[None]):
 
     @work(exclusive=True, group="recall-marks", exit_on_error=False,
           name="reading the recall manifests", description="Recall")
-    async def load_recall_manifests(self, result: ScanResult) -> None:
+    async def load_recall_manifests(
+        self, result: ScanResult, changed: list[Store] | None = None
+    ) -> None:
         """The memories past the 200 newest of auto memory (team memory's included) and of
         each agent's memory: recall is never offered them, marked ``⊘`` in the trees, counted
-        in the Auto pane."""
+        in the Auto pane. ``changed``: the stores a live refresh replaced; only their
+        manifests are built again (the auto memory's for a team change), the others kept."""
         auto = next((s.path for s in result.stores if s.kind == StoreKind.AUTO and s.exists),
                     None)
         agents = [s.path for s in result.stores if s.kind == StoreKind.AGENT and s.exists]
+        roots = [*([auto] if auto is not None else []), *agents]
+        known = dict(self.invisible) if changed is not None else {}
+        if changed is not None:
+            for store in changed:
+                known.pop(store.path, None)
+                if store.kind == StoreKind.TEAM and auto is not None:
+                    known.pop(auto, None)
 
-        def run() -> tuple[frozenset[str], int]:
-            paths: set[str] = set()
-            in_auto = 0
-            for root in [*([auto] if auto is not None else []), *agents]:
-                invisible = build_manifest(root).invisible
-                paths.update(str(root / rel) for rel in invisible)
-                if root == auto:
-                    in_auto = len(invisible)
-            return frozenset(paths), in_auto
+        def run() -> dict[Path, frozenset[str]]:
+            found: dict[Path, frozenset[str]] = {}
+            for root in roots:
+                kept = known.get(root)
+                found[root] = kept if kept is not None else frozenset(
+                    build_manifest(root).invisible)
+            return found
 
-        paths, in_auto = await in_thread(run)
+        found = await in_thread(run)
+        self.invisible = found
+        paths = frozenset(str(root / rel) for root, rels in found.items() for rel in rels)
+        in_auto = len(found.get(auto, ())) if auto is not None else 0
         for tree in self.query(StoreTree):
             tree.set_unrecalled(paths)
         if in_auto and self.result is result:
@@ -713,11 +754,11 @@ class MainScreen(ReportsWork, Screen[None]):
 
     @work(thread=True, group="history", exit_on_error=False, name="recording the history",
           description="History")
-    def record_history(self, source: str) -> None:
+    def record_history(self, source: str, touching: list[Path] | None = None) -> None:
         """Every change to the stores since the last version (at start: what changed while
         memtui was closed; later: live changes, bursts already merged), once the history
-        exists."""
-        record(self.context, Attribution.unknown(source), create=False)
+        exists; ``touching``: only in these stores (what a live refresh rescanned)."""
+        record(self.context, Attribution.unknown(source), touching=touching, create=False)
 
     def action_snapshot_review(self) -> None:
         """Review the selected agent's snapshot: initialize, replace or mark synced."""
