@@ -6,7 +6,8 @@ reads the header of each changed file only, and keeps every other memory object 
 previous scan as it was (a view that compares memories by identity redraws only the changed
 ones). The store's MEMORY.md load report and index health are computed again only when what
 they depend on changed (:func:`index_depends_on`): MEMORY.md itself, the set of files, a
-folder, or a changed memory's name, wikilinks or topic-file entries; otherwise the previous
+folder, or a changed memory's name, wikilinks or topic-file entries (while MEMORY.md itself is
+unchanged, only its health is computed again: :func:`health_again`); otherwise the previous
 report is kept (with its broken wikilinks from the headers when they had been checked in whole
 files, since a changed file's body may hold others: the TUI checks them again).
 
@@ -20,15 +21,20 @@ from dataclasses import replace
 
 from memtui.core.cache import ScanCache
 from memtui.core.contents import LoadReport, Memory, Store
+from memtui.core.fileread import read_full
+from memtui.core.lazylist import LazyList
 from memtui.core.model import StoreKind, StoreLocation
+from memtui.core.parse.index_health import index_health
 from memtui.core.parse.topic_files import is_topic_file
 from memtui.core.parse.wikilinks import broken_wikilinks
 from memtui.core.scan.scanner import read_memory_keyed, session_summary_facts
 from memtui.core.scan.store_index import (
     INDEX_NAME,
     _link_targets,
+    is_store_folder,
     own_index_dirs,
     store_index,
+    topic_file_entries,
 )
 from memtui.core.stores.walk import NOT_A_DIRECTORY, store_skip, walk_store
 
@@ -126,16 +132,62 @@ def rescan_changed(
                 and not touched(entry.rel_path, changes)):
             memories.append(prev)
             continue
-        memory, _st = read_memory_keyed(entry, location.path, cache)
+        # no cache: a changed file's stat changed (nothing to find), and one just written is
+        # racily recent (nothing to keep); links are never cached
+        memory, _st = read_memory_keyed(entry, location.path, None)
         memories.append(memory)
         if prev is not None:
             reread[entry.rel_path] = memory
     store.memories = memories
-    if old.index is not None and not index_depends_on(old, store, changes, reread):
-        store.index = headers_checked(store, old.index) if reread else old.index
+    report = old.index
+    if report is not None and not index_depends_on(old, store, changes, reread):
+        store.index = headers_checked(store, report) if reread else report
+    elif report is not None and same_index_file(old, store):
+        store.index = health_again(store, report, cache)
     else:
         store_index(store, own_index_dirs(store), cache, listed=walk.listed)
     return store
+
+
+def same_index_file(old: Store, new: Store) -> bool:
+    """Whether ``new``'s MEMORY.md is the file ``old``'s report was made of (its memory object
+    kept: not changed, no link) and the report's rules are the same."""
+    before = next((m for m in old.memories if m.rel_path == INDEX_NAME), None)
+    after = next((m for m in new.memories if m.rel_path == INDEX_NAME), None)
+    return (before is not None and after is before
+            and old.location.unit_cap == new.location.unit_cap and old.kind == new.kind)
+
+
+def health_again(store: Store, report: LoadReport, cache: ScanCache | None = None) -> LoadReport:
+    """``report`` (of the same MEMORY.md) with its index health computed again against the
+    store's files as they are now, as ``store_index.compute_store_index`` computes it: the
+    load figures and entries (parsing MEMORY.md, the costly part of a large index) kept."""
+    checked: dict[str, bool] = {}
+
+    def folder_exists(rel: str) -> bool:
+        if rel not in checked:
+            checked[rel] = is_store_folder(store.path, rel)
+        return checked[rel]
+
+    result = read_full(store.path / INDEX_NAME, store.path)
+    raw = result.data.decode("utf-8", errors="replace") if result.readable else ""
+    others, files, names = _link_targets(store, INDEX_NAME)
+    health = index_health(
+        report,
+        store_files=files,
+        memory_names=names,
+        link_sources={INDEX_NAME: raw},
+        source_links={m.rel_path: m.links for m in others},
+        own_index_dirs=own_index_dirs(store),
+        folder_exists=folder_exists,
+        topic_files={m.rel_path for m in others if is_topic_file(m.frontmatter.data)},
+        topic_entries=lambda rel: topic_file_entries(store.path, rel, cache),
+    )
+    if store.kind == StoreKind.AGENTMEMORY:
+        health.orphans = []  # a tag index: no file needs an entry (as compute_store_index)
+    if isinstance(health.dangling, LazyList):
+        health.dangling.build_all()
+    return replace(report, health=health)
 
 
 def rescan_store_changed(

@@ -7,12 +7,14 @@ from __future__ import annotations
 import dataclasses
 import os
 import shutil
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from memtui.core.cache import RACY_SECONDS, ScanCache
 from memtui.core.contents import Memory, ScanResult, Store
 from memtui.core.demo.build import DemoHome, build_demo_home
 from memtui.core.demo.writers import write_memory
@@ -21,7 +23,7 @@ from memtui.core.scan import incremental
 from memtui.core.scan.cached_report import CachedReport
 from memtui.core.scan.incremental import rescan_changed, touched
 from memtui.core.scan.refresh import refresh
-from memtui.core.scan.scanner import read_memory_keyed, scan
+from memtui.core.scan.scanner import cache_for, read_memory_keyed, scan
 from memtui.core.scan.store_index import check_store_links
 from memtui.core.stores.locations import Context
 
@@ -238,3 +240,22 @@ def test_a_store_that_went_away(ctx: Context, home: DemoHome) -> None:
     shutil.rmtree(auto.path)
     store = rescan_changed(auto.location, auto, {"MEMORY.md"})
     assert not store.exists and store.memories == []
+
+
+def test_a_report_from_the_cache_gets_its_health_again(
+    ctx: Context, home: DemoHome, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The previous report came from the scan cache (its entries a plain list, not the
+    parser's): a new file's refresh computes its health again all the same."""
+    monkeypatch.setattr(ScanCache, "clock", staticmethod(lambda: time.time() + 2 * RACY_SECONDS))
+    scan(ctx, cache=cache_for(ctx))
+    before = scan(ctx, cache=cache_for(ctx))
+    cached = [s for s in before.stores if s.index is not None and type(s.index.entries) is list]
+    assert cached, "some report came from the cache"
+    changed = set()
+    for store in cached:
+        first = next(m for m in store.memories if not m.is_index)
+        os.unlink(first.file)
+        changed |= {Path(first.file), write_memory(store.path, "fresh-one.md", description="x")}
+    after = refresh(ctx, before, changed, cache=cache_for(ctx))
+    assert_same_as_full_scan(ctx, after)
