@@ -139,12 +139,15 @@ def shown_after(home: Home, files: int) -> Shown:
     marks: dict[str, float] = {}
 
     def shown(screen: MainScreen) -> bool:
+        # the tree's node lists as they are (``children`` copies each into a view): the poll
+        # runs every few milliseconds on the app's loop, and walking 3,000 nodes through views
+        # took the interpreter from the app often enough to delay what it measures
         tree = screen.query_one("#tree-auto", StoreTree)
         found: set[str] = set()
         stack = [tree.root]
         while stack:
             node = stack.pop()
-            stack.extend(node.children)
+            stack.extend(node._children)
             if node.data is not None and node.data.memory is not None:
                 found.add(node.data.memory.rel_path)
         return set(names) <= found
@@ -175,7 +178,7 @@ def shown_after(home: Home, files: int) -> Shown:
                 write_memory(home.auto_memory, name, description=name)
             written = time.perf_counter()
             while not shown(screen):
-                await pilot.pause(0.005)
+                await pilot.pause(0.01)
             seen = time.perf_counter()
             return Shown(written - start, marks["reported"] - start, marks["rescanned"] - start,
                          marks["rebuilt"] - start, seen - start, screen.live.refreshes - before)
