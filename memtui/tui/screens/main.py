@@ -27,7 +27,6 @@ from memtui.core.config import Config
 from memtui.core.contents import LoadReport, ScanResult, Store
 from memtui.core.history.attribution import Attribution
 from memtui.core.history.record import record
-from memtui.core.history.timeline import open_history
 from memtui.core.judge.ledger import Ledger, default_ledger_path
 from memtui.core.model import StoreKind
 from memtui.core.plaintext import counted
@@ -38,12 +37,8 @@ from memtui.core.scan.store_index import check_store_links
 from memtui.core.stores.locations import Context
 from memtui.core.stores.projects import nothing_found
 from memtui.core.write.journal import Journal, journal_for
-from memtui.core.write.ops.history import plan_restore as plan_history_restore
-from memtui.tui.decisions import confirm_and_apply, open_archive
 from memtui.tui.dialogs.base import HELP_KEY_ID
 from memtui.tui.dialogs.help import HelpRow, show_help
-from memtui.tui.dialogs.history import HistoryScreen
-from memtui.tui.dialogs.projects import OpenProject, ProjectsScreen
 from memtui.tui.dialogs.search import MarkHits, SearchIndexCache, SearchScreen
 from memtui.tui.editor import edit_in_editor, editor_name
 from memtui.tui.labels import LegendLine, agent_labeler, legend
@@ -73,15 +68,18 @@ from memtui.tui.panes import (
     tab_title,
 )
 from memtui.tui.plain import line
-from memtui.tui.screens.conflicts import ConflictsScreen
-from memtui.tui.screens.distil import DistilScreen, distil_refusal
-from memtui.tui.screens.recall import ContextScreen, RecallScreen
-from memtui.tui.screens.snapshot_diff import SnapshotDiffScreen, snapshot_store_for
 from memtui.tui.team import TeamView, team_check
 from memtui.tui.widgets.detail import DetailPane
 from memtui.tui.widgets.footer import KeyFooter
 from memtui.tui.widgets.store_tree import StoreTree
 from memtui.tui.work import ReportsWork, ask, check, in_thread, progress
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing's checks at run time
+if TYPE_CHECKING:
+    from memtui.tui.dialogs.projects import OpenProject
+
+# The screens and dialogs a key opens are imported when it is pressed: a large home's first
+# paint waits for the app's imports, and those are a fifth of them.
 
 LINKS_JOB = "checking [[links]] in whole files"
 LinkUpdates = list[tuple[Store, LoadReport, LoadReport]]
@@ -707,6 +705,8 @@ class MainScreen(ReportsWork, Screen[None]):
         if self.result is None or not self.result.complete:
             self.notify("Still scanning: the project list comes with the scan.")
             return
+        from memtui.tui.dialogs.projects import ProjectsScreen
+
         screen = ProjectsScreen(
             self.result.projects, self.context.project, self.context.project_dir
         )
@@ -762,6 +762,8 @@ class MainScreen(ReportsWork, Screen[None]):
 
     def action_snapshot_review(self) -> None:
         """Review the selected agent's snapshot: initialize, replace or mark synced."""
+        from memtui.tui.screens.snapshot_diff import SnapshotDiffScreen, snapshot_store_for
+
         store = snapshot_store_for(self.selected(), self.result)
         if store is None or store.snapshot is None:
             self.notify(
@@ -776,6 +778,8 @@ class MainScreen(ReportsWork, Screen[None]):
         """Review the selected store's distilled MEMORY.md; apply the changes kept."""
         ref = self.selected()
         store = None if ref is None else ref.store
+        from memtui.tui.screens.distil import DistilScreen, distil_refusal
+
         why = distil_refusal(store)
         if why is not None:
             self.notify(line(why), title="Cannot distil", severity="warning", markup=False)
@@ -789,6 +793,8 @@ class MainScreen(ReportsWork, Screen[None]):
         if self.result is None:
             self.notify("The scan is still running; try again in a moment.", title="Judge")
             return
+        from memtui.tui.screens.conflicts import ConflictsScreen
+
         screen = ConflictsScreen(self.result, self.context, self.settings)
         self.app.push_screen(screen, self.conflicts_closed)
 
@@ -797,6 +803,8 @@ class MainScreen(ReportsWork, Screen[None]):
 
     def action_recall(self) -> None:
         """The recall preview of the auto memory."""
+        from memtui.tui.screens.recall import RecallScreen
+
         self.app.push_screen(RecallScreen(self.context))
 
     def action_context(self) -> None:
@@ -806,10 +814,14 @@ class MainScreen(ReportsWork, Screen[None]):
         agent = None
         if ref is not None and ref.store.kind == StoreKind.AGENT:
             agent = ref.store.location.agent
+        from memtui.tui.screens.recall import ContextScreen
+
         self.app.push_screen(ContextScreen(self.context, agent))
 
     def action_archive(self) -> None:
         """The judge's archive; the memory picked there is restored after its preview."""
+        from memtui.tui.decisions import open_archive
+
         open_archive(self, self.context, self.journal())
 
     def action_delete(self) -> None:
@@ -873,6 +885,11 @@ class MainScreen(ReportsWork, Screen[None]):
     @work(exclusive=True, group="plan-history", exit_on_error=False,
           name="planning the restore", description="Cannot restore")
     async def history_flow(self, path: Path | None) -> None:
+        from memtui.core.history.timeline import open_history
+        from memtui.core.write.ops.history import plan_restore as plan_history_restore
+        from memtui.tui.decisions import confirm_and_apply
+        from memtui.tui.dialogs.history import HistoryScreen
+
         choice = await ask(self, HistoryScreen(self.context, path))
         if choice is None:
             return
