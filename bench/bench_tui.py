@@ -48,20 +48,26 @@ def child(home: Path) -> None:
 
     drawn: list[float] = []
     original = StoreTree.render_line
+    painted: asyncio.Event | None = None
 
     def render_line(self: StoreTree, y: int) -> Strip:
         # the first time the compositor paints a line of a filled tree: trees are on screen
         if not drawn and self.stores and self.last_line >= 0:
             drawn.append(time.perf_counter())
+            if painted is not None:
+                painted.set()
         return original(self, y)
 
-    StoreTree.render_line = render_line  # type: ignore[method-assign]
+    StoreTree.render_line = render_line  # type: ignore[method-assign, assignment]
 
     async def run() -> None:
+        nonlocal painted
+        painted = asyncio.Event()
         app = make_app(ctx, watch=False)
-        async with app.run_test(size=(160, 45)) as pilot:
-            while not drawn:
-                await pilot.pause(0.005)
+        async with app.run_test(size=(160, 45)):
+            # waited for, not polled: a poll every few milliseconds woke the app's loop all
+            # through the scan and took the interpreter from the scan's thread each time
+            await painted.wait()
             screen = app.screen
             assert isinstance(screen, MainScreen) and screen.result is not None
 
