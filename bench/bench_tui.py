@@ -10,10 +10,14 @@ The scan is timed from launch to exit; the TUI child runs the real app headless
 first trees (auto and team memory) are painted from their headers, their secrets scanned right
 after (``scan_progressively``).
 
-Measured 2026-12-03 (shared 2-core machine, load 13), ``python bench/bench_tui.py BIG --runs 3``
-on a ``bench/generate_home.py`` home: scan 1,992 ms, first painted tree 3,757 ms (start-up
-49 ms included): 1.89 (the issue's figure at a lower load: 1.53). Not met: the app's own start
-(textual's imports, composing the screen) comes on top of the first stage's headers.
+Measured 2026-12-04 (shared 2-core machine, load 3.7 to 4.7), ``python bench/bench_tui.py BIG
+--runs 3`` on a copy of a ``bench/generate_home.py`` home, this tree and the one before issue
+25's tree work (2759d39, run by this script) alternating, twice: scan 1,356 and 2,049 ms, first
+painted tree 3,289 and 3,822 ms: 2.43 and 1.87 (before: 2.77 and 2.35; 3.46 with the script's
+old poll, which woke the app every 5 ms). Not met: the trees are no longer the cost (their
+5,500 nodes are made without Textual's per-node work, labels when drawn), but the panes are
+laid out once, after the complete scan (issue 25, item 4), so the first paint still waits for
+the whole scan on top of the app's imports (textual and the screen: about 1.1 s of CPU here).
 """
 
 from __future__ import annotations
