@@ -142,7 +142,10 @@ class LiveUpdates:
             if self.result() is base:
                 self.refreshes += 1
                 self.show(fresh)
-                self.node.post_message(ScanCompleted(fresh, check_links=True))
+                # its follow-ups (threads reading thousands of files on a large home) start
+                # once the refresh is on screen, not while it is drawn
+                self.node.call_after_refresh(self.node.post_message,
+                                             ScanCompleted(fresh, check_links=True))
             else:
                 self.pending.update(changed)  # another scan landed meanwhile: redo on top of it
         self._schedule()

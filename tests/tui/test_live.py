@@ -207,3 +207,90 @@ async def test_a_burst_of_200_files_all_shows_up(home: DemoHome) -> None:
         assert time.process_time() - cpu < 3.0
         memories = tree_memories(screen, "auto")
         assert all(memories[name].description == name for name in names)
+
+
+def memory_nodes(screen: MainScreen, pane: str) -> dict[str, object]:
+    """The node objects of ``pane``'s memories, by relative path."""
+    tree = screen.query_one(f"#tree-{pane}", StoreTree)
+    out: dict[str, object] = {}
+    stack = [tree.root]
+    while stack:
+        node = stack.pop()
+        stack.extend(node.children)
+        if node.data is not None and node.data.memory is not None:
+            out[node.data.memory.rel_path] = node
+    return out
+
+
+async def test_a_refresh_changes_only_the_nodes_of_changed_memories(home: DemoHome) -> None:
+    """A new file, an edit and a delete: the other memories keep their node objects (not a
+    cleared and refilled tree), the new one is placed where its name sorts, the edited one
+    shows its new memory, the deleted one is gone, and every node points to the new store."""
+    async with live_app(home).run_test(size=SIZE) as pilot:
+        screen = await started(pilot)
+        before = memory_nodes(screen, "auto")
+        names = sorted(r for r in before if "/" not in r and r != "MEMORY.md")
+        edited, deleted = names[0], names[1]
+        write_memory(home.auto_memory, "mmm_new.md", description="new")
+        write_memory(home.auto_memory, edited, description="edited now")
+        (home.auto_memory / deleted).unlink()
+
+        def done() -> bool:
+            memories = tree_memories(screen, "auto")
+            return ("mmm_new.md" in memories and deleted not in memories
+                    and memories[edited].description == "edited now")
+
+        await wait_until(pilot, done, VISIBLE_WITHIN)
+        await pilot.app.workers.wait_for_complete()
+        after = memory_nodes(screen, "auto")
+        for rel, node in after.items():
+            if rel not in ("mmm_new.md", edited):
+                assert node is before[rel], f"{rel}: a new node"
+        assert after[edited] is before[edited]  # the same row, its memory replaced
+        tree = screen.query_one("#tree-auto", StoreTree)
+        store = screen.result.stores[0] if screen.result else None
+        assert store is not None and tree.stores[0] is store
+        top = [n.data.memory.rel_path for n in tree.root.children
+               if n.data is not None and n.data.memory is not None]
+        assert "mmm_new.md" in top and top[1:] == sorted(top[1:])  # MEMORY.md first
+        for node in after.values():
+            assert node.data.store is store  # type: ignore[attr-defined]
+
+
+async def test_a_refresh_runs_the_follow_ups_of_its_changed_stores_only(
+    home: DemoHome, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file written in an agent's memory: the recall manifest is built again for that
+    agent only, the team memory's push check and the judge's ledger are not read again."""
+    from memtui.core.recall.manifest import build_manifest as real_manifest
+    from memtui.tui.screens import main as main_module
+    from memtui.tui.team import team_check as real_team
+
+    manifests: list[Path] = []
+    teams: list[object] = []
+
+    def manifest(root: Path) -> object:
+        manifests.append(root)
+        return real_manifest(root)
+
+    def team(*args: object) -> object:
+        teams.append(args)
+        return real_team(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(main_module, "build_manifest", manifest)
+    monkeypatch.setattr(main_module, "team_check", team)
+    async with live_app(home).run_test(size=SIZE) as pilot:
+        screen = await started(pilot)
+        await pilot.app.workers.wait_for_complete()
+        assert manifests and teams
+        manifests.clear()
+        teams.clear()
+        planner = home.claude_home / "agent-memory" / "planner"
+        write_memory(planner, "fresh_agent_note.md", description="new")
+        await wait_until(pilot, lambda: "fresh_agent_note.md" in tree_memories(screen, "agents"),
+                         VISIBLE_WITHIN)
+        for _ in range(3):
+            await pilot.app.workers.wait_for_complete()
+            await pilot.pause()
+        assert manifests == [planner]
+        assert teams == []

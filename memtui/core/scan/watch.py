@@ -11,7 +11,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from watchdog.events import FileSystemEvent, FileSystemEventHandler
+from watchdog.events import (
+    DirCreatedEvent,
+    DirDeletedEvent,
+    DirModifiedEvent,
+    DirMovedEvent,
+    FileClosedEvent,
+    FileCreatedEvent,
+    FileDeletedEvent,
+    FileModifiedEvent,
+    FileMovedEvent,
+    FileSystemEvent,
+    FileSystemEventHandler,
+)
 from watchdog.observers import Observer
 
 DEBOUNCE_SECONDS = 0.05
@@ -26,6 +38,17 @@ the rest with the next refresh."""
 IGNORED_EVENTS = frozenset({"opened", "closed_no_write"})
 """Event types that never change what a scan sees."""
 
+EVENT_FILTER: list[type[FileSystemEvent]] = [
+    FileCreatedEvent, DirCreatedEvent, FileModifiedEvent, DirModifiedEvent, FileDeletedEvent,
+    DirDeletedEvent, FileMovedEvent, DirMovedEvent, FileClosedEvent,
+]
+"""The events asked of the observer: every one but opened and closed-without-writing, so
+inotify is never asked for ``IN_OPEN`` / ``IN_CLOSE_NOWRITE``. Reading a store (a rescan, the
+links check, the recall manifests: thousands of files on a large home) then queues nothing:
+before, each read made two events that the watcher's thread decoded and dropped, the report
+of a real change waited behind them, and a large home's queue overflowed (watchdog then walks
+the whole tree again)."""
+
 ChangeCallback = Callable[[set[Path]], None]
 
 
@@ -38,16 +61,20 @@ class WatchPoint:
 
 
 class _Collector(FileSystemEventHandler):
-    def __init__(self, sink: Callable[[str], None]) -> None:
+    """Hands each path an event names to ``sink``, with whether the event can move a watch
+    (anything but a directory's content changing: a directory created, deleted or moved)."""
+
+    def __init__(self, sink: Callable[[str, bool], None]) -> None:
         self._sink = sink
 
     def on_any_event(self, event: FileSystemEvent) -> None:
         if event.event_type in IGNORED_EVENTS:
             return
+        moves = not (event.is_directory and event.event_type == "modified")
         for attr in ("src_path", "dest_path"):
             path = getattr(event, attr, "")
             if path:
-                self._sink(os.fsdecode(path))
+                self._sink(os.fsdecode(path), moves)
 
 
 def watch_point(root: Path) -> Path | None:
@@ -88,6 +115,18 @@ def watch_points(roots: Iterable[Path]) -> set[WatchPoint]:
         if not any(covered(real_path, other) for other in kept):
             points.add(WatchPoint(path, False))
     return points
+
+
+def _layout_paths(roots: frozenset[Path]) -> frozenset[Path]:
+    """The paths whose change can move a watch: every root and every folder above one (a
+    root that appears or goes, or a folder on the way to it). A burst touching none of them
+    leaves the watches as they are: recomputing them resolves every root (a large home has
+    hundreds: 150 ms before each report)."""
+    found: set[Path] = set()
+    for root in roots:
+        found.add(root)
+        found.update(root.parents)
+    return frozenset(found)
 
 
 class Burst:
@@ -134,9 +173,12 @@ class StoreWatcher:
         max_delay: float = MAX_DELAY_SECONDS,
     ) -> None:
         self._roots = frozenset(Path(r) for r in roots)
+        self._layout_paths = _layout_paths(self._roots)
         self._on_change = on_change
         self._burst = Burst(debounce, max_delay)
         self._pending: set[Path] = set()
+        self._moved = False
+        """A path of the pending burst can move a watch (see :func:`_layout_paths`)."""
         self._lock = threading.Lock()
         self._watch_lock = threading.Lock()
         self._timer: threading.Timer | None = None
@@ -180,6 +222,7 @@ class StoreWatcher:
                 self._timer.cancel()
                 self._timer = None
             self._pending.clear()
+            self._moved = False
             self._burst.reported()
         with self._watch_lock:
             observer, self._observer = self._observer, None
@@ -191,6 +234,7 @@ class StoreWatcher:
     def set_roots(self, roots: Iterable[Path]) -> None:
         """Watch ``roots`` from now on; only the watches that differ are replaced."""
         self._roots = frozenset(Path(r) for r in roots)
+        self._layout_paths = _layout_paths(self._roots)
         self._sync_watches()
 
     def _sync_watches(self) -> None:
@@ -206,14 +250,18 @@ class StoreWatcher:
             for point in wanted - set(self._scheduled):
                 try:
                     self._scheduled[point] = observer.schedule(
-                        self._handler, str(point.path), recursive=point.recursive
+                        self._handler, str(point.path), recursive=point.recursive,
+                        event_filter=EVENT_FILTER,
                     )
                 except OSError as err:
                     self.problems.append(f"cannot watch {point.path}: {err.strerror or err}")
 
-    def _record(self, path: str) -> None:
+    def _record(self, path: str, moves: bool = True) -> None:
         with self._lock:
-            self._pending.add(Path(path))
+            changed = Path(path)
+            self._pending.add(changed)
+            if moves and not self._moved and changed in self._layout_paths:
+                self._moved = True
             now = time.monotonic()
             due = self._burst.event(now)
             if due is None:
@@ -231,9 +279,11 @@ class StoreWatcher:
             if generation != self._generation:
                 return
             changed, self._pending = self._pending, set()
+            moved, self._moved = self._moved, False
             self._timer = None
             self._burst.reported()
         if not changed or not self.running:
             return
-        self._sync_watches()
+        if moved:
+            self._sync_watches()
         self._on_change(changed)

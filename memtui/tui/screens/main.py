@@ -8,6 +8,7 @@ stores changed (:class:`~memtui.tui.messages.StoresChanged`): this one rescans.
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ClassVar
@@ -26,7 +27,6 @@ from memtui.core.config import Config
 from memtui.core.contents import LoadReport, ScanResult, Store
 from memtui.core.history.attribution import Attribution
 from memtui.core.history.record import record
-from memtui.core.history.timeline import open_history
 from memtui.core.judge.ledger import Ledger, default_ledger_path
 from memtui.core.model import StoreKind
 from memtui.core.plaintext import counted
@@ -37,12 +37,8 @@ from memtui.core.scan.store_index import check_store_links
 from memtui.core.stores.locations import Context
 from memtui.core.stores.projects import nothing_found
 from memtui.core.write.journal import Journal, journal_for
-from memtui.core.write.ops.history import plan_restore as plan_history_restore
-from memtui.tui.decisions import confirm_and_apply, open_archive
 from memtui.tui.dialogs.base import HELP_KEY_ID
 from memtui.tui.dialogs.help import HelpRow, show_help
-from memtui.tui.dialogs.history import HistoryScreen
-from memtui.tui.dialogs.projects import OpenProject, ProjectsScreen
 from memtui.tui.dialogs.search import MarkHits, SearchIndexCache, SearchScreen
 from memtui.tui.editor import edit_in_editor, editor_name
 from memtui.tui.labels import LegendLine, agent_labeler, legend
@@ -72,15 +68,18 @@ from memtui.tui.panes import (
     tab_title,
 )
 from memtui.tui.plain import line
-from memtui.tui.screens.conflicts import ConflictsScreen
-from memtui.tui.screens.distil import DistilScreen, distil_refusal
-from memtui.tui.screens.recall import ContextScreen, RecallScreen
-from memtui.tui.screens.snapshot_diff import SnapshotDiffScreen, snapshot_store_for
 from memtui.tui.team import TeamView, team_check
 from memtui.tui.widgets.detail import DetailPane
 from memtui.tui.widgets.footer import KeyFooter
 from memtui.tui.widgets.store_tree import StoreTree
 from memtui.tui.work import ReportsWork, ask, check, in_thread, progress
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing's checks at run time
+if TYPE_CHECKING:
+    from memtui.tui.dialogs.projects import OpenProject
+
+# The screens and dialogs a key opens are imported when it is pressed: a large home's first
+# paint waits for the app's imports, and those are a fifth of them.
 
 LINKS_JOB = "checking [[links]] in whole files"
 LinkUpdates = list[tuple[Store, LoadReport, LoadReport]]
@@ -90,6 +89,15 @@ LEGEND_HEIGHT = 32
 COMPACT_WIDTH = 100
 """Under this width the footer is compact, ``?`` and ``q`` first, without ``^p`` (the help
 names it)."""
+
+
+def changed_stores(previous: ScanResult | None, result: ScanResult) -> list[Store] | None:
+    """The stores of ``result`` that are not ``previous``'s objects (a live refresh replaces
+    only what it rescanned); None when there is no previous result."""
+    if previous is None:
+        return None
+    kept = {id(store) for store in previous.stores}
+    return [store for store in result.stores if id(store) not in kept]
 
 
 class MainScreen(ReportsWork, Screen[None]):
@@ -181,6 +189,11 @@ class MainScreen(ReportsWork, Screen[None]):
         self.marks = MarkedMemories()
         self.history_started = False
         """The first complete scan was recorded in the history (later ones are live)."""
+        self.completed: ScanResult | None = None
+        """The last complete result whose follow-ups were started."""
+        self.invisible: dict[Path, frozenset[str]] = {}
+        """Of each store root recall reads, its memories recall is never offered (paths
+        from the root), as the last manifests said."""
         self.legend_shown: bool | None = None
         """``L`` chose to show (True) or hide (False) the legend; None: when there is room."""
 
@@ -311,6 +324,10 @@ class MainScreen(ReportsWork, Screen[None]):
         self.update_pane_info()
         if result.complete:
             self.show_nothing_found(nothing_found(self.context, result.stores))
+            # what a scan and its trees made stays (a large home: millions of objects): out
+            # of the collector's sight, so a full collection does not walk them all again in
+            # the middle of the next refresh (freed objects are still freed by refcount)
+            gc.freeze()
 
     def show_panes(self) -> None:
         """The panes appear once every pane's width is known (the first complete result's, or
@@ -330,19 +347,30 @@ class MainScreen(ReportsWork, Screen[None]):
         record its changes in the history, check its links (a refresh's), its team memory's
         push rules, the judge's open pairs and the recall manifests, each in a worker of its
         own group. A result a newer one replaced meanwhile starts nothing: the newer one's
-        completion does."""
+        completion does. A live refresh starts only what its changed stores call for (a
+        store object it did not replace is the one checked before)."""
         result = message.result
         if result is not self.result:
             return
-        self.live.track(result)
-        self.record_history("live" if self.history_started else "start")
+        previous, self.completed = self.completed, result
+        changed = None if not message.check_links else changed_stores(previous, result)
+        if changed is None or [s.path for s in result.stores] != [
+            s.path for s in previous.stores  # type: ignore[union-attr]
+        ]:
+            self.live.track(result)
+        self.record_history("live" if self.history_started else "start",
+                            None if changed is None else [s.path for s in changed])
         self.history_started = True
         if message.check_links:
             self.check_links(result)
         team = next((s for s in result.stores if s.kind == StoreKind.TEAM), None)
-        self.check_team(team)
-        self.load_conflicts()
-        self.load_recall_manifests(result)
+        if changed is None or any(s is team for s in changed):
+            self.check_team(team)
+        if changed is None:
+            self.load_conflicts()  # the judge's ledger: no store holds it
+        kinds = {StoreKind.AUTO, StoreKind.TEAM, StoreKind.AGENT}
+        if changed is None or any(s.kind in kinds for s in changed):
+            self.load_recall_manifests(result, None if changed is None else changed)
 
     @work(exclusive=True, group="team", exit_on_error=False,
           name="checking team memory's push rules", description="Team")
@@ -363,25 +391,36 @@ class MainScreen(ReportsWork, Screen[None]):
 
     @work(exclusive=True, group="recall-marks", exit_on_error=False,
           name="reading the recall manifests", description="Recall")
-    async def load_recall_manifests(self, result: ScanResult) -> None:
+    async def load_recall_manifests(
+        self, result: ScanResult, changed: list[Store] | None = None
+    ) -> None:
         """The memories past the 200 newest of auto memory (team memory's included) and of
         each agent's memory: recall is never offered them, marked ``⊘`` in the trees, counted
-        in the Auto pane."""
+        in the Auto pane. ``changed``: the stores a live refresh replaced; only their
+        manifests are built again (the auto memory's for a team change), the others kept."""
         auto = next((s.path for s in result.stores if s.kind == StoreKind.AUTO and s.exists),
                     None)
         agents = [s.path for s in result.stores if s.kind == StoreKind.AGENT and s.exists]
+        roots = [*([auto] if auto is not None else []), *agents]
+        known = dict(self.invisible) if changed is not None else {}
+        if changed is not None:
+            for store in changed:
+                known.pop(store.path, None)
+                if store.kind == StoreKind.TEAM and auto is not None:
+                    known.pop(auto, None)
 
-        def run() -> tuple[frozenset[str], int]:
-            paths: set[str] = set()
-            in_auto = 0
-            for root in [*([auto] if auto is not None else []), *agents]:
-                invisible = build_manifest(root).invisible
-                paths.update(str(root / rel) for rel in invisible)
-                if root == auto:
-                    in_auto = len(invisible)
-            return frozenset(paths), in_auto
+        def run() -> dict[Path, frozenset[str]]:
+            found: dict[Path, frozenset[str]] = {}
+            for root in roots:
+                kept = known.get(root)
+                found[root] = kept if kept is not None else frozenset(
+                    build_manifest(root).invisible)
+            return found
 
-        paths, in_auto = await in_thread(run)
+        found = await in_thread(run)
+        self.invisible = found
+        paths = frozenset(str(root / rel) for root, rels in found.items() for rel in rels)
+        in_auto = len(found.get(auto, ())) if auto is not None else 0
         for tree in self.query(StoreTree):
             tree.set_unrecalled(paths)
         if in_auto and self.result is result:
@@ -666,6 +705,8 @@ class MainScreen(ReportsWork, Screen[None]):
         if self.result is None or not self.result.complete:
             self.notify("Still scanning: the project list comes with the scan.")
             return
+        from memtui.tui.dialogs.projects import ProjectsScreen
+
         screen = ProjectsScreen(
             self.result.projects, self.context.project, self.context.project_dir
         )
@@ -713,14 +754,16 @@ class MainScreen(ReportsWork, Screen[None]):
 
     @work(thread=True, group="history", exit_on_error=False, name="recording the history",
           description="History")
-    def record_history(self, source: str) -> None:
+    def record_history(self, source: str, touching: list[Path] | None = None) -> None:
         """Every change to the stores since the last version (at start: what changed while
         memtui was closed; later: live changes, bursts already merged), once the history
-        exists."""
-        record(self.context, Attribution.unknown(source), create=False)
+        exists; ``touching``: only in these stores (what a live refresh rescanned)."""
+        record(self.context, Attribution.unknown(source), touching=touching, create=False)
 
     def action_snapshot_review(self) -> None:
         """Review the selected agent's snapshot: initialize, replace or mark synced."""
+        from memtui.tui.screens.snapshot_diff import SnapshotDiffScreen, snapshot_store_for
+
         store = snapshot_store_for(self.selected(), self.result)
         if store is None or store.snapshot is None:
             self.notify(
@@ -735,6 +778,8 @@ class MainScreen(ReportsWork, Screen[None]):
         """Review the selected store's distilled MEMORY.md; apply the changes kept."""
         ref = self.selected()
         store = None if ref is None else ref.store
+        from memtui.tui.screens.distil import DistilScreen, distil_refusal
+
         why = distil_refusal(store)
         if why is not None:
             self.notify(line(why), title="Cannot distil", severity="warning", markup=False)
@@ -748,6 +793,8 @@ class MainScreen(ReportsWork, Screen[None]):
         if self.result is None:
             self.notify("The scan is still running; try again in a moment.", title="Judge")
             return
+        from memtui.tui.screens.conflicts import ConflictsScreen
+
         screen = ConflictsScreen(self.result, self.context, self.settings)
         self.app.push_screen(screen, self.conflicts_closed)
 
@@ -756,6 +803,8 @@ class MainScreen(ReportsWork, Screen[None]):
 
     def action_recall(self) -> None:
         """The recall preview of the auto memory."""
+        from memtui.tui.screens.recall import RecallScreen
+
         self.app.push_screen(RecallScreen(self.context))
 
     def action_context(self) -> None:
@@ -765,10 +814,14 @@ class MainScreen(ReportsWork, Screen[None]):
         agent = None
         if ref is not None and ref.store.kind == StoreKind.AGENT:
             agent = ref.store.location.agent
+        from memtui.tui.screens.recall import ContextScreen
+
         self.app.push_screen(ContextScreen(self.context, agent))
 
     def action_archive(self) -> None:
         """The judge's archive; the memory picked there is restored after its preview."""
+        from memtui.tui.decisions import open_archive
+
         open_archive(self, self.context, self.journal())
 
     def action_delete(self) -> None:
@@ -832,6 +885,11 @@ class MainScreen(ReportsWork, Screen[None]):
     @work(exclusive=True, group="plan-history", exit_on_error=False,
           name="planning the restore", description="Cannot restore")
     async def history_flow(self, path: Path | None) -> None:
+        from memtui.core.history.timeline import open_history
+        from memtui.core.write.ops.history import plan_restore as plan_history_restore
+        from memtui.tui.decisions import confirm_and_apply
+        from memtui.tui.dialogs.history import HistoryScreen
+
         choice = await ask(self, HistoryScreen(self.context, path))
         if choice is None:
             return

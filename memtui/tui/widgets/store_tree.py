@@ -6,12 +6,13 @@ terminal) shows each memory's size, age and description after its name."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from dataclasses import replace
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import ClassVar
 
 from rich.style import Style
-from rich.text import Text
+from rich.text import Text, TextType
 from textual.binding import Binding, BindingType
 from textual.widgets import Tree
 from textual.widgets.tree import NodeID, TreeNode
@@ -26,12 +27,6 @@ from memtui.tui.nodes import MemoryBadges, NodeRef, badges_for_store
 from memtui.tui.plain import line, text
 
 StoreLabeler = Callable[[Store], Label]
-
-FIRST_CHUNK = 400
-"""Memory nodes added at once when a tree is filled: more than a screen."""
-
-CHUNK = 1500
-"""Memory nodes added per later step."""
 
 WIDE_ROW = 72
 """A tree at least this wide shows size, age and description after each memory's name."""
@@ -78,8 +73,78 @@ def details(memory: Memory, width: int) -> Text:
     return out
 
 
+PLACEHOLDER = Text("…")
+"""The label of a memory node not drawn yet: its real label is made when first read
+(:class:`_Node`), so a tree of thousands of memories makes only the labels it shows."""
+
+
+class _Node(TreeNode[NodeRef]):
+    """A tree node whose label may be made when it is first read (drawn, or asked for): a
+    memory's label is marked stale when what it shows changes, and made again then."""
+
+    _stale = False
+
+    @property
+    def _label(self) -> Text:
+        if self._stale:
+            self._stale = False
+            tree = self._tree
+            assert isinstance(tree, StoreTree)
+            self._text = tree.fresh_label(self)
+        return self._text
+
+    @_label.setter
+    def _label(self, value: Text) -> None:
+        self._text = value
+        self._stale = value is PLACEHOLDER
+
+
+@dataclass
+class _Slot:
+    """One store's nodes in a tree: where its items hang (the root of a single-store tree, or
+    the store's own node), its folder and memory nodes by path, and its notices (disabled,
+    no directory, empty)."""
+
+    store: Store
+    parent: TreeNode[NodeRef]
+    node: TreeNode[NodeRef] | None = None
+    folders: dict[str, TreeNode[NodeRef]] = field(default_factory=dict)
+    items: dict[str, TreeNode[NodeRef]] = field(default_factory=dict)
+    notices: list[TreeNode[NodeRef]] = field(default_factory=list)
+
+
+def _shape(store: Store) -> tuple[bool, bool, bool]:
+    """What decides a store's notices: enabled, exists, holds memories."""
+    return (store.location.enabled, store.exists, bool(store.memories))
+
+
+def _layout(memories: list[Memory]) -> dict[str, list[tuple[bool, str]]]:
+    """Each folder's children (``""``: the store's top level), in the order a tree shows them:
+    ``(True, folder)`` or ``(False, memory path)``; memories sorted by :func:`sort_key`, a
+    folder placed where its first memory comes."""
+    layout: dict[str, list[tuple[bool, str]]] = {"": []}
+    for memory in sorted(memories, key=sort_key):
+        rel = memory.rel_path
+        folder = rel.rsplit("/", 1)[0] if "/" in rel else ""
+        # the folders on the way, outermost first, each added to its parent once
+        missing: list[str] = []
+        at = folder
+        while at not in layout:
+            missing.append(at)
+            at = at.rpartition("/")[0]
+        for sub in reversed(missing):
+            layout[sub] = []
+            layout[sub.rpartition("/")[0]].append((True, sub))
+        layout[folder].append((False, rel))
+    return layout
+
+
 class StoreTree(Tree[NodeRef]):
-    """One pane: either a single store's files at the top level, or one node per store."""
+    """One pane: either a single store's files at the top level, or one node per store.
+
+    A refresh that brings new store objects changes only the nodes of the memories that
+    changed (and of those whose badges did): the other nodes, the cursor, the expanded
+    folders and the scroll position stay. Memory labels are made when first drawn."""
 
     DEFAULT_CSS = """
     StoreTree { background: $surface; }
@@ -108,8 +173,9 @@ class StoreTree(Tree[NodeRef]):
         self._empty_text = empty_text
         self.stores: list[Store] = []
         self._filled = False
-        self._generation = 0
-        self._pending: list[_PendingItems] = []
+        self._slots: dict[Path, _Slot] = {}
+        self._banner_node: TreeNode[NodeRef] | None = None
+        self._badges: dict[int, tuple[Store, dict[str, MemoryBadges]]] = {}
         self.marks: MarkedMemories | None = marks
         """The screen's marked memories, drawn in the labels (None: no marks)."""
         self.banner: Text | None = None
@@ -117,28 +183,63 @@ class StoreTree(Tree[NodeRef]):
         self.fates: dict[str, Text] = {}
         """Words after a memory's label, by absolute path (each team file's push fate)."""
         self.conflicts: frozenset[str] = frozenset()
+        """Absolute paths of the memories in a pair that needs a decision (``≠``)."""
         self.unrecalled: frozenset[str] = frozenset()
         """Memories (absolute paths) recall is never offered (past the 200 newest)."""
-        """Absolute paths of the memories in a pair that needs a decision (``≠``)."""
         self._tails: dict[NodeID, tuple[int, int]] = {}
         """Each label's tail and badge lengths (:attr:`memtui.tui.labels.Label.kept`)."""
+
+    # labels ------------------------------------------------------------------------------
+
+    def process_label(self, label: TextType) -> Text:
+        """A one-line label as it is (Textual's splits every label into lines, twice per
+        node: a tree of thousands pays for it); anything else as Textual makes it."""
+        if isinstance(label, Text) and "\n" not in label.plain:
+            return label
+        return super().process_label(label)
+
+    def _badges_for(self, store: Store) -> dict[str, MemoryBadges]:
+        """``badges_for_store(store)``, made once per store object."""
+        kept = self._badges.get(id(store))
+        if kept is None or kept[0] is not store:
+            kept = self._badges[id(store)] = (store, badges_for_store(store))
+        return kept[1]
+
+    def fresh_label(self, node: TreeNode[NodeRef]) -> Text:
+        """The label a memory node shows now (made when it is drawn or read)."""
+        ref = node.data
+        assert ref is not None and ref.memory is not None
+        memory = ref.memory
+        if memory.is_index and "/" not in memory.rel_path:
+            label = index_label(ref.store)
+        else:
+            label = self._memory_label(ref.store, memory, self._badges_for(ref.store))
+        self._tails[node.id] = label.kept
+        return label.text()
+
+    def _stale(self, nodes: Iterable[TreeNode[NodeRef]]) -> None:
+        """Make these nodes' labels again when they are next drawn."""
+        touched = False
+        for node in nodes:
+            if isinstance(node, _Node):
+                node._label = PLACEHOLDER
+                node._updates += 1
+                touched = True
+        if touched:
+            self._updates += 1
+            self._line_cache.clear()
+            self.refresh()
+
+    def _memory_nodes(self) -> Iterator[TreeNode[NodeRef]]:
+        for slot in self._slots.values():
+            yield from slot.items.values()
 
     def show_marks(self, keys: Iterable[str]) -> None:
         """Draw the labels of the memories with these keys again (marked or unmarked)."""
         wanted = set(keys)
-        if not wanted:
-            return
-        store_marks: dict[int, dict[str, MemoryBadges]] = {}
-        for node in self._all_nodes():
-            ref = node.data
-            if ref is None or ref.memory is None or ref.key not in wanted:
-                continue
-            if ref.memory.is_index and "/" not in ref.memory.rel_path:
-                continue
-            marks = store_marks.get(id(ref.store))
-            if marks is None:
-                marks = store_marks[id(ref.store)] = badges_for_store(ref.store)
-            self.relabel(node, self._memory_label(ref.store, ref.memory, marks))
+        if wanted:
+            self._stale(n for n in self._memory_nodes()
+                        if n.data is not None and n.data.key in wanted)
 
     def _memory_label(
         self, store: Store, memory: Memory, marks: dict[str, MemoryBadges]
@@ -157,32 +258,50 @@ class StoreTree(Tree[NodeRef]):
             label = replace(label, badge=Text("  ").append_text(fate))
         return label
 
+    def _stale_files(self, files: set[str]) -> None:
+        """Draw again the memories whose absolute paths are in ``files``."""
+        if files:
+            self._stale(n for n in self._memory_nodes()
+                        if n.data is not None and n.data.memory is not None
+                        and n.data.memory.file in files)
+
     def set_notes(self, banner: Text | None, fates: dict[str, Text]) -> None:
-        """Show ``banner`` first and ``fates`` after the memories' labels (the tree is drawn
-        again, cursor and expanded nodes kept)."""
+        """Show ``banner`` first and ``fates`` after the memories' labels (only the rows whose
+        words changed are drawn again; cursor and expanded nodes kept)."""
+        old_banner, old_fates = self.banner, self.fates
         self.banner, self.fates = banner, fates
-        if self._filled:
+        if not self._filled:
+            return
+        if (old_banner is None) != (banner is None):
             self._filled = False
             self.set_stores(self.stores)
+            return
+        if banner is not None and self._banner_node is not None and (
+            old_banner is None or old_banner.plain != banner.plain
+            or old_banner.spans != banner.spans
+        ):
+            self._banner_node.set_label(banner)
+        changed = {path for path in old_fates.keys() | fates.keys()
+                   if (old_fates.get(path), fates.get(path)) != (None, None)
+                   and not _same_text(old_fates.get(path), fates.get(path))}
+        self._stale_files(changed)
 
     def set_conflicts(self, paths: frozenset[str]) -> None:
-        """Mark the memories in ``paths`` with ``≠`` (the tree is drawn again when it changes)."""
+        """Mark the memories in ``paths`` with ``≠`` (the rows that change are drawn again)."""
         if paths == self.conflicts:
             return
+        changed = set(paths ^ self.conflicts)
         self.conflicts = paths
-        if self._filled:
-            self._filled = False
-            self.set_stores(self.stores)
+        self._stale_files(changed)
 
     def set_unrecalled(self, paths: frozenset[str]) -> None:
-        """Mark the memories in ``paths`` with ``⊘``: invisible to recall (drawn again when
-        it changes)."""
+        """Mark the memories in ``paths`` with ``⊘``: invisible to recall (the rows that
+        change are drawn again)."""
         if paths == self.unrecalled:
             return
+        changed = set(paths ^ self.unrecalled)
         self.unrecalled = paths
-        if self._filled:
-            self._filled = False
-            self.set_stores(self.stores)
+        self._stale_files(changed)
 
     def add_label(
         self, parent: TreeNode[NodeRef], label: Label, ref: NodeRef, *, leaf: bool
@@ -226,13 +345,19 @@ class StoreTree(Tree[NodeRef]):
         self._invalidate()
 
     def get_label_width(self, node: TreeNode[NodeRef]) -> int:
-        """The label's own width (cheap: a tree of thousands asks it of every node)."""
+        """The label's own width (cheap: a tree of thousands asks it of every node; a label
+        not made yet is not made for it: its name and a few marks)."""
+        if isinstance(node, _Node) and node._stale:
+            memory = node.data.memory if node.data is not None else None
+            return (len(memory.file_name) if memory is not None else 1) + 6
         return node._label.cell_len + 2
 
     def on_focus(self) -> None:
         """Entering a pane puts the cursor on its first item, so Enter and the detail work."""
         if self.cursor_line < 0 and self.last_line >= 0:
             self.cursor_line = 0
+
+    # content -----------------------------------------------------------------------------
 
     def set_stores(
         self,
@@ -241,13 +366,15 @@ class StoreTree(Tree[NodeRef]):
         empty_text: str | None = None,
         labeler: StoreLabeler | None = None,
     ) -> None:
-        """Replace the content, keeping the expanded nodes and the cursor where they were;
+        """Show ``stores``, keeping the expanded nodes and the cursor where they were;
         ``empty_text`` (shown when there is no store) and ``labeler`` (a store's label)
         replace the tree's own when given.
 
-        The same store objects as last time (a refresh that rescanned other stores) leave the
-        tree untouched; the restored cursor is not announced, so the detail pane stays on
-        what the user chose even when this tree is not the one in focus."""
+        The same store objects as last time leave the tree untouched. The same stores (by
+        path, in the same order) as new objects change only the nodes of the memories that
+        came, went or changed (:meth:`_update`); anything else is built anew. The cursor is
+        never announced for it, so the detail pane stays on what the user chose even when
+        this tree is not the one in focus."""
         if empty_text is not None:
             self._empty_text = empty_text
         if labeler is not None:
@@ -257,41 +384,207 @@ class StoreTree(Tree[NodeRef]):
             new is old for new, old in zip(new_stores, self.stores, strict=True)
         ):
             return
+        if self._filled and self._can_update(new_stores):
+            self._update(new_stores)
+            return
+        self._rebuild(new_stores)
+
+    def _can_update(self, stores: list[Store]) -> bool:
+        if [s.path for s in stores] != [s.path for s in self.stores] or not stores:
+            return False
+        return not self._single or (
+            len(stores) == 1 and _shape(stores[0]) == _shape(self.stores[0]))
+
+    def _rebuild(self, stores: list[Store]) -> None:
+        """Clear and fill the tree, the expanded nodes and the cursor restored by key."""
         self._filled = True
         expanded = {n.data.key for n in self._all_nodes() if n.is_expanded and n.data}
         cursor = self.cursor_node.data.key if self.cursor_node and self.cursor_node.data else None
-        self.stores = new_stores
+        self.stores = stores
         self.clear()
         self._tails.clear()
-        self._generation += 1
-        self._pending = []
+        self._slots = {}
+        self._banner_node = None
+        self._badges = {}
         if self.banner is not None and self.stores:
-            self.root.add_leaf(self.banner, data=NodeRef(self.stores[0]))
+            self._banner_node = self.root.add_leaf(self.banner, data=NodeRef(self.stores[0]))
         if not self.stores:
             self.root.add_leaf(Text(self._empty_text, style="dim italic"))
         for store in self.stores:
             if self._single:
-                self._add_store_items(self.root, store, expanded)
+                slot = _Slot(store, self.root)
             else:
-                self._add_store_node(store, expanded)
+                ref = NodeRef(store)
+                label = self._store_label(store)
+                node = self._new_node(self.root, ref, label.text(), leaf=False)
+                self._tails[node.id] = label.kept
+                node._expanded = ref.key in expanded
+                self.root._children.append(node)
+                slot = _Slot(store, node, node)
+            self._slots.setdefault(store.path, slot)
+            self._fill_slot(slot, expanded)
         self.root.expand()
-        self._add_pending(self._generation, FIRST_CHUNK, cursor)
-
-    def _add_pending(self, generation: int, budget: int, cursor: str | None) -> None:
-        """Add queued memory nodes, ``budget`` at a time between refreshes, so a store of
-        thousands of files shows its first screen at once; then restore the cursor."""
-        if generation != self._generation:
-            return  # a newer set_stores replaced the content
-        while self._pending and budget > 0:
-            job = self._pending[-1]
-            taken = job.add(self, budget)
-            budget -= taken
-            if job.done:
-                self._pending.pop()
-        if self._pending:
-            self.set_timer(0.01, lambda: self._add_pending(generation, CHUNK, cursor))
-        elif cursor is not None:
+        self._invalidate()
+        if cursor is not None:
             self.call_after_refresh(self._restore_cursor, cursor)
+
+    def _store_label(self, store: Store) -> Label:
+        return self._labeler(store) if self._labeler else Label(text(store.title))
+
+    def _fill_slot(self, slot: _Slot, expanded: set[str]) -> None:
+        """A store's notices and memory nodes (its folders expanded as ``expanded`` says)."""
+        store, parent = slot.store, slot.parent
+        if not store.location.enabled:
+            slot.notices.append(parent.add_leaf(
+                Text(f"disabled: {line(store.location.enabled_rule)}", style="dim italic"),
+                data=NodeRef(store),
+            ))
+        if not store.exists:
+            slot.notices.append(parent.add_leaf(
+                Text("(no directory yet)", style="dim italic"), data=NodeRef(store)))
+            return
+        if not store.memories:
+            slot.notices.append(parent.add_leaf(
+                Text("(empty)", style="dim italic"), data=NodeRef(store)))
+            return
+        self._arrange(slot, store, expanded)
+
+    def _new_node(
+        self, parent: TreeNode[NodeRef], ref: NodeRef, label: Text, *, leaf: bool
+    ) -> TreeNode[NodeRef]:
+        """A node not yet placed among ``parent``'s children (:meth:`_arrange` places it)."""
+        node = _Node(self, parent, self._new_id(), label, ref, expanded=False,
+                     allow_expand=not leaf)
+        self._tree_nodes[node._id] = node
+        return node
+
+    def _arrange(self, slot: _Slot, store: Store, expanded: set[str]) -> None:
+        """Give the store's folders their children in the order :func:`_layout` says,
+        keeping the nodes already there, making the missing ones (folders expanded when in
+        ``expanded``) and dropping the ones gone; ``store``'s objects in every node."""
+        layout = _layout(store.memories)
+        by_rel = {m.rel_path: m for m in store.memories}
+        items: dict[str, TreeNode[NodeRef]] = {}
+        folders: dict[str, TreeNode[NodeRef]] = {"": slot.parent}
+        for folder, children in layout.items():  # parents come before their subfolders
+            container = folders[folder]
+            placed: list[TreeNode[NodeRef]] = []
+            for is_folder, rel in children:
+                if is_folder:
+                    node = slot.folders.get(rel)
+                    ref = NodeRef(store, folder=rel)
+                    if node is None:
+                        tail = rel.rsplit("/", 1)[-1]
+                        node = self._new_node(container, ref,
+                                              Text(f"{line(tail)}/", style="bold blue"),
+                                              leaf=False)
+                        node._expanded = ref.key in expanded
+                    else:
+                        node.data = ref
+                    folders[rel] = node
+                else:
+                    node = slot.items.get(rel)
+                    ref = NodeRef(store, by_rel[rel])
+                    if node is None:
+                        node = self._new_node(container, ref, PLACEHOLDER, leaf=True)
+                    else:
+                        node.data = ref
+                    items[rel] = node
+                placed.append(node)
+            if folder == "":
+                # a single-store tree's root holds the banner and the notices before them
+                ours = set(map(id, slot.items.values())) | set(map(id, slot.folders.values()))
+                lead = [n for n in container._children if id(n) not in ours]
+                placed = lead + placed
+            container._children = placed
+            container._updates += 1
+        for old in (slot.items, slot.folders):
+            kept = items if old is slot.items else folders
+            for rel, node in old.items():
+                if kept.get(rel) is not node:
+                    self._tree_nodes.pop(node._id, None)
+                    self._tails.pop(node._id, None)
+        slot.items = items
+        del folders[""]
+        slot.folders = folders
+
+    def _update(self, stores: list[Store]) -> None:
+        """The same stores as new objects: each changed store's nodes get its objects, the
+        memories that changed or whose badges did are drawn again, new ones are added in
+        place and gone ones removed; the cursor stays on its item (on the row now there when
+        its item went)."""
+        cursor = self.cursor_node
+        cursor_line = self.cursor_line
+        stale: list[TreeNode[NodeRef]] = []
+        structure = False
+        for store in stores:
+            slot = self._slots[store.path]
+            old = slot.store
+            if old is store:
+                continue
+            if slot.node is not None:
+                slot.node.data = NodeRef(store)
+                self.relabel(slot.node, self._store_label(store))
+            if _shape(old) != _shape(store):  # notices come or go: the store anew
+                for node in list(slot.parent._children):
+                    node._remove()
+                slot.folders, slot.items, slot.notices = {}, {}, []
+                slot.store = store
+                expanded = {n.data.key for n in self._all_nodes() if n.is_expanded and n.data}
+                self._fill_slot(slot, expanded)
+                structure = True
+                continue
+            for notice in slot.notices:
+                notice.data = NodeRef(store)
+            stale.extend(self._changed_nodes(slot, old, store))
+            if [m.rel_path for m in old.memories] != [m.rel_path for m in store.memories]:
+                self._arrange(slot, store, set())
+                structure = True
+            else:
+                by_rel = {m.rel_path: m for m in store.memories}
+                for rel, node in slot.items.items():
+                    node.data = NodeRef(store, by_rel[rel])
+                for rel, node in slot.folders.items():
+                    node.data = NodeRef(store, folder=rel)
+            slot.store = store
+            self._badges.pop(id(old), None)
+        self.stores = stores
+        self._stale(stale)
+        if structure:
+            self._invalidate()
+            gone = cursor is not None and self._tree_nodes.get(cursor.id) is not cursor
+            with self.prevent(Tree.NodeHighlighted):
+                lines = self._tree_lines  # the cursor follows its node (not announced)
+                if gone:
+                    self._cursor_node = None
+                    self.cursor_line = -1
+                    self.cursor_line = min(cursor_line, len(lines) - 1)
+            if gone and self.has_focus and self.cursor_node is not None:
+                # the item went away: the detail follows the node now under the cursor
+                self.post_message(Tree.NodeHighlighted(self.cursor_node))
+
+    def _changed_nodes(
+        self, slot: _Slot, old: Store, store: Store
+    ) -> Iterator[TreeNode[NodeRef]]:
+        """The memory nodes of ``slot`` whose labels ``store`` changes: another memory
+        object, other badges (the index changed), or MEMORY.md (its line count)."""
+        before = {m.rel_path: m for m in old.memories}
+        same_index = old.index is store.index
+        old_badges = new_badges = None
+        if not same_index:
+            old_badges, new_badges = self._badges_for(old), self._badges_for(store)
+        for memory in store.memories:
+            node = slot.items.get(memory.rel_path)
+            if node is None:
+                continue
+            replaced = before.get(memory.rel_path) is not memory
+            if replaced or (old_badges is not None and new_badges is not None and (
+                memory.is_index or old_badges.get(memory.rel_path)
+                != new_badges.get(memory.rel_path)
+            )):
+                yield node
+
+    # finding nodes -----------------------------------------------------------------------
 
     def _restore_cursor(self, key: str) -> None:
         node = self._node_with_key(key)
@@ -307,6 +600,14 @@ class StoreTree(Tree[NodeRef]):
             self._move_to(node)
 
     def _node_with_key(self, key: str) -> TreeNode[NodeRef] | None:
+        store_path, _, inner = key.partition("::")
+        slot = self._slots.get(Path(store_path))
+        if slot is not None:
+            found = slot.items.get(inner) or slot.folders.get(inner)
+            if found is not None:
+                return found
+            if not inner and slot.node is not None:
+                return slot.node
         for node in self._all_nodes():
             if node.data and node.data.key == key:
                 return node
@@ -318,15 +619,12 @@ class StoreTree(Tree[NodeRef]):
         while stack:
             node = stack.pop()
             out.append(node)
-            stack.extend(node.children)
+            stack.extend(node._children)
         return out
 
     def select_key(self, key: str) -> bool:
         """Move the cursor to the node with ``key``; False when it is gone."""
         node = self._node_with_key(key)
-        if node is None and self._pending:
-            self._add_pending(self._generation, sum(len(j.memories) for j in self._pending), None)
-            node = self._node_with_key(key)
         if node is None:
             return False
         self._expand_parents(node)
@@ -344,92 +642,14 @@ class StoreTree(Tree[NodeRef]):
         if node.line >= 0:
             self.move_cursor(node)
 
-    def _add_store_node(self, store: Store, expanded: set[str]) -> None:
-        ref = NodeRef(store)
-        label = self._labeler(store) if self._labeler else Label(text(store.title))
-        node = self.add_label(self.root, label, ref, leaf=False)
-        self._add_store_items(node, store, expanded)
-        if ref.key in expanded:
-            node.expand()
 
-    def _add_store_items(
-        self, parent: TreeNode[NodeRef], store: Store, expanded: set[str]
-    ) -> None:
-        if not store.location.enabled:
-            parent.add_leaf(
-                Text(f"disabled: {line(store.location.enabled_rule)}", style="dim italic"),
-                data=NodeRef(store),
-            )
-        if not store.exists:
-            parent.add_leaf(Text("(no directory yet)", style="dim italic"), data=NodeRef(store))
-            return
-        if not store.memories:
-            parent.add_leaf(Text("(empty)", style="dim italic"), data=NodeRef(store))
-            return
-        job = _PendingItems(parent, store, expanded, sorted(store.memories, key=sort_key))
-        self._pending.insert(0, job)
-
-    def _add_memory(self, job: _PendingItems, memory: Memory) -> None:
-        folder = memory.rel_path.rsplit("/", 1)[0] if "/" in memory.rel_path else ""
-        node_parent = self._folder_node(job.folders, job.store, folder, job.expanded)
-        label = (
-            index_label(job.store)
-            if memory.is_index and folder == ""
-            else self._memory_label(job.store, memory, job.marks)
-        )
-        self.add_label(node_parent, label, NodeRef(job.store, memory), leaf=True)
-
-    def _folder_node(
-        self,
-        folders: dict[str, TreeNode[NodeRef]],
-        store: Store,
-        folder: str,
-        expanded: set[str],
-    ) -> TreeNode[NodeRef]:
-        if folder in folders:
-            return folders[folder]
-        head, _, tail = folder.rpartition("/")
-        parent = self._folder_node(folders, store, head, expanded)
-        ref = NodeRef(store, folder=folder)
-        node = parent.add(Text(f"{line(tail)}/", style="bold blue"), data=ref)
-        if ref.key in expanded:
-            node.expand()
-        folders[folder] = node
-        return node
-
-
-class _PendingItems:
-    """The memory nodes of one store still to be added to a tree."""
-
-    def __init__(
-        self,
-        parent: TreeNode[NodeRef],
-        store: Store,
-        expanded: set[str],
-        memories: list[Memory],
-    ) -> None:
-        self.store = store
-        self.expanded = expanded
-        self.memories = memories
-        self.position = 0
-        self.marks = badges_for_store(store)
-        self.folders: dict[str, TreeNode[NodeRef]] = {"": parent}
-
-    @property
-    def done(self) -> bool:
-        return self.position >= len(self.memories)
-
-    def add(self, tree: StoreTree, budget: int) -> int:
-        end = min(len(self.memories), self.position + budget)
-        for memory in self.memories[self.position : end]:
-            tree._add_memory(self, memory)
-        taken = end - self.position
-        self.position = end
-        return taken
+def _same_text(a: Text | None, b: Text | None) -> bool:
+    if a is None or b is None:
+        return a is b
+    return a.plain == b.plain and a.spans == b.spans
 
 
 def sort_key(memory: Memory) -> tuple[int, int, str]:
     """MEMORY.md first, then top-level files before subfolders, then by path."""
     depth = memory.rel_path.count("/")
     return (0 if memory.is_index and depth == 0 else 1, depth, memory.rel_path)
-

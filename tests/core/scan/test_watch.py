@@ -170,3 +170,64 @@ def test_stop_silences(
     time.sleep(0.3)
     assert calls.batches == []
     assert not watcher.running
+
+
+def test_reads_queue_no_events(tmp_path: Path, calls: Calls) -> None:
+    """Reading watched files (a rescan, the links check) makes no event at all: inotify is
+    not asked for opens and closes without a write, so thousands of reads never delay the
+    report of a write behind them (nor overflow the queue). The marker written after the reads
+    comes after any event they made (inotify delivers in order)."""
+    note = tmp_path / "note.md"
+    note.write_text("x", encoding="utf-8")
+    seen_types: list[str] = []
+    watcher = StoreWatcher([tmp_path], calls, debounce=0.05)
+    dispatch = watcher._handler.dispatch
+
+    def recording(event: object) -> None:
+        seen_types.append(getattr(event, "event_type", ""))
+        dispatch(event)  # type: ignore[arg-type]
+
+    watcher._handler.dispatch = recording  # type: ignore[method-assign]
+    watcher.start()
+    try:
+        for _ in range(3):
+            note.read_text(encoding="utf-8")
+            list(tmp_path.iterdir())
+        marker = tmp_path / "marker.md"
+        marker.write_text("x", encoding="utf-8")
+        assert calls.wait_for(lambda seen: marker in seen)
+    finally:
+        watcher.stop()
+    assert "opened" not in seen_types and "closed_no_write" not in seen_types, seen_types
+    assert note not in set().union(*calls.batches)
+
+
+def test_a_burst_inside_the_roots_leaves_the_watches_alone(
+    tmp_path: Path, calls: Calls, make_watcher: Callable[..., StoreWatcher],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Files written inside a watched root move no watch: they are reported without the
+    watches being recomputed (which resolves every root); a root that appears still gets its
+    own watch (``test_missing_root_is_watched_once_it_appears``)."""
+    from memtui.core.scan import watch as watch_module
+
+    root, missing = tmp_path / "store", tmp_path / "later" / "store"
+    root.mkdir()
+    watcher = make_watcher([root, missing], debounce=0.05)
+    computed: list[int] = []
+    real_points = watch_module.watch_points
+
+    def counting(roots: object) -> set[WatchPoint]:
+        computed.append(1)
+        return real_points(roots)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(watch_module, "watch_points", counting)
+    note = root / "sub" / "note.md"
+    note.parent.mkdir()
+    note.write_text("x", encoding="utf-8")
+    assert calls.wait_for(lambda seen: note in seen)
+    assert computed == []
+    missing.mkdir(parents=True)
+    assert calls.wait_for(lambda seen: missing.parent in seen or missing in seen)
+    assert computed
+    assert WatchPoint(missing, True) in watcher.watched()
