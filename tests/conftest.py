@@ -12,6 +12,16 @@ process: its files in its own ``tmp_path``, its journal and cache in it (``state
 fixed path, port or user directory; tests that must share a fixed path (the snapshot tests'
 demo home) go to one worker with ``pytest.mark.xdist_group`` and also lock it against other
 runs.
+
+Hypothesis (the ``suite`` profile, loaded here): no deadline and no ``too_slow`` health check
+unless a test sets its own: both are wall-clock bounds, which a busy machine breaks (a draw of
+a small dictionary once took 35 s at load 5) while the property holds.
+
+Order (``pytest_collection_modifyitems``): the costliest tests first, so that the last tests
+a worker is handed are short ones and no worker is left with a long test (or the snapshot
+tests' group, one unit of work) while the other has nothing left to do: the
+``xdist_group`` tests, then the TUI's, the CLI's, ``core/write``'s, the rest of core, the
+repository's own checks. Each module's tests stay together and in their order.
 """
 
 from __future__ import annotations
@@ -23,6 +33,7 @@ from pathlib import Path
 
 import pytest
 from helpers import copy_demo
+from hypothesis import HealthCheck, settings
 
 from memtui.core.demo.build import DemoHome, build_demo_home
 
@@ -34,6 +45,29 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
     where = config.invocation_params.dir
     folder = any((where / arg.split("::")[0]).is_dir() for arg in config.args)
     return None if folder or os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS") else 0
+
+
+settings.register_profile("suite", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("suite")
+
+_FIRST = ("tui", "cli", "core/write", "core")
+"""Folders below tests/ in the order they run, costliest tests first (what is in none last)."""
+
+
+def _rank(item: pytest.Item) -> int:
+    if item.get_closest_marker("xdist_group") is not None:
+        return 0
+    where = item.path.relative_to(Path(__file__).parent).as_posix()
+    return next(
+        (rank for rank, folder in enumerate(_FIRST, 1) if where.startswith(f"{folder}/")),
+        len(_FIRST) + 1,
+    )
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The costliest tests first (the module docstring says why); a stable sort, so each
+    module's tests keep their order."""
+    items.sort(key=_rank)
 
 
 @pytest.fixture
