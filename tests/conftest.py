@@ -12,6 +12,23 @@ process: its files in its own ``tmp_path``, its journal and cache in it (``state
 fixed path, port or user directory; tests that must share a fixed path (the snapshot tests'
 demo home) go to one worker with ``pytest.mark.xdist_group`` and also lock it against other
 runs.
+
+Temporary directories (``pytest_configure``): in memory, under ``/dev/shm``, where it is a
+writable tmpfs with room and programs may run from it, unless ``$PYTEST_DEBUG_TEMPROOT`` or
+``--basetemp`` says where. memtui fsyncs every journal record and every replaced file, and on a
+disk shared with other work each fsync waits for it: ``tests/core/write`` took 299 s on disk
+and 130 s in memory for the same CPU time (62 s + 13 s and 59 s + 9 s) at load 5 to 7. The
+files are as real either way: only the wait for the disk goes.
+
+Hypothesis (the ``suite`` profile, loaded here): no deadline and no ``too_slow`` health check
+unless a test sets its own: both are wall-clock bounds, which a busy machine breaks (a draw of
+a small dictionary once took 35 s at load 5) while the property holds.
+
+Order (``pytest_collection_modifyitems``): the costliest tests first, so that the last tests
+a worker is handed are short ones and no worker is left with a long test (or the snapshot
+tests' group, one unit of work) while the other has nothing left to do: the
+``xdist_group`` tests, then the TUI's, the CLI's, ``core/write``'s, the rest of core, the
+repository's own checks. Each module's tests stay together and in their order.
 """
 
 from __future__ import annotations
@@ -22,7 +39,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import copy_demo
+from helpers import TEMP_ROOT_ENV, copy_demo
+from hypothesis import HealthCheck, settings
 
 from memtui.core.demo.build import DemoHome, build_demo_home
 
@@ -34,6 +52,54 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
     where = config.invocation_params.dir
     folder = any((where / arg.split("::")[0]).is_dir() for arg in config.args)
     return None if folder or os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS") else 0
+
+
+settings.register_profile("suite", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("suite")
+
+MEMORY_TEMP = Path("/dev/shm")
+MEMORY_TEMP_ROOM = 2 << 30
+"""Bytes free at least for the suite's temporary directories in memory."""
+
+
+def _memory_temp_usable(path: Path) -> bool:
+    try:
+        st = os.statvfs(path)
+    except OSError:
+        return False
+    noexec = getattr(os, "ST_NOEXEC", 0)
+    return (os.access(path, os.W_OK | os.X_OK) and not st.f_flag & (os.ST_RDONLY | noexec)
+            and st.f_bavail * st.f_frsize >= MEMORY_TEMP_ROOM)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Temporary directories in memory when nothing says where (the module docstring says
+    why). Set in the main process before xdist starts its workers: they inherit it, and their
+    base directories are made below the main process's."""
+    if os.environ.get(TEMP_ROOT_ENV) or config.option.basetemp:
+        return
+    if _memory_temp_usable(MEMORY_TEMP):
+        os.environ[TEMP_ROOT_ENV] = str(MEMORY_TEMP)
+
+
+_FIRST = ("tui", "cli", "core/write", "core")
+"""Folders below tests/ in the order they run, costliest tests first (what is in none last)."""
+
+
+def _rank(item: pytest.Item) -> int:
+    if item.get_closest_marker("xdist_group") is not None:
+        return 0
+    where = item.path.relative_to(Path(__file__).parent).as_posix()
+    return next(
+        (rank for rank, folder in enumerate(_FIRST, 1) if where.startswith(f"{folder}/")),
+        len(_FIRST) + 1,
+    )
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The costliest tests first (the module docstring says why); a stable sort, so each
+    module's tests keep their order."""
+    items.sort(key=_rank)
 
 
 @pytest.fixture

@@ -9,6 +9,7 @@ import shutil
 import stat
 import subprocess
 import sys
+import tempfile
 import textwrap
 from pathlib import Path
 
@@ -25,6 +26,15 @@ REPO = Path(__file__).resolve().parent.parent
 """The repository's root (tests/helpers.py is one folder below it)."""
 
 State = dict[str, tuple[object, ...]]
+
+TEMP_ROOT_ENV = "PYTEST_DEBUG_TEMPROOT"
+"""pytest's own variable for the root of its temporary directories (``tmp_path`` and the rest;
+tests/conftest.py sets it to a directory in memory where it can)."""
+
+
+def temp_root() -> Path:
+    """The directory pytest makes its temporary directories in (``pytest-of-USER`` below it)."""
+    return Path(os.path.realpath(os.environ.get(TEMP_ROOT_ENV) or tempfile.gettempdir()))
 
 
 def tree_state(root: Path, *, mtimes: bool = True) -> State:

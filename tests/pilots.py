@@ -65,8 +65,12 @@ def digest_state(directory: Path) -> dict[str, tuple[str, int]]:
     return state
 
 
-def plain(widget: Static) -> str:
-    console = Console(width=200, record=True, file=io.StringIO())
+NO_WRAP = 10_000
+"""Columns wide enough that no line of a preview wraps (``confirm``)."""
+
+
+def plain(widget: Static, width: int = 200) -> str:
+    console = Console(width=width, record=True, file=io.StringIO())
     console.print(widget.content)
     return console.export_text()
 
@@ -102,13 +106,15 @@ async def open_review(pilot: Pilot[None], agent: str) -> SnapshotDiffScreen:
 
 
 async def confirm(pilot: Pilot[None], key: str) -> str:
-    """Press an action key; return the confirmation's text (summary and diffs), then confirm
-    with ``y``."""
+    """Press an action key; return the confirmation's text (summary and diffs, every line
+    whole: a line naming a temporary directory wrapped at 200 columns when pytest's base
+    directory was longer), then confirm with ``y``."""
     await pilot.press(key)
     await settle(pilot)  # the plan is a job: the confirmation opens when it is done
     modal = pilot.app.screen
     assert isinstance(modal, ConfirmScreen)
-    text = "".join(plain(part) for part in modal.query_one("#confirm-scroll").query(Static))
+    text = "".join(plain(part, NO_WRAP)  # no line wraps, however long the temp paths
+                   for part in modal.query_one("#confirm-scroll").query(Static))
     await pilot.press("y")
     await settle(pilot)
     return text

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import REPO, demo_context
+from helpers import REPO, demo_context, temp_root
 
 from memtui.core import fileread
 from memtui.core.age import age_text
@@ -116,7 +116,7 @@ def unprivileged_home(
     """The home and the preexec_fn to scan it with; as nobody, the temporary directories
     above the home must be traversable by others."""
     if drop_rights is _as_nobody:
-        tmp = Path(os.path.realpath(os.environ.get("TMPDIR", "/tmp")))
+        tmp = temp_root()
         for parent in home.root.parents:
             if parent == tmp or tmp not in parent.parents:
                 break

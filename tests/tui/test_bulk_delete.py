@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from helpers import demo_app, tree_state
-from pilots import confirm, main_of, notifications, plain
+from pilots import confirm, main_of, notifications, rendered
 from textual.widgets import Input, Static
 
 from memtui.core.demo.build import build_demo_home
@@ -41,7 +41,10 @@ def marked(tree: StoreTree) -> list[str]:
 
 
 def info(screen: MainScreen) -> str:
-    return plain(screen.query_one("#pane-info", Static))
+    """The info line's text, never wrapped: it names the demo's temporary path, whose length
+    varies from run to run (pytest's numbered base directory, the test's name), and a line
+    wrapped at ``plain``'s 200 columns would split the phrase a test looks for."""
+    return "\n".join(rendered(screen.query_one("#pane-info", Static).content, 10_000))
 
 
 async def test_mark_with_space_and_a_search_then_one_delete_and_one_undo(

@@ -55,67 +55,105 @@ def inode_of(st: os.stat_result) -> Inode:
     return (st.st_dev, st.st_ino)
 
 
-def _fdinfo(pid: str, fd: str) -> tuple[int, int] | None:
-    """(inode number, open flags) of descriptor ``fd`` of process ``pid``."""
+def _fdinfo(info_dir: int, fd: str) -> tuple[int, int] | None:
+    """(inode number, open flags) of descriptor ``fd``, read from the process's ``fdinfo``
+    directory (open at ``info_dir``)."""
     try:
-        with open(PROC / pid / "fdinfo" / fd, "rb") as info:
-            text = info.read(4096).decode("ascii", "replace")
+        info = os.open(fd, os.O_RDONLY, dir_fd=info_dir)
     except OSError:
         return None
-    fields = dict(line.partition(":")[::2] for line in text.splitlines())
     try:
-        return int(fields["ino"].strip()), int(fields["flags"].strip(), 8)
-    except (KeyError, ValueError):
+        text = os.read(info, 4096).decode("ascii", "replace")
+    except OSError:
+        return None
+    finally:
+        os.close(info)
+    ino = flags = None
+    for line in text.splitlines():
+        key, _, value = line.partition(":")
+        if key == "ino":
+            ino = value
+        elif key == "flags":
+            flags = value
+    if ino is None or flags is None:
+        return None
+    try:
+        return int(ino.strip()), int(flags.strip(), 8)
+    except ValueError:
         return None
 
 
-def _name(pid: str) -> str:
+def _name(proc: str, pid: str) -> str:
     try:
-        with open(PROC / pid / "comm", "rb") as comm:
+        with open(f"{proc}/{pid}/comm", "rb") as comm:
             raw = comm.read(64)
     except OSError:
         return ""
     return escape_controls(raw.decode("utf-8", "replace").strip())
 
 
+def _open_dir(path: str) -> int | None:
+    try:
+        return os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError:
+        return None
+
+
 def writers_of(inodes: Collection[Inode]) -> dict[Inode, list[Writer]]:
     """The other processes holding each of ``inodes`` open for writing (inodes nobody writes
-    are left out); this process's own descriptors are not counted."""
+    are left out); this process's own descriptors are not counted.
+
+    One pass over ``/proc``, with plain string paths and each process's ``fd`` and ``fdinfo``
+    directories opened once (every link and info file is read relative to them): apply scans
+    once per check and repeatedly while it waits for a writer, so the scan is kept cheap."""
     wanted = set(inodes)
     found: dict[Inode, list[Writer]] = {}
-    if not wanted or not (PROC / "self" / "fd").is_dir():
+    proc = str(PROC)
+    if not wanted or not os.path.isdir(f"{proc}/self/fd"):
         return found
     numbers = {ino for _dev, ino in wanted}
     me = str(os.getpid())
     budget = MAX_DESCRIPTORS
     try:
-        pids = [name for name in os.listdir(PROC) if name.isdigit() and name != me]
+        pids = [name for name in os.listdir(proc) if name.isdigit() and name != me]
     except OSError:
         return found
     for pid in pids:
-        fd_dir = PROC / pid / "fd"
-        try:
-            fds = os.listdir(fd_dir)
-        except OSError:
+        fd_dir = _open_dir(f"{proc}/{pid}/fd")
+        if fd_dir is None:
             continue
-        for fd in fds:
-            budget -= 1
-            if budget < 0:
-                return found
+        info_dir: int | None = None
+        try:
             try:
-                if not os.readlink(fd_dir / fd).startswith("/"):
-                    continue  # a socket, a pipe, an anonymous inode
+                fds = os.listdir(fd_dir)
             except OSError:
                 continue
-            info = _fdinfo(pid, fd)
-            if info is None or info[0] not in numbers or info[1] & _ACCESS_MODE == 0:
-                continue
-            try:
-                key = inode_of(os.stat(fd_dir / fd))
-            except OSError:
-                continue
-            if key in wanted:
-                found.setdefault(key, []).append(Writer(int(pid), _name(pid)))
+            for fd in fds:
+                budget -= 1
+                if budget < 0:
+                    return found
+                try:
+                    if not os.readlink(fd, dir_fd=fd_dir).startswith("/"):
+                        continue  # a socket, a pipe, an anonymous inode
+                except OSError:
+                    continue
+                if info_dir is None:
+                    info_dir = _open_dir(f"{proc}/{pid}/fdinfo")
+                    if info_dir is None:
+                        break
+                info = _fdinfo(info_dir, fd)
+                if info is None or info[0] not in numbers or info[1] & _ACCESS_MODE == 0:
+                    continue
+                try:
+                    key = inode_of(os.stat(fd, dir_fd=fd_dir))
+                except OSError:
+                    continue
+                if key in wanted:
+                    found.setdefault(key, []).append(Writer(int(pid), _name(proc, pid)))
+        finally:
+            os.close(fd_dir)
+            if info_dir is not None:
+                os.close(info_dir)
     return found
 
 
