@@ -26,17 +26,17 @@ from memtui.core.lazylist import LazyList
 from memtui.core.model import StoreKind, StoreLocation
 from memtui.core.parse.index_health import index_health
 from memtui.core.parse.topic_files import is_topic_file
-from memtui.core.parse.wikilinks import broken_wikilinks
-from memtui.core.scan.scanner import read_memory_keyed, session_summary_facts
+from memtui.core.scan.scanner import read_memory_keyed, session_summary_facts, walked_store
 from memtui.core.scan.store_index import (
     INDEX_NAME,
     _link_targets,
     is_store_folder,
+    links_checked,
     own_index_dirs,
     store_index,
     topic_file_entries,
 )
-from memtui.core.stores.walk import NOT_A_DIRECTORY, store_skip, walk_store
+from memtui.core.stores.walk import store_skip, walk_store
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (slow) at run time
 if TYPE_CHECKING:
@@ -90,18 +90,7 @@ def index_depends_on(
 def headers_checked(store: Store, report: LoadReport) -> LoadReport:
     """``report`` as a scan gives it: broken wikilinks looked for in the headers (a report the
     TUI had checked in whole files names links of bodies that may have changed)."""
-    if report.health.wikilinks_checked == "headers":
-        return report
-    others, files, names = _link_targets(store, INDEX_NAME)
-    broken = broken_wikilinks(
-        store_files=files,
-        memory_names=names,
-        link_sources={},
-        source_links={m.rel_path: m.links for m in others},
-    )
-    broken += [b for b in report.health.broken_wikilinks if b.source == INDEX_NAME]
-    health = replace(report.health, broken_wikilinks=broken, wikilinks_checked="headers")
-    return replace(report, health=health)
+    return links_checked(store, report, "headers", lambda m: m.links)
 
 
 def rescan_changed(
@@ -115,13 +104,8 @@ def rescan_changed(
     every file below it): only changed files (and links, whose target may change unseen) are
     read; every other memory is ``old``'s object."""
     walk = walk_store(location, store_skip(location))
-    store = Store(location=location, exists=walk.exists)
-    store.problems.extend(walk.problems)
+    store = walked_store(location, walk)
     if not walk.exists:
-        import os
-
-        if not walk.problems and os.path.exists(location.path):
-            store.problems.append(NOT_A_DIRECTORY)
         return store
     before = {m.rel_path: m for m in old.memories}
     reread: dict[str, Memory] = {}

@@ -227,6 +227,16 @@ def load_full_text(memory: Memory, store_root: Path) -> tuple[str, list[str]]:
     return result.data.decode("utf-8", errors="replace"), result.problems
 
 
+def walked_store(location: StoreLocation, walk: StoreWalk) -> Store:
+    """The store ``walk`` listed, before its memories: its problems (a path that is there but
+    no directory says so)."""
+    store = Store(location=location, exists=walk.exists)
+    store.problems.extend(walk.problems)
+    if not walk.exists and not walk.problems and os.path.exists(location.path):
+        store.problems.append(NOT_A_DIRECTORY)
+    return store
+
+
 def scan_store(
     location: StoreLocation,
     skip: set[str] | None = None,
@@ -245,11 +255,8 @@ def scan_store(
     at (``memtui index`` prints a few of 50,000), see ``compute_store_index``. ``deferred``:
     the memories' whole texts are left to :func:`finish_deferred` (see ``read_memory_keyed``)."""
     walk = walked if walked is not None else walk_store(location, skip)
-    store = Store(location=location, exists=walk.exists)
-    store.problems.extend(walk.problems)
+    store = walked_store(location, walk)
     if not walk.exists:
-        if not walk.problems and os.path.exists(location.path):
-            store.problems.append(NOT_A_DIRECTORY)
         return store
     read = [read_memory_keyed(entry, location.path, cache, secrets=secrets, deferred=deferred)
             for entry in walk.entries]

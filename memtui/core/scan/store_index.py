@@ -208,17 +208,27 @@ def check_whole_files(
     """``report`` (the store's index ``name``, from a scan) with its broken ``[[wikilinks]]``
     looked for in whole memory files, not in their first 30 lines only (MEMORY.md itself was
     read whole already). A new report; ``report`` is left as it is."""
-    if report.health.wikilinks_checked == "files":
+    return links_checked(store, report, "files",
+                         lambda m: whole_file_links(m, store.path, cache), name)
+
+
+def links_checked(store: Store, report: LoadReport, checked: str,
+                  links_of: Callable[[Memory], list[str]],
+                  name: str = INDEX_NAME) -> LoadReport:
+    """``report`` with its broken ``[[wikilinks]]`` of the memories looked for again, each
+    memory's links by ``links_of`` (the index's own kept), marked ``checked`` (``files``,
+    ``headers``); ``report`` itself when it was checked so already."""
+    if report.health.wikilinks_checked == checked:
         return report
     others, files, names = _link_targets(store, name)
     broken = broken_wikilinks(
         store_files=files,
         memory_names=names,
         link_sources={},
-        source_links={m.rel_path: whole_file_links(m, store.path, cache) for m in others},
+        source_links={m.rel_path: links_of(m) for m in others},
     )
     broken += [b for b in report.health.broken_wikilinks if b.source == name]
-    health = replace(report.health, broken_wikilinks=broken, wikilinks_checked="files")
+    health = replace(report.health, broken_wikilinks=broken, wikilinks_checked=checked)
     return replace(report, health=health)
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import demo_context
 
 from memtui.core.cache import RACY_SECONDS, ScanCache
 from memtui.core.contents import Memory, ScanResult, Store
@@ -35,12 +36,7 @@ def home(tmp_path: Path) -> DemoHome:
 
 @pytest.fixture
 def ctx(home: DemoHome) -> Context:
-    return Context.create(
-        project=home.project,
-        claude_home=home.claude_home,
-        agent_memory_home=home.agent_memory_home,
-        env={"HOME": str(home.root)},
-    )
+    return demo_context(home)
 
 
 def plain_memory(memory: Memory) -> dict[str, Any]:
