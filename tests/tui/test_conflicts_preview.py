@@ -109,3 +109,34 @@ async def test_a_long_list_is_filled_in_chunks_and_moving_past_the_filled_rows_w
         await wait_until(pilot, lambda: not screen.filling, TIMEOUT)
         assert pairs.option_count == len(screen.rows)
         assert len(added) >= 2  # more than one chunk came after the first redraw
+
+
+async def test_opening_a_group_does_not_group_the_pairs_again(
+    pristine: DemoHome, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Grouping 7,000 pairs took most of a second on every redraw (``enter`` on a group, a
+    filter): the groups are made again only when a pair or what it needs changed."""
+    from memtui.tui.screens import conflicts
+
+    calls: list[int] = []
+    real = conflicts.group_pairs
+
+    def counted(*args: object, **kwargs: object) -> object:
+        calls.append(1)
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(conflicts, "group_pairs", counted)
+    async with app_on(pristine, tmp_path / "state").run_test(size=(160, 45)) as pilot:
+        screen = await open_conflicts(pilot)
+        await wait_until(pilot, lambda: screen.found is not None and screen.judging is None
+                         and not screen.filling, TIMEOUT)
+        group = next(n for n, r in enumerate(screen.rows) if isinstance(r, conflicts.Group))
+        before, rows = len(calls), len(screen.rows)
+        screen.query_one("#conf-pairs", OptionList).highlighted = group
+        await pilot.press("enter")  # its pairs shown under it
+        await wait_until(pilot, lambda: len(screen.rows) > rows, TIMEOUT)
+        assert len(calls) == before
+        pair = next(r for r in screen.rows if not isinstance(r, conflicts.Group))
+        pair.state = "decided"  # what a decision does: the pair no longer needs one
+        screen.show_pairs()
+        assert len(calls) == before + 1

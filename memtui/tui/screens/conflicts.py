@@ -52,7 +52,7 @@ from memtui.core.judge.group_resolve import (
     propose_group_notes,
     settle_pairs,
 )
-from memtui.core.judge.groups import Group, group_pairs
+from memtui.core.judge.groups import Group, group_pairs, needs_decision
 from memtui.core.judge.items import CLAUDE_MD
 from memtui.core.judge.ledger import Ledger, default_ledger_path
 from memtui.core.judge.merge import (
@@ -250,6 +250,8 @@ class ConflictsScreen(ReportsWork, Screen[None]):
         """Seconds the latest list of :meth:`verdicts_in` took, until it was whole."""
         self.show_started: float | None = None
         """When :meth:`verdicts_in` began showing the list (None: no such showing pending)."""
+        self.grouped: tuple[tuple[object, ...], list[Group]] | None = None
+        """:meth:`groups`' last answer, with what it was made of."""
         self.preview_run: JudgeRun | None = None
         """Until the first pairing is done: the pairs found before whose sides did not change
         (:meth:`show_preview`)."""
@@ -512,6 +514,17 @@ class ConflictsScreen(ReportsWork, Screen[None]):
         """Rows are still being added to the list (:meth:`fill_more`)."""
         return len(self.pending) > self.query_one("#conf-pairs", OptionList).option_count
 
+    def groups(self) -> list[Group]:
+        """The groups of :attr:`shown`, grouped again only when a pair, or what it needs,
+        changed (opening a group, a filter or a redraw with the same verdicts reuses them:
+        grouping 7,000 pairs takes most of a second)."""
+        # the pairs by identity (a group holds its pairs, so theirs cannot be reused while
+        # it is kept; a verdict that came in changes a pair in place: its group shows it)
+        key = tuple((id(p), id(p.candidate), needs_decision(p)) for p in self.shown)
+        if self.grouped is None or self.grouped[0] != key:
+            self.grouped = (key, group_pairs(self.shown))
+        return self.grouped[1]
+
     def make_rows(self) -> list[Callable[[], Option]]:
         """:attr:`rows` from :attr:`shown`, and how to make their options (each made when
         the list gets to it): the groups of three or more first (the pairs needing a decision
@@ -533,7 +546,7 @@ class ConflictsScreen(ReportsWork, Screen[None]):
             return partial(make, key, row_id, label)
 
         if self.filter == "open":
-            for group in group_pairs(self.shown):
+            for group in self.groups():
                 if len(group.members) < 3:
                     continue
                 keys = frozenset(m.key for m in group.members)
