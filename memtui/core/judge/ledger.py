@@ -95,14 +95,6 @@ class LedgerEntry:
             fallback=self.fallback,
         )
 
-    def matches(self, candidate: Candidate) -> bool:
-        return (self.a, self.a_digest, self.b, self.b_digest) == (
-            candidate.a.key,
-            candidate.a.digest,
-            candidate.b.key,
-            candidate.b.digest,
-        )
-
 
 def new_entry(candidate: Candidate, verdict: Verdict, note: str | None = None) -> LedgerEntry:
     """The ledger's entry of ``verdict`` on ``candidate``, now."""
@@ -200,22 +192,24 @@ class Ledger:
 
     def lookup(self, candidate: Candidate) -> JudgedPair:
         """The pair with what the ledger knows of it (see the module's doc)."""
+        sides = (candidate.a.key, candidate.a.digest, candidate.b.key, candidate.b.digest)
         with self.lock:
-            history = self.entries.get(candidate.id, [])
-            current = [e for e in history if e.matches(candidate)]
-            # a "keep one side" decision archived the other side: a pair still found means that
-            # operation was undone, and the decision with it
-            decided = [e for e in current if e.decided
-                       and not (e.note or "").startswith("archived ")
-                       and self._stands(e)]
-            if decided:
-                return JudgedPair(candidate, decided[-1].verdict(), "decided")
-            judged = [e for e in current if not e.decided]
-            if judged:
-                return JudgedPair(candidate, judged[-1].verdict(), "judged")
-            if history:
-                return JudgedPair(candidate, None, "stale", previous=history[-1].verdict())
-            return JudgedPair(candidate, None, "new")
+            history = self.entries.get(candidate.id)
+            if not history:
+                return JudgedPair(candidate, None, "new")
+            judged: LedgerEntry | None = None
+            for entry in reversed(history):  # the latest first
+                if (entry.a, entry.a_digest, entry.b, entry.b_digest) != sides:
+                    continue
+                if not entry.decided:
+                    judged = judged or entry
+                # a "keep one side" decision archived the other side: a pair still found means
+                # that operation was undone, and the decision with it
+                elif not (entry.note or "").startswith("archived ") and self._stands(entry):
+                    return JudgedPair(candidate, entry.verdict(), "decided")
+            if judged is not None:
+                return JudgedPair(candidate, judged.verdict(), "judged")
+            return JudgedPair(candidate, None, "stale", previous=history[-1].verdict())
 
     def _stands(self, entry: LedgerEntry) -> bool:
         """A decision noted ``dismissed <file>`` (a group's, written by an operation) holds

@@ -9,7 +9,6 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 from enum import StrEnum
-from functools import cached_property
 
 
 class Relation(StrEnum):
@@ -96,10 +95,12 @@ class Candidate:
     b: JudgeItem
     score: float
     reasons: tuple[str, ...]
+    id: str = field(init=False, repr=False, compare=False)
+    """:func:`pair_id` of the sides' keys, made once (a large run asks for it tens of
+    thousands of times; ``functools.cached_property`` takes a lock on each first use)."""
 
-    @cached_property
-    def id(self) -> str:  # a hash: asked for tens of thousands of times by a large run
-        return pair_id(self.a.key, self.b.key)
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "id", pair_id(self.a.key, self.b.key))
 
 
 @dataclass(frozen=True)
