@@ -17,6 +17,7 @@ from memtui.core.judge import finder
 from memtui.core.judge.ledger import Ledger
 from memtui.core.judge.verdicts import Candidate
 from memtui.tui.screens.conflicts import ConflictsScreen
+from memtui.tui.testing import settle
 
 TIMEOUT = 120.0
 
@@ -47,6 +48,7 @@ async def test_the_earlier_pairs_show_while_pairing_and_decisions_wait(
     ledger_path = state / "judge" / "ledger.json"
     async with app_on(demo, state, **env).run_test(size=(160, 45)) as pilot:
         try:
+            await settle(pilot)  # the scan is in: J judges it
             await pilot.press("J")
             await wait_until(pilot, lambda: isinstance(pilot.app.screen, ConflictsScreen)
                              and pilot.app.screen.preview_run is not None, TIMEOUT)
@@ -140,3 +142,53 @@ async def test_opening_a_group_does_not_group_the_pairs_again(
         pair.state = "decided"  # what a decision does: the pair no longer needs one
         screen.show_pairs()
         assert len(calls) == before + 1
+
+
+async def test_j_goes_on_with_the_ledger_the_marks_were_read_from(
+    pristine: DemoHome, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Reading the ledger again took a third of a second at 9,000 verdicts: J uses the one
+    the main screen read for its marks, unless another process wrote one since."""
+    from memtui.core.judge import ledger as ledger_module
+    from memtui.tui.screens.main import MainScreen
+
+    monkeypatch.setattr(ledger_module, "RACY_SECONDS", 0)
+    loads: list[int] = []
+    real = Ledger.load.__func__  # type: ignore[attr-defined]
+
+    def counted(cls: type[Ledger], path: Path | None = None) -> Ledger:
+        loads.append(1)
+        return real(cls, path)  # type: ignore[no-any-return]
+
+    monkeypatch.setattr(Ledger, "load", classmethod(counted))
+    state = tmp_path / "state"
+    async with app_on(pristine, state).run_test(size=(160, 45)) as pilot:
+        screen = await open_conflicts(pilot)
+        await wait_until(pilot, lambda: screen.found is not None and screen.judging is None
+                         and not screen.filling, TIMEOUT)
+        await pilot.press("escape")  # the main screen reads the marks again: the ledger kept
+        main = pilot.app.screen
+        assert isinstance(main, MainScreen)
+        await wait_until(pilot, lambda: main.ledger is not None
+                         and all(w.is_finished for w in main.workers), TIMEOUT)
+        kept = main.ledger
+        before = len(loads)
+        await pilot.press("J")
+        await wait_until(pilot, lambda: isinstance(pilot.app.screen, ConflictsScreen)
+                         and pilot.app.screen.found is not None, TIMEOUT)
+        again = pilot.app.screen
+        assert isinstance(again, ConflictsScreen) and again.found is not None
+        assert again.found.ledger is kept and len(loads) == before
+        await wait_until(pilot, lambda: again.judging is None and not again.filling, TIMEOUT)
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: main.ledger is not kept
+                         and all(w.is_finished for w in main.workers), TIMEOUT)
+        assert main.ledger is not None
+        Ledger.load(main.ledger.path).save()  # another process writes the ledger
+        before = len(loads)
+        await pilot.press("J")
+        await wait_until(pilot, lambda: isinstance(pilot.app.screen, ConflictsScreen)
+                         and pilot.app.screen.found is not None, TIMEOUT)
+        third = pilot.app.screen
+        assert isinstance(third, ConflictsScreen) and third.found is not None
+        assert third.found.ledger is not main.ledger and len(loads) == before + 1

@@ -30,6 +30,9 @@ LEDGER_CAP = 512 * 1024 * 1024
 10,000-memory home make 67 MB (32 MiB, the cap before, read that ledger as broken and judged
 every pair again on each run); 200,000 verdicts fit with room to spare."""
 USER = "user"
+RACY_SECONDS = 3
+"""A decisions folder changed this recently is read again (its stat may not show a second
+change in the same clock tick: git's racily clean rule, as the scan cache has it)."""
 LEDGER_FILE = "judge/ledger.json"
 """The ledger, relative to memtui's state dir."""
 DECISIONS_DIR = "decisions"
@@ -126,10 +129,33 @@ class Ledger:
     lock: threading.RLock = field(default_factory=threading.RLock, repr=False, compare=False)
     """Held by every method that reads or changes :attr:`entries`: the conflicts screen
     records verdicts on a worker thread while a decision records and saves on another."""
+    seen: tuple[object, ...] | None = field(default=None, repr=False, compare=False)
+    """What :meth:`on_disk` was when this ledger was read or last written (None: never)."""
 
     @property
     def decisions_dir(self) -> Path:
         return self.path.parent / DECISIONS_DIR
+
+    def on_disk(self) -> tuple[object, ...] | None:
+        """The stat of the file and of the decisions beside it (None: not trusted, a
+        decision folder changed in the last :data:`RACY_SECONDS`). The ledger is always
+        replaced whole (a new inode); a decision an operation wrote changes its folder."""
+        def mark(path: Path) -> tuple[int, int, int] | None:
+            try:
+                st = os.stat(path)
+            except OSError:
+                return None
+            return (st.st_ino, st.st_size, st.st_mtime_ns)
+
+        folder = mark(self.decisions_dir)
+        if folder is not None and time.time_ns() - folder[2] < RACY_SECONDS * 1_000_000_000:
+            return None
+        return (mark(self.path), folder)
+
+    def unchanged_on_disk(self) -> bool:
+        """No other process wrote the ledger or a decision since this one was read or written
+        (a run may go on with it instead of reading it again)."""
+        return self.seen is not None and self.on_disk() == self.seen
 
     @classmethod
     def load(cls, path: Path | None = None) -> Ledger:
@@ -137,6 +163,7 @@ class Ledger:
         ledger; an unreadable or broken one too, with its problem (it is not overwritten
         until the next :meth:`save`, which keeps the broken file as ``ledger.json.bad``)."""
         ledger = cls(path or default_ledger_path())
+        ledger.seen = ledger.on_disk()  # before reading: a write meanwhile makes it differ
         result = read_file(ledger.path, LEDGER_CAP)
         if result.missing:
             return ledger._take_decisions()
@@ -283,6 +310,7 @@ class Ledger:
                 with contextlib.suppress(OSError):
                     os.unlink(path)
             self.taken.clear()
+            self.seen = self.on_disk()
 
     def to_bytes(self) -> bytes:
         """The file's bytes. ASCII JSON: a key holding a file name's undecodable bytes (a lone

@@ -213,8 +213,11 @@ class ConflictsScreen(ReportsWork, Screen[None]):
         HelpRow("tab", "Next widget: the pairs, side A, side B, the word diff"),
     )
 
-    def __init__(self, result: ScanResult, context: Context, settings: Config) -> None:
+    def __init__(self, result: ScanResult, context: Context, settings: Config,
+                 ledger: Ledger | None = None) -> None:
         super().__init__()
+        self.ledger_read = ledger
+        """The ledger the main screen read (used while no other process wrote it since)."""
         self.result = result
         self.context = context
         self.settings = settings
@@ -325,10 +328,13 @@ class ConflictsScreen(ReportsWork, Screen[None]):
             if first:
                 self.app.call_from_thread(self.show_preview, run)
 
+        known, self.ledger_read = self.ledger_read, None  # the first run's only
+
         def start() -> JudgeSession:
+            ledger = known if known is not None and known.unchanged_on_disk() else None
             session = JudgeSession.start(context, settings, provider=judge, result=result,
                                          rejudge=rejudge, progress=step, cancelled=is_cancelled,
-                                         preview=preview)
+                                         preview=preview, ledger=ledger)
             check()
             return session
 

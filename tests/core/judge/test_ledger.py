@@ -168,3 +168,34 @@ def test_a_verdict_recorded_on_another_thread_while_the_ledger_is_written_is_kep
     assert ledger.save() is None
     again = Ledger.load(tmp_path / "ledger.json")
     assert again.lookup(first).state == "judged" and again.lookup(second).state == "judged"
+
+
+def test_a_ledger_knows_whether_another_process_wrote_since(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The TUI goes on with the ledger it read for the trees' marks while no one wrote the
+    file or a decision beside it since (a new inode; the decisions folder's stat)."""
+    from memtui.core.judge import ledger as ledger_module
+
+    path = tmp_path / "state" / "judge" / "ledger.json"
+    ctx = write_home(tmp_path, NOTES)
+    run(ctx, path, CountingJudge())
+    mine = Ledger.load(path)
+    assert mine.unchanged_on_disk()
+    other = Ledger.load(path)
+    other.save()  # another process writes it whole
+    assert not mine.unchanged_on_disk()
+    mine = Ledger.load(path)
+    assert mine.unchanged_on_disk()
+    mine.save()  # its own write: still the file it knows
+    assert mine.unchanged_on_disk()
+    # a decision an operation wrote beside it (the folder's stat changes)
+    mine.decisions_dir.mkdir(parents=True, exist_ok=True)
+    monkeypatch.setattr(ledger_module, "RACY_SECONDS", 0)
+    mine = Ledger.load(path)
+    assert mine.unchanged_on_disk()
+    (mine.decisions_dir / "1-abc.json").write_text("{}", encoding="utf-8")
+    assert not mine.unchanged_on_disk()
+    # a folder changed within the racy window is never trusted
+    monkeypatch.setattr(ledger_module, "RACY_SECONDS", 3600)
+    assert not Ledger.load(path).unchanged_on_disk()
