@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from helpers import copy_demo
 from pilots import app_on, open_conflicts, option_texts, plain, wait_until
+from textual.pilot import Pilot
 from textual.widgets import OptionList, Static
 
 from memtui.core.demo.build import DemoHome
@@ -20,6 +21,16 @@ from memtui.tui.screens.conflicts import ConflictsScreen
 from memtui.tui.testing import settle
 
 TIMEOUT = 120.0
+
+
+async def paired_after_j(pilot: Pilot[None]) -> ConflictsScreen:
+    """``J`` pressed, once the conflicts screen has its pairs."""
+    await pilot.press("J")
+    await wait_until(pilot, lambda: isinstance(pilot.app.screen, ConflictsScreen)
+                     and pilot.app.screen.found is not None, TIMEOUT)
+    screen = pilot.app.screen
+    assert isinstance(screen, ConflictsScreen)
+    return screen
 
 
 async def test_the_earlier_pairs_show_while_pairing_and_decisions_wait(
@@ -173,11 +184,8 @@ async def test_j_goes_on_with_the_ledger_the_marks_were_read_from(
                          and all(w.is_finished for w in main.workers), TIMEOUT)
         kept = main.ledger
         before = len(loads)
-        await pilot.press("J")
-        await wait_until(pilot, lambda: isinstance(pilot.app.screen, ConflictsScreen)
-                         and pilot.app.screen.found is not None, TIMEOUT)
-        again = pilot.app.screen
-        assert isinstance(again, ConflictsScreen) and again.found is not None
+        again = await paired_after_j(pilot)
+        assert again.found is not None
         assert again.found.ledger is kept and len(loads) == before
         await wait_until(pilot, lambda: again.judging is None and not again.filling, TIMEOUT)
         await pilot.press("escape")
@@ -186,9 +194,6 @@ async def test_j_goes_on_with_the_ledger_the_marks_were_read_from(
         assert main.ledger is not None
         Ledger.load(main.ledger.path).save()  # another process writes the ledger
         before = len(loads)
-        await pilot.press("J")
-        await wait_until(pilot, lambda: isinstance(pilot.app.screen, ConflictsScreen)
-                         and pilot.app.screen.found is not None, TIMEOUT)
-        third = pilot.app.screen
-        assert isinstance(third, ConflictsScreen) and third.found is not None
+        third = await paired_after_j(pilot)
+        assert third.found is not None
         assert third.found.ledger is not main.ledger and len(loads) == before + 1
