@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from helpers import demo_app
@@ -42,15 +43,7 @@ def main_screen(pilot: Pilot[None]) -> MainScreen:
 
 def tree_memories(screen: MainScreen, pane: str) -> dict[str, Memory]:
     """The memories the nodes of ``pane``'s tree show, by relative path."""
-    tree = screen.query_one(f"#tree-{pane}", StoreTree)
-    out: dict[str, Memory] = {}
-    stack = [tree.root]
-    while stack:
-        node = stack.pop()
-        stack.extend(node.children)
-        if node.data is not None and node.data.memory is not None:
-            out[node.data.memory.rel_path] = node.data.memory
-    return out
+    return {path: node.data.memory for path, node in memory_nodes(screen, pane).items()}
 
 
 async def select_memory(pilot: Pilot[None], pane: str, key: str) -> StoreTree:
@@ -209,10 +202,10 @@ async def test_a_burst_of_200_files_all_shows_up(home: DemoHome) -> None:
         assert all(memories[name].description == name for name in names)
 
 
-def memory_nodes(screen: MainScreen, pane: str) -> dict[str, object]:
+def memory_nodes(screen: MainScreen, pane: str) -> dict[str, Any]:
     """The node objects of ``pane``'s memories, by relative path."""
     tree = screen.query_one(f"#tree-{pane}", StoreTree)
-    out: dict[str, object] = {}
+    out: dict[str, Any] = {}
     stack = [tree.root]
     while stack:
         node = stack.pop()
