@@ -40,11 +40,11 @@ from functools import lru_cache
 from memtui.core.judge.items import (
     CLAUDE_MD,
     body_digest,
-    evidence_quote,
     newer,
-    normalize,
     words,
 )
+from memtui.core.judge.items import evidence_quote as _evidence_quote
+from memtui.core.judge.items import normalize as _normalize
 from memtui.core.judge.statements import (
     NUMBER_WORDS,
     Statement,
@@ -54,6 +54,12 @@ from memtui.core.judge.statements import (
     stem,
 )
 from memtui.core.judge.verdicts import Candidate, JudgeItem, Relation, Verdict
+
+# A memory takes part in many pairs: what the engine makes of one of its texts (the words
+# of a name or description, a statement compared as text, a quote) is made once a run.
+# These are pure functions of a string whose texts the items already hold.
+normalize = lru_cache(maxsize=16_384)(_normalize)
+evidence_quote = lru_cache(maxsize=16_384)(_evidence_quote)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -198,12 +204,17 @@ class Vectors:
         self.embedder = embedder if embedder is not None else Embedder()
         self.df: dict[str, int] = {}
         """In how many of the run's items each stem occurs (rare stems name a subject)."""
+        self._lists: dict[tuple[str, ...], Matrix] = {}
+        self._rows: dict[str, Matrix] = {}
         self.items = 0
         for item in {i.key: i for i in items}.values():
             self.items += 1
             stems_ = {w for s in statements_of(item) for w in s.stems}
             for word in stems_ | _words_of(item.description):
                 self.df[word] = self.df.get(word, 0) + 1
+        self._n = max(self.items, 2)
+        self._weights: dict[str, float] = {}
+        """Each word's rarity weight in :meth:`overlap` (log N / (1 + df) + 0.1), made once."""
 
     def rare(self, words: frozenset[str], share: float = 0.0) -> frozenset[str]:
         """The stems of ``words`` in at most :data:`RARE_SHARE` of the run's items (all of
@@ -215,16 +226,40 @@ class Vectors:
         """The share of the smaller side's words (weighted by rarity: log N / (1 + df))
         that the other side has too; ``mutual``: of the larger side's (a short rule inside a
         longer memory is not the same memory)."""
-        n = max(self.items, 2)
+        known = self._weights
 
         def weight(words_: frozenset[str]) -> float:
-            return sum(math.log(n / (1 + self.df.get(w, 0))) + 0.1 for w in words_)
+            total = 0.0
+            for w in words_:
+                term = known.get(w)
+                if term is None:
+                    term = known[w] = math.log(self._n / (1 + self.df.get(w, 0))) + 0.1
+                total += term
+            return total
 
         whole = max(weight(a), weight(b)) if mutual else min(weight(a), weight(b))
         return weight(a & b) / whole if whole > 0 else 0.0
 
     def of(self, texts: Sequence[str]) -> Matrix:
-        return self.embedder.embed(list(texts))
+        """The texts' unit vectors, in order. A memory takes part in many pairs: its text
+        and its statements are asked for again and again, so each list's matrix and each
+        text's vector is kept for the run. A list with a text not seen yet goes to the
+        embedder whole, as it came (the rows it gives are the ones kept)."""
+        key = tuple(texts)
+        known = self._lists.get(key)
+        if known is not None:
+            return known
+        rows = [self._rows.get(text) for text in key]
+        if key and all(row is not None for row in rows):
+            import numpy as np
+
+            matrix = np.stack(rows)  # type: ignore[arg-type]
+        else:
+            matrix = self.embedder.embed(list(key))
+            for text, row in zip(key, matrix, strict=True):
+                self._rows.setdefault(text, row)
+        self._lists[key] = matrix
+        return matrix
 
     def cosine(self, a: str, b: str) -> float:
         m = self.of([a, b])
@@ -288,9 +323,10 @@ _SINGULAR_CONDITIONS: tuple[frozenset[str], ...] = tuple(
     frozenset(singular(w) for w in group) for group in CONDITIONS)
 
 
-def _conditions(stems: frozenset[str]) -> list[frozenset[str]]:
+@lru_cache(maxsize=16_384)
+def _conditions(stems: frozenset[str]) -> tuple[frozenset[str], ...]:
     said = frozenset(singular(w) for w in stems)
-    return [said & group for group in _SINGULAR_CONDITIONS]
+    return tuple(said & group for group in _SINGULAR_CONDITIONS)
 
 
 def scoped_by(sa: frozenset[str], sb: frozenset[str]) -> tuple[str, str] | None:
@@ -439,6 +475,7 @@ _KIND_WORDS = {
 }
 
 
+@lru_cache(maxsize=16_384)
 def _words_of(text: str) -> frozenset[str]:
     return frozenset(stem(w) for w in words(text) if content(w))
 

@@ -5,8 +5,9 @@ the words it negates and the conditions it names.
 Everything here is bounded, whatever the file holds (issue 25: two memories of ``Fact k. ``
 × 1000 took 53 s): at most :data:`MAX_STATEMENTS` statements of at most
 :data:`MAX_STATEMENT_WORDS` words each, from the first :data:`MAX_TEXT_CHARS` characters.
-Stemming is Snowball's English stemmer (``snowballstemmer``, pure Python), so "mocks",
-"mocked" and "mock" are one word to the engine.
+Stemming is Snowball's English stemmer (``snowballstemmer``, which runs PyStemmer's C build
+of the same algorithm when it is installed), so "mocks", "mocked" and "mock" are one word to
+the engine.
 """
 
 from __future__ import annotations
