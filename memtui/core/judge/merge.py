@@ -80,12 +80,46 @@ class ValueClash:
     may be another value or another subject: the user chooses."""
 
 
+_QUANTITY = re.compile(r"(?<![\w.])(\d+(?:[.,]\d+)?)\s*(%|[^\W\d_]+)")
+_CODE = re.compile(r"`([^`\n]{2,80})`")
+_UNITS = {"%": "percent", "pct": "percent"}
+
+
+def _quantities(line: str) -> dict[str, set[str]]:
+    """The line's amounts by unit: ``at 25 percent`` → ``{"percent": {"25"}}``."""
+    found: dict[str, set[str]] = {}
+    for value, unit in _QUANTITY.findall(line.casefold()):
+        unit = _UNITS.get(unit, unit)
+        if len(unit) > 3 and unit.endswith("s"):
+            unit = unit[:-1]
+        found.setdefault(unit, set()).add(value.replace(",", "."))
+    return found
+
+
+def _anchors(line: str) -> set[str]:
+    """What names one subject for sure: code spans and identifiers (``checkout_v2``)."""
+    spans = {span.strip().casefold() for span in _CODE.findall(line)}
+    return spans | {w for w in words(line) if "_" in w or ("." in w and not w[0].isdigit())}
+
+
+def _quantity_clash(newer_line: str, older_line: str) -> bool:
+    """Two lines that name one subject (a code span or an identifier both give) and give it
+    another amount of the same unit (``checkout_v2`` at 100 percent / at 10 percent), however
+    else they are worded."""
+    if not _anchors(newer_line) & _anchors(older_line):
+        return False
+    mine, theirs = _quantities(newer_line), _quantities(older_line)
+    return any(unit in theirs and not mine[unit] & theirs[unit] for unit in mine)
+
+
 def _clash(newer_line: str, older_line: str) -> ValueClash | None:
     mine, theirs = words(newer_line), words(older_line)
     if len(mine) < 3 or len(theirs) < 3 or normalize(newer_line) == normalize(older_line):
         return None
     matcher = SequenceMatcher(a=mine, b=theirs, autojunk=False)
     if matcher.ratio() < CLASH_RATIO:
+        if _quantity_clash(newer_line, older_line):
+            return ValueClash(newer_line.strip(), older_line.strip(), True)
         return None
     changed: list[str] = []
     replaced = False

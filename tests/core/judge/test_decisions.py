@@ -255,6 +255,27 @@ def test_value_clashes_tell_a_new_value_from_another_word() -> None:
     assert value_clashes("Deploys go through Argo CD.", "Ask #payments before changing it.") == []
 
 
+def test_a_line_worded_otherwise_that_gives_one_subject_another_amount_is_a_clash() -> None:
+    # the demo's checkout_v2 group: "Checkout flags: `checkout_v2` at 10 percent." shares too
+    # few words with the newer line for a word match, but names the same flag and gives it
+    # another percentage; merged into the newer memory it must be dropped, not kept
+    from memtui.core.judge.merge import value_clashes
+
+    newer_ = "Flags live in Unleash; `checkout_v2` is at 100 percent since the Black Friday prep."
+    [clash] = value_clashes(newer_, "Checkout flags: `checkout_v2` at 10 percent.")
+    assert clash.certain
+    kept = f"---\nname: feature-flags\n---\n{newer_}\n".encode()
+    other = b"---\nname: checkout-flags\n---\nCheckout flags: `checkout_v2` at 10 percent.\n\n" \
+            b"Clean the flag up in `api/checkout/flags.py`.\n"
+    merged = propose_merge(kept, other).decode()
+    assert "10 percent" not in merged and "100 percent" in merged
+    assert "Clean the flag up" in merged
+    # another subject (no code span or identifier in common), or the same amount: no clash
+    assert value_clashes("`web/` builds use 4 workers.", "`api/` deploys take 2 workers.") == []
+    assert value_clashes("`checkout_v2` is at 100 percent.",
+                         "Rolled out: `checkout_v2`, 100 percent of traffic.") == []
+
+
 def test_a_proposed_merge_keeps_both_lines_that_differ_in_one_word() -> None:
     kept = b"---\nname: unit\n---\nUnit tests run with vitest in watch mode.\n"
     other = b"---\nname: unit-old\n---\nUnit tests run with jest in watch mode.\n"
