@@ -4,6 +4,7 @@ lists the modules it imported (``sys.modules`` at exit, in a fresh interpreter).
 
 from __future__ import annotations
 
+import gettext
 import json
 import os
 import subprocess
@@ -86,6 +87,8 @@ def test_help_imports_no_command_module(home: DemoHome) -> None:
     own = {m for m in modules if m.startswith("memtui")}
     assert own == {"memtui", "memtui.cli", "memtui.cli.parser"}, sorted(own)
     assert not loaded(modules, {"pathlib", "dataclasses", "json", "ruamel", "textual", "rich"})
+    if not os.path.isdir(gettext._default_localedir):  # type: ignore[attr-defined]
+        assert "locale" not in modules  # no translation to look up (gettext imports it to)
 
 
 @pytest.mark.parametrize("cache", ["cold", "warm"])
