@@ -112,19 +112,20 @@ def test_scan_json_imports_only_what_it_uses(home: DemoHome, cache: str) -> None
         assert not loaded(modules, WARM_NEVER)
 
 
-def test_a_cold_scan_of_headers_the_fast_path_reads_never_imports_ruamel(home: DemoHome) -> None:
-    """ruamel is loaded for a header only it can read (the demo's hand-broken one, whose
-    problem is ruamel's message): without that file a cold scan never imports it."""
+def test_a_cold_scan_of_the_demo_never_imports_ruamel(home: DemoHome) -> None:
+    """ruamel is loaded only for a header neither the fast path nor the explainer of common
+    breakage (:mod:`memtui.core.parse.frontmatter_errors`) reads: the demo's hand-broken
+    ``bad-yaml.md`` gets ruamel's message without it; another broken header needs it."""
     env = environment(home, MEMTUI_NO_CACHE="1")
     code, out, modules = run(scan_args(home), env)
-    assert code == 0 and "ruamel.yaml" in modules
-    assert "bad YAML in frontmatter" in out
-    (home.auto_memory / "bad-yaml.md").unlink()
-    code, out, modules = run(scan_args(home), env)
     assert code == 0 and json.loads(out)["stores"]
-    assert "bad YAML in frontmatter" not in out
+    assert "bad YAML in frontmatter: expected ',' or ']', but got ':' (line 3)" in out
     assert not loaded(modules, {"ruamel"})
     assert "memtui.core.scan.scanner" in modules  # the memories were read (and parsed)
+    (home.auto_memory / "odd-yaml.md").write_text("---\nname: [a, b\ntype: user\n---\nx\n")
+    code, out, modules = run(scan_args(home), env)
+    assert code == 0 and "ruamel.yaml" in modules
+    assert "bad YAML in frontmatter: expected ',' or ']', but got ':' (line 3)" in out
 
 
 def test_a_subcommand_parser_is_set_up_when_looked_at() -> None:

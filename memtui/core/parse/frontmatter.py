@@ -414,10 +414,32 @@ def _parse_with_ruamel(text: str) -> Frontmatter:
     return _ruamel_frontmatter(text[open_end:close_start], close_end)
 
 
+def _parse_explained(text: str) -> Frontmatter | None:
+    """:func:`parse_frontmatter` when :mod:`memtui.core.parse.frontmatter_errors` knows what
+    ruamel gives for ``text``'s header (a common hand-broken one), else None."""
+    from memtui.core.parse.frontmatter_errors import explain
+
+    span = _find_span(text)
+    if span is None:
+        return Frontmatter()
+    _start, open_end, close_start, close_end = span
+    raw = text[open_end:close_start]
+    if _too_costly(raw) is not None:
+        return None
+    explained = explain(raw)
+    if explained is None:
+        return None
+    data, error, retried = explained
+    return _frontmatter(data or {}, raw, close_end, error, retried)
+
+
 def parse_frontmatter(text: str) -> Frontmatter:
     """Parse the frontmatter of ``text``; never raises, problems go to ``error``."""
     fast = _parse_fast_only(text)
-    return fast if fast is not None else _parse_with_ruamel(text)
+    if fast is not None:
+        return fast
+    explained = _parse_explained(text)
+    return explained if explained is not None else _parse_with_ruamel(text)
 
 
 def body_of(text: str, fm: Frontmatter) -> str:
