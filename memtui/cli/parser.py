@@ -10,11 +10,10 @@ usage (:class:`Parser`). ``memtui scan --json`` builds one subcommand's options,
 from __future__ import annotations
 
 import argparse
-import contextlib
 import functools
 import os
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (slow) at run time
 if TYPE_CHECKING:
@@ -186,21 +185,27 @@ def _no_translations() -> bool:
     return isinstance(localedir, str) and localedir != "" and not os.path.isdir(localedir)
 
 
-@contextlib.contextmanager
-def translations_looked_up_once() -> Iterator[None]:
+class _LookedUpOnce:
+    """:func:`translations_looked_up_once` (a class: contextlib is not imported for
+    ``--help``)."""
+
+    def __enter__(self) -> None:
+        self.original = argparse._  # type: ignore[attr-defined]
+        lookup = _untranslated if _no_translations() else functools.cache(self.original)
+        argparse._ = lookup  # type: ignore[attr-defined]
+
+    def __exit__(self, *exc: object) -> None:
+        argparse._ = self.original  # type: ignore[attr-defined]
+
+
+def translations_looked_up_once() -> _LookedUpOnce:
     """argparse asks gettext for the same few strings ("options", "show this help message
     and exit") for every parser it builds, and gettext searches the locale directories afresh
     each time: memtui's eleven parsers cost more to build than a warm scan takes to print.
     Inside, each string is looked up once; where gettext has no locale directory to look in
     (a Python without translations, the common case) none is looked up, and ``locale``, which
     gettext imports to name the languages, is not imported."""
-    original = argparse._  # type: ignore[attr-defined]
-    lookup = _untranslated if _no_translations() else functools.cache(original)
-    argparse._ = lookup  # type: ignore[attr-defined]
-    try:
-        yield
-    finally:
-        argparse._ = original  # type: ignore[attr-defined]
+    return _LookedUpOnce()
 
 
 def version_arg(value: str) -> str:

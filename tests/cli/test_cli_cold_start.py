@@ -86,7 +86,8 @@ def test_help_imports_no_command_module(home: DemoHome) -> None:
     assert "options of every command" not in out  # no subcommand's parser was set up
     own = {m for m in modules if m.startswith("memtui")}
     assert own == {"memtui", "memtui.cli", "memtui.cli.parser"}, sorted(own)
-    assert not loaded(modules, {"pathlib", "dataclasses", "json", "ruamel", "textual", "rich"})
+    assert not loaded(modules, {"pathlib", "dataclasses", "json", "ruamel", "textual", "rich",
+                                "contextlib"})
     if not os.path.isdir(gettext._default_localedir):  # type: ignore[attr-defined]
         assert "locale" not in modules  # no translation to look up (gettext imports it to)
 
