@@ -43,6 +43,7 @@ NEVER_IN_A_SCAN = {
     "textual", "rich", "numpy", "git", "anthropic", "httpx", "watchdog", "memtui.tui",
     "memtui.core.judge", "memtui.core.write.journal", "memtui.core.write.apply",
     "memtui.core.history", "memtui.core.config", "tomllib",
+    "memtui.core.parse.frontmatter_edit",  # a scan edits nothing
 }
 WARM_NEVER = {
     "ruamel", "ruamel.yaml", "memtui.core.parse.frontmatter", "memtui.core.parse.jsdate",

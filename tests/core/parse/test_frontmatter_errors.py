@@ -11,9 +11,11 @@ from hypothesis import strategies as st
 
 from memtui.core.demo.build import build_demo_home
 from memtui.core.parse.frontmatter import (
+    _fast_load,
     _parse_explained,
     _parse_with_ruamel,
     parse_frontmatter,
+    quote_problematic_values,
 )
 from memtui.core.parse.frontmatter_errors import explain
 
@@ -104,4 +106,4 @@ def test_generated_headers_agree_with_ruamel(lines: list[str]) -> None:
 def test_outside_the_shape_ruamel_decides() -> None:
     for raw in ("name: [a, b\n", "name: x\n", "name: [w\nmore: \u00e9\n", "name: [w\r\nk: v\n",
                 "name: {w\nk: v\n", "  name: [w\nk: v\n"):
-        assert explain(raw) is None, raw
+        assert explain(raw, _fast_load, quote_problematic_values) is None, raw
