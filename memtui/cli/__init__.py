@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
 import gc
 import os
 import sys
@@ -127,6 +126,8 @@ def main(argv: Sequence[str] | None = None, *, fast_exit: bool = False) -> int:
 
 
 def exit_now(code: int) -> None:
+    import contextlib  # not for --help (it ends in argparse)
+
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(OSError):  # a closed pipe: nothing left to print to
             stream.flush()
@@ -141,6 +142,7 @@ def end_on_hangup() -> None:
     """A closed terminal (SIGHUP) or a ``kill`` (SIGTERM) ends the run like an exception, so
     what ``finally`` cleans up (the demo's temporary home) goes: by default they kill the
     process on the spot."""
+    import contextlib
     import signal
 
     def stop(signum: int, _frame: object) -> None:

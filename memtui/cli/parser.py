@@ -10,11 +10,10 @@ usage (:class:`Parser`). ``memtui scan --json`` builds one subcommand's options,
 from __future__ import annotations
 
 import argparse
-import contextlib
 import functools
 import os
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (slow) at run time
 if TYPE_CHECKING:
@@ -165,18 +164,48 @@ def dash_value_hint(message: str, arg_strings: Sequence[str]) -> str:
     return ""
 
 
-@contextlib.contextmanager
-def translations_looked_up_once() -> Iterator[None]:
+def _untranslated(message: str) -> str:
+    return message
+
+
+def _no_translations() -> bool:
+    """``gettext.gettext`` returns every message as it is: the directory it would find a
+    ``.mo`` file of the current domain in (``<dir>/<lang>/LC_MESSAGES/<domain>.mo``, for any
+    language) does not exist."""
+    import gettext
+
+    domain = getattr(gettext, "_current_domain", None)
+    dirs = getattr(gettext, "_localedirs", None)
+    default = getattr(gettext, "_default_localedir", None)
+    if not isinstance(domain, str) or not isinstance(dirs, dict) or not isinstance(default, str):
+        return False  # another gettext than CPython's: ask it
+    localedir = dirs.get(domain)
+    if localedir is None:
+        localedir = default
+    return isinstance(localedir, str) and localedir != "" and not os.path.isdir(localedir)
+
+
+class _LookedUpOnce:
+    """:func:`translations_looked_up_once` (a class: contextlib is not imported for
+    ``--help``)."""
+
+    def __enter__(self) -> None:
+        self.original = argparse._  # type: ignore[attr-defined]
+        lookup = _untranslated if _no_translations() else functools.cache(self.original)
+        argparse._ = lookup  # type: ignore[attr-defined]
+
+    def __exit__(self, *exc: object) -> None:
+        argparse._ = self.original  # type: ignore[attr-defined]
+
+
+def translations_looked_up_once() -> _LookedUpOnce:
     """argparse asks gettext for the same few strings ("options", "show this help message
     and exit") for every parser it builds, and gettext searches the locale directories afresh
     each time: memtui's eleven parsers cost more to build than a warm scan takes to print.
-    Inside, each string is looked up once."""
-    original = argparse._  # type: ignore[attr-defined]
-    argparse._ = functools.cache(original)  # type: ignore[attr-defined]
-    try:
-        yield
-    finally:
-        argparse._ = original  # type: ignore[attr-defined]
+    Inside, each string is looked up once; where gettext has no locale directory to look in
+    (a Python without translations, the common case) none is looked up, and ``locale``, which
+    gettext imports to name the languages, is not imported."""
+    return _LookedUpOnce()
 
 
 def version_arg(value: str) -> str:

@@ -310,6 +310,8 @@ def _read_lines(fd: int, lines: int, byte_cap: int, size: int | None = None) -> 
 
 def _end_of_line(data: bytes, number: int) -> int:
     """The offset just past the ``number``-th newline of ``data``, or -1."""
+    if data.count(b"\n") < number:  # one pass in C: most memories are shorter than a header
+        return -1
     pos = -1
     for _ in range(number):
         pos = data.find(b"\n", pos + 1)

@@ -4,6 +4,7 @@ lists the modules it imported (``sys.modules`` at exit, in a fresh interpreter).
 
 from __future__ import annotations
 
+import gettext
 import json
 import os
 import subprocess
@@ -42,6 +43,7 @@ NEVER_IN_A_SCAN = {
     "textual", "rich", "numpy", "git", "anthropic", "httpx", "watchdog", "memtui.tui",
     "memtui.core.judge", "memtui.core.write.journal", "memtui.core.write.apply",
     "memtui.core.history", "memtui.core.config", "tomllib",
+    "memtui.core.parse.frontmatter_edit",  # a scan edits nothing
 }
 WARM_NEVER = {
     "ruamel", "ruamel.yaml", "memtui.core.parse.frontmatter", "memtui.core.parse.jsdate",
@@ -85,7 +87,10 @@ def test_help_imports_no_command_module(home: DemoHome) -> None:
     assert "options of every command" not in out  # no subcommand's parser was set up
     own = {m for m in modules if m.startswith("memtui")}
     assert own == {"memtui", "memtui.cli", "memtui.cli.parser"}, sorted(own)
-    assert not loaded(modules, {"pathlib", "dataclasses", "json", "ruamel", "textual", "rich"})
+    assert not loaded(modules, {"pathlib", "dataclasses", "json", "ruamel", "textual", "rich",
+                                "contextlib"})
+    if not os.path.isdir(gettext._default_localedir):  # type: ignore[attr-defined]
+        assert "locale" not in modules  # no translation to look up (gettext imports it to)
 
 
 @pytest.mark.parametrize("cache", ["cold", "warm"])
@@ -109,19 +114,20 @@ def test_scan_json_imports_only_what_it_uses(home: DemoHome, cache: str) -> None
         assert not loaded(modules, WARM_NEVER)
 
 
-def test_a_cold_scan_of_headers_the_fast_path_reads_never_imports_ruamel(home: DemoHome) -> None:
-    """ruamel is loaded for a header only it can read (the demo's hand-broken one, whose
-    problem is ruamel's message): without that file a cold scan never imports it."""
+def test_a_cold_scan_of_the_demo_never_imports_ruamel(home: DemoHome) -> None:
+    """ruamel is loaded only for a header neither the fast path nor the explainer of common
+    breakage (:mod:`memtui.core.parse.frontmatter_errors`) reads: the demo's hand-broken
+    ``bad-yaml.md`` gets ruamel's message without it; another broken header needs it."""
     env = environment(home, MEMTUI_NO_CACHE="1")
     code, out, modules = run(scan_args(home), env)
-    assert code == 0 and "ruamel.yaml" in modules
-    assert "bad YAML in frontmatter" in out
-    (home.auto_memory / "bad-yaml.md").unlink()
-    code, out, modules = run(scan_args(home), env)
     assert code == 0 and json.loads(out)["stores"]
-    assert "bad YAML in frontmatter" not in out
+    assert "bad YAML in frontmatter: expected ',' or ']', but got ':' (line 3)" in out
     assert not loaded(modules, {"ruamel"})
     assert "memtui.core.scan.scanner" in modules  # the memories were read (and parsed)
+    (home.auto_memory / "odd-yaml.md").write_text("---\nname: [a, b\ntype: user\n---\nx\n")
+    code, out, modules = run(scan_args(home), env)
+    assert code == 0 and "ruamel.yaml" in modules
+    assert "bad YAML in frontmatter: expected ',' or ']', but got ':' (line 3)" in out
 
 
 def test_a_subcommand_parser_is_set_up_when_looked_at() -> None:

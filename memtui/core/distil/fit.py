@@ -22,7 +22,7 @@ from memtui.core.distil.layout import (
 )
 from memtui.core.distil.model import DistilChange, DistilPlan, Meter
 from memtui.core.distil.render import measure, render_index
-from memtui.core.parse.frontmatter import format_scalar
+from memtui.core.parse.frontmatter_edit import format_scalar
 from memtui.core.parse.topic_files import DISTILLED_KEY
 from memtui.core.parse.utf16 import units
 

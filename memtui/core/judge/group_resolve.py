@@ -45,7 +45,7 @@ from memtui.core.judge.resolve import find_memory
 from memtui.core.judge.scoped import clean_note, note_line, propose_notes, with_note
 from memtui.core.judge.verdicts import Candidate, JudgedPair, JudgeItem, Relation, Verdict
 from memtui.core.model import StoreKind
-from memtui.core.parse.frontmatter import MemoryDocument
+from memtui.core.parse.frontmatter_edit import MemoryDocument
 from memtui.core.secrets.redact import masked_text
 from memtui.core.write.dirfd import EditRefused
 from memtui.core.write.journal import new_op_id

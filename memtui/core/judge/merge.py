@@ -34,7 +34,7 @@ from memtui.core.judge.resolve import (
     plan_keep,
 )
 from memtui.core.judge.verdicts import Candidate, JudgeItem
-from memtui.core.parse.frontmatter import MemoryDocument
+from memtui.core.parse.frontmatter_edit import MemoryDocument
 from memtui.core.write.dirfd import EditRefused
 from memtui.core.write.ops.memory import root_store, span_stores
 from memtui.core.write.proposal import (

@@ -29,7 +29,7 @@ from memtui.core.judge.ledger import USER, Ledger, LedgerEntry, decision_file, n
 from memtui.core.judge.resolve import find_memory
 from memtui.core.judge.verdicts import Candidate, JudgeItem, Relation, Verdict
 from memtui.core.model import StoreKind
-from memtui.core.parse.frontmatter import MemoryDocument
+from memtui.core.parse.frontmatter_edit import MemoryDocument
 from memtui.core.plaintext import escape_controls
 from memtui.core.secrets.redact import masked_text
 from memtui.core.write.dirfd import EditRefused

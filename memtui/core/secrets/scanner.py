@@ -188,11 +188,19 @@ class _Keywords:
                     by_word.setdefault(word, []).append(i)
         self.by_word = {word: tuple(indexes) for word, indexes in by_word.items()}
 
+    def keyword_text(self, text: str) -> str:
+        """What the keywords are looked for in: ``text`` lowered, a long one once per distinct
+        line, lowered after (a 3 MB pasted log of five lines is not lowered whole): no keyword
+        holds a newline, and lowering a line does not depend on the lines around it (a newline
+        is neither cased nor case-ignorable, so Greek final sigma stops there)."""
+        if self.dedupe and len(text) >= DEDUPE_FROM:
+            text = "\n".join(dict.fromkeys(text.split("\n")))
+        return text.lower()
+
     def present(self, lowered: str) -> frozenset[str]:
+        """The keywords in ``lowered`` (a :meth:`keyword_text`)."""
         if self.pattern is None:
             return frozenset()
-        if self.dedupe and len(lowered) >= DEDUPE_FROM:
-            lowered = "\n".join(dict.fromkeys(lowered.split("\n")))
         found: set[str] = set()
         search = self.pattern.search
         match = search(lowered)
@@ -226,11 +234,10 @@ def find_secrets(
     """Every secret of ``text`` (the whole file), in order of position; ``path`` (posix, as
     the store names it) for the rules' path allowlists. ``allow_signature=False``: a line's
     ``gitleaks:allow`` allows nothing (output masking, where one line may join many values)."""
-    lowered = text.lower()
     lines: _Lines | None = None
     found: list[SecretFinding] = []
     keywords = _default_keywords() if rules is None else _Keywords(rules)
-    for rule in keywords.candidates(lowered):
+    for rule in keywords.candidates(keywords.keyword_text(text)):
         if _path_allowed(rule, path):
             continue
         for start, end, s_start, s_end in _matches(rule, text):

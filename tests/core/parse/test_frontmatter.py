@@ -11,13 +11,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memtui.core.parse.frontmatter import (
-    MemoryDocument,
     body_of,
     decode_text,
-    format_scalar,
     parse_frontmatter,
     quote_problematic_values,
 )
+from memtui.core.parse.frontmatter_edit import MemoryDocument, format_scalar
 
 FLAT = (
     "---\n"

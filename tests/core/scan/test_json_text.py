@@ -276,6 +276,8 @@ def test_a_warm_run_imports_no_reader(home: DemoHome, tmp_path: Path) -> None:
     config = home.root / ".config" / "memtui" / "config.toml"
     config.parent.mkdir(parents=True, exist_ok=True)
     config.write_text('theme = "memtui-paper"\n[journal]\nmax_mb = 5\n', encoding="utf-8")
+    # a broken header only ruamel explains (the demo's own bad-yaml.md no longer needs it)
+    (home.auto_memory / "odd-yaml.md").write_text("---\nname: [a, b\ntype: user\n---\nx\n")
     args = ["--claude-home", str(home.claude_home), "--project", str(home.project),
             "--agent-memory-home", str(home.agent_memory_home), "scan", "--json"]
     env = {**os.environ, "HOME": str(home.root),

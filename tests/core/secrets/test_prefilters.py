@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import subprocess
 import sys
 from pathlib import Path
@@ -61,6 +62,25 @@ def test_a_long_repetitive_text_finds_its_secret_on_its_line(sample: Sample) -> 
     found = [f for f in find_secrets(text) if f.line == repeats + 1]
     assert [(f.rule, f.masked) for f in found] == alone and sample.rule in {r for r, _ in alone}
     assert all(f.line == repeats + 1 for f in find_secrets(text))
+
+
+def test_a_long_text_is_lowered_once_per_distinct_line() -> None:
+    """The keywords of a long text are looked for in its distinct lines, lowered after
+    deduplicating: the same keywords as in the whole text lowered (upper-case keywords, Greek
+    final sigma at line ends, lines equal only once lowered)."""
+    keywords = _Keywords(parse_rules(RULES_TEXT))
+    rng = random.Random(5)
+    pieces = [*(k.upper() for k in KEYWORDS), *KEYWORDS, "ΣΑΣ", "Σ", "İ", " ", "x", "\n"]
+    for _ in range(30):
+        unit = "".join(rng.choice(pieces) for _ in range(rng.randint(1, 30))) + "\n"
+        text = unit * (DEDUPE_FROM // len(unit) + 2) + unit.upper() + unit.lower()
+        assert len(text) >= DEDUPE_FROM
+        lowered = keywords.keyword_text(text)
+        assert len(lowered) < len(text)  # deduplicated
+        assert keywords.present(lowered) == keywords.present(text.lower())
+        assert set(lowered.split("\n")) == set(text.lower().split("\n"))
+    short = "AKIA x\nAKIA x\n"
+    assert keywords.keyword_text(short) == short.lower()  # a short text: lowered whole
 
 
 def test_no_keyword_holds_a_character_json_escapes() -> None:
