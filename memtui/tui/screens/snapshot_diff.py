@@ -18,7 +18,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
-from textual.widgets import Footer, OptionList, ProgressBar, Select, Static, Tab, Tabs
+from textual.widgets import OptionList, ProgressBar, Select, Static, Tab, Tabs
 from textual.worker import Worker
 
 from memtui.core.contents import ScanResult, Store
@@ -41,6 +41,7 @@ from memtui.tui.nodes import NodeRef
 from memtui.tui.plain import line
 from memtui.tui.screens.review import ReviewScreen
 from memtui.tui.widgets.diff_view import DiffView, status_line
+from memtui.tui.widgets.footer import KeyFooter
 from memtui.tui.work import ask, in_thread
 
 ACTION_LABELS: dict[SnapshotAction, str] = {
@@ -196,7 +197,7 @@ class SnapshotDiffScreen(ReviewScreen):
             with VerticalScroll(id="snap-diff-scroll"):
                 yield DiffView(id="snap-diff")
         yield ProgressBar(id="snap-progress", show_eta=False)
-        yield Footer()
+        yield KeyFooter()
 
     def on_resize(self) -> None:
         self.apply_size()

@@ -1,8 +1,14 @@
 """The footer: Textual's, but in a small terminal (compact) the help and quit keys come first,
 and only the keys that fit whole are shown (the help, ``?``, lists every key): a narrow footer
-never ends in a cut key ("… d De"), and never loses help and quit."""
+never ends in a cut key ("… d De"), and never loses help and quit.
+
+It is laid out again only when what it shows changes: Textual's footer recomposes (new
+widgets, styled anew) on every focus move and every binding refresh, even when the keys are
+the same, and that was most of the time a move from pane to pane took."""
 
 from __future__ import annotations
+
+from collections.abc import Hashable
 
 from textual.app import ComposeResult
 from textual.widget import Widget
@@ -47,6 +53,30 @@ def fitting(widgets: list[Widget], width: int) -> list[Widget]:
 class KeyFooter(Footer):
     fit_width: int | None = None
     """The width :meth:`fit` was given (None: not fitted yet: every key is shown)."""
+    composed_for: Hashable = None
+    """The :meth:`layout_key` the keys on show were composed for."""
+
+    def layout_key(self) -> Hashable:
+        """What the composed keys depend on: the active bindings with their state, and the
+        footer's own settings. None before the screen's bindings are ready."""
+        if not self._bindings_ready:
+            return None
+        shown = tuple(
+            (key, binding, enabled, tooltip)
+            for key, (_node, binding, enabled, tooltip) in self.screen.active_bindings.items()
+            if binding.show or key == self.app.COMMAND_PALETTE_BINDING
+        )
+        return (shown, self.compact, self.show_command_palette, self.fit_width)
+
+    async def recompose(self) -> None:
+        """Compose the keys again, unless they would come out as they are."""
+        if not self.is_attached:
+            return
+        key = self.layout_key()
+        if key is not None and key == self.composed_for:
+            return
+        self.composed_for = key
+        await super().recompose()
 
     def compose(self) -> ComposeResult:
         widgets = list(super().compose())
