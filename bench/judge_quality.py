@@ -128,14 +128,21 @@ from memtui.core.scan.scanner import scan
 Finder = Callable[[Sequence[JudgeItem]], list[Candidate]]
 
 
-def truths(home: JudgeHome) -> list[Truth]:
+def truths(home: JudgeHome, completed: bool = False) -> list[Truth]:
+    """The home's labels as the measure takes them; ``completed``: with the labels written
+    after it (``memtui/core/demo/judge_home_completed.py``) for pairs across two labels."""
     def side(where: Where) -> Side:
         return (where.file, where.paragraph)
 
+    labels = list(home.labels)
+    if completed:
+        from memtui.core.demo.judge_home_completed import completed_labels
+
+        labels += completed_labels(home)
     return [
         Truth(label.relation, side(label.a), side(label.b), label.half,
               side(label.newer) if label.newer is not None else None)
-        for label in home.labels
+        for label in labels
     ]
 
 
@@ -151,12 +158,14 @@ def items_of(home: JudgeHome) -> list[JudgeItem]:
 
 
 def evaluate(home: JudgeHome, items: Sequence[JudgeItem],
-             finder: Finder = find_candidates) -> tuple[dict[str, Figures], int]:
-    """The figures per half, and how many candidate pairs the finder gave."""
+             finder: Finder = find_candidates,
+             completed: bool = False) -> tuple[dict[str, Figures], int]:
+    """The figures per half, and how many candidate pairs the finder gave; ``completed``:
+    measured against the completed labels."""
     candidates = finder(items)
     given = LocalJudge().judge(candidates, items=items)
     verdicts = {c.id: v for c, v in zip(candidates, given, strict=True) if v is not None}
-    figures = measure(candidates, verdicts, truths(home), unlabelled_half)
+    figures = measure(candidates, verdicts, truths(home, completed), unlabelled_half)
     for half in figures.values():
         half.per_relation = dict(sorted(half.per_relation.items()))
     return figures, len(candidates)
@@ -191,8 +200,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                         "both: lexical and semantic")
     parser.add_argument("--k", type=int, default=None, help="semantic: neighbours per memory")
     parser.add_argument("--floor", type=float, default=None, help="semantic: similarity floor")
+    parser.add_argument("--labels", choices=("original", "completed", "both"), default="both",
+                        help="original: the pairs the home was written as; completed: with "
+                        "the labels added for pairs across two of them "
+                        "(judge_home_completed.py); both (default)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
+    label_sets = {"original": [False], "completed": [True], "both": [False, True]}[args.labels]
     halves = [args.half] if args.half else ["tune", "held", "both"]
     finders: dict[str, Finder] = {}
     if args.candidates == "judge":
@@ -216,12 +230,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         home = build_judge_home(Path(tmp))
         items = items_of(home)
         for name, finder in finders.items():
-            figures, total = evaluate(home, items, finder)
-            if args.json:
-                out[name] = {"candidates": total,
-                             **{half: figures[half].summary() for half in halves}}
-            else:
-                show(name, figures, total, halves)
+            for completed in label_sets:
+                figures, total = evaluate(home, items, finder, completed)
+                named = f"{name}, {'completed' if completed else 'original'} labels"
+                if args.json:
+                    out[named] = {"candidates": total,
+                                  **{half: figures[half].summary() for half in halves}}
+                else:
+                    show(named, figures, total, halves)
     if args.json:
         print(json.dumps(out, indent=2))
     return 0

@@ -24,7 +24,7 @@ labels, before any of the judge v2 work was tuned on it.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from memtui.core.demo.writers import (
@@ -104,6 +104,9 @@ class JudgeHome:
     distractors: int
     memories: int
     paragraphs: int
+    places: dict[tuple[str, str], Where] = field(default_factory=dict)
+    """Where each side was written: ``(store, file)`` for a memory, ``("md", paragraph)``
+    for a CLAUDE.md rule (to place labels written after the home: :mod:`judge_home_completed`)."""
 
     def half(self, name: str) -> list[Label]:
         return [label for label in self.labels if name in ("both", label.half)]
@@ -1344,9 +1347,15 @@ def build_judge_home(root: Path) -> JudgeHome:
     paragraphs: list[str] = []
     indexes: dict[str, list[str]] = {store: [] for store in dirs}
     seen: set[tuple[str, str]] = set()
+    places: dict[tuple[str, str], Where] = {}
     now = STORY_NOW.timestamp()
 
     def place(side: Side, role: str) -> Where:
+        where = _place(side, role)
+        places[(side.store, side.body if side.store == "md" else side.file)] = where
+        return where
+
+    def _place(side: Side, role: str) -> Where:
         if side.store == "md":
             paragraphs.append(side.body)
             return Where(str(claude_md), side.body)
@@ -1391,4 +1400,4 @@ def build_judge_home(root: Path) -> JudgeHome:
     lines = ["# ledger", "", "## Rules", ""] + [f"- {text}" for text in paragraphs]
     write_file(claude_md, "\n".join(lines) + "\n")
     memories = len(seen)
-    return JudgeHome(ctx, labels, len(DISTRACTORS), memories, len(paragraphs))
+    return JudgeHome(ctx, labels, len(DISTRACTORS), memories, len(paragraphs), places)

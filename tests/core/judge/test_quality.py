@@ -91,5 +91,11 @@ def test_the_harness_runs_the_judge_on_the_labelled_home(
         assert 0 <= f.candidates <= f.labelled
         assert 0 <= f.need_listed <= f.need
         assert 0 <= f.listed_wrong <= f.listed
+    from memtui.core.demo.judge_home_completed import COMPLETED
+
+    completed, _ = bench.evaluate(home, bench.items_of(home), completed=True)
+    assert completed["both"].labelled == len(home.labels) + len(COMPLETED)
+    assert completed["both"].listed == figures["both"].listed  # the same verdicts, more labels
     assert bench.main(["--half", "held", "--json"]) == 0
-    assert '"candidate_recall"' in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert '"candidate_recall"' in out and "completed labels" in out and "original labels" in out

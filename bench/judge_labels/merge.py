@@ -1,0 +1,128 @@
+"""Write ``memtui/core/demo/judge_home_completed.py`` from the blind labels in this folder.
+
+    python bench/judge_labels/merge.py
+
+``pairs.json``: the pairs shown to the readers (every unlabelled candidate pair of the judge
+home whose memories are at a cosine of at least 0.5, and the unlabelled pairs the judge listed
+below it; shuffled; made by ``choose_pairs.py``); ``chunk-a.json`` / ``chunk-b.json``: the two
+readers' shares, overlapping; ``labels-a.json`` / ``labels-b.json``: their labels
+(``INSTRUCTIONS.md`` is what they were told). A pair both readers labelled keeps its label
+when they agree and is left unlabelled (the measure's "no relation") when they do not.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections import Counter
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+OUT = HERE.parent.parent / "memtui" / "core" / "demo" / "judge_home_completed.py"
+NEEDS = {"duplicate", "conflicts_with", "supersedes"}
+RELATIONS = {"duplicate", "conflicts_with", "supersedes", "scoped", "related", "compatible",
+             "not_conflict", "none"}
+
+
+def side(s: dict[str, object]) -> tuple[str, str]:
+    if s["store"] == "CLAUDE.md":
+        return ("md", str(s["body"]))
+    return (str(s["store"]), str(s["file"]))
+
+
+def main() -> int:
+    pairs = {p["id"]: p for p in json.loads((HERE / "pairs.json").read_text())}
+    by_reader = [{row["id"]: row for row in json.loads((HERE / name).read_text())}
+                 for name in ("labels-a.json", "labels-b.json")]
+    for reader in by_reader:
+        for row in reader.values():
+            if row["relation"] not in RELATIONS or row["id"] not in pairs:
+                raise SystemExit(f"bad label: {row}")
+    both = sorted(set(by_reader[0]) & set(by_reader[1]))
+    agree = [i for i in both if by_reader[0][i]["relation"] == by_reader[1][i]["relation"]]
+    agree_need = [i for i in both if (by_reader[0][i]["relation"] in NEEDS)
+                  == (by_reader[1][i]["relation"] in NEEDS)]
+    final: dict[str, dict[str, object]] = {}
+    for reader in by_reader:
+        for i, row in reader.items():
+            if i in both and i not in agree:
+                continue
+            final[i] = row
+    missing = sorted(set(pairs) - set(final) - (set(both) - set(agree)))
+    counts = Counter(str(row["relation"]) for row in final.values())
+    lines = []
+    for i in sorted(final):
+        row = final[i]
+        if row["relation"] == "none":
+            continue
+        newer = row.get("newer") if row["relation"] == "supersedes" else None
+        a, b = side(pairs[i]["a"]), side(pairs[i]["b"])
+        lines.append(f"    ({row['relation']!r},  # {i}\n     {a!r},\n     {b!r},\n"
+                     f"     {newer!r}),")
+    summary = (f"{len(pairs)} pairs shown, {len(both)} to both readers: they gave the same "
+               f"relation for {len(agree)} and agreed on whether a decision is needed for "
+               f"{len(agree_need)}; the {len(both) - len(agree)} they disagreed on are left "
+               "unlabelled. Labelled: "
+               + ", ".join(f"{r} {n}" for r, n in sorted(counts.items()))
+               + (f"; not labelled by either reader: {len(missing)}" if missing else "") + ".")
+    OUT.write_text(TEMPLATE.format(summary=_wrap(summary), rows="\n".join(lines)),
+                   encoding="utf-8")
+    print(summary)
+    return 0
+
+
+def _wrap(text: str, width: int = 95) -> str:
+    out, line = [], ""
+    for word in text.split():
+        if len(line) + len(word) + 1 > width:
+            out.append(line)
+            line = word
+        else:
+            line = f"{line} {word}".strip()
+    out.append(line)
+    return "\n".join(out)
+
+
+TEMPLATE = '''"""The judge home's labels, completed (issue 22, item 7): pairs across two labels.
+
+:mod:`memtui.core.demo.judge_home` was written as labelled PAIRS, and every pair no label names
+counts as "no relation". But its pairs overlap in what they are about (seven memories say "real
+Postgres in integration tests": one duplicate pair here, a conflict there, a scoped and a
+not_conflict pair elsewhere), so many pairs across two labels are real duplicates or
+contradictions: a judge that listed them was counted wrong, one that missed them was not.
+
+These labels were added on 2026-12-07, after the judge had been tuned, blind to it. The pairs
+are every unlabelled candidate pair of the home whose memories are at a cosine of at least 0.5
+(wordllama's, what the finder pairs by), whatever the judge said of them, and the 13 unlabelled
+pairs the judge listed below that cosine. Each was labelled by a reader (a model session) who
+saw only the two memories (store, file name, description, body, age) and the relations'
+definitions (``bench/judge_labels/INSTRUCTIONS.md``), never a verdict.
+{summary}
+A label's half is :func:`~memtui.core.demo.judge_home.half_of` of its pair, as for a false alarm.
+
+Generated by ``python bench/judge_labels/merge.py``; do not edit by hand.
+"""
+
+from __future__ import annotations
+
+from memtui.core.demo.judge_home import JudgeHome, Label, half_of
+
+COMPLETED: tuple[tuple[str, tuple[str, str], tuple[str, str], str | None], ...] = (
+{rows}
+)
+"""``(relation, a, b, newer)``; a side is ``(store, file)``, or ``("md", paragraph)`` for a
+CLAUDE.md rule; ``newer`` (``"a"`` / ``"b"``) for a supersession."""
+
+
+def completed_labels(home: JudgeHome) -> list[Label]:
+    """:data:`COMPLETED` placed in ``home``, each in its pair's half."""
+    labels = []
+    for relation, a, b, newer in COMPLETED:
+        wa, wb = home.places[a], home.places[b]
+        labels.append(Label(relation, wa, wb, half_of(wa, wb),
+                            None if newer is None else (wa if newer == "a" else wb)))
+    return labels
+'''
+
+if __name__ == "__main__":
+    sys.exit(main())
