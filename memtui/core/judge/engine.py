@@ -109,6 +109,9 @@ NUMBER_ALIGNED = 0.3
 """A pair this near (below :data:`CONFLICT_PAIR`) is a contradiction on another number in
 statements this near when both sides name a rare word (their subject)."""
 """Other numbers in statements less near than this need a rare word in common (a subject)."""
+KIND_PAIR = 0.45
+"""Two memories at least this near that name other values of one kind (another test runner,
+log level, message broker: :mod:`memtui.core.judge.kinds`) contradict each other."""
 REVIEW_PAIR = 0.5
 """A pair the rules cannot pin, each side the other's nearest memory and at least this near,
 is listed for review (as a likely duplicate, with a low confidence) rather than hidden."""
@@ -593,6 +596,8 @@ def _conflict(a: JudgeItem, b: JudgeItem, sa: list[Statement], sb: list[Statemen
         differing = [d for d in _flips(sa, sb, mentions, reading.pair)
                      if reading.sims[d[2]][d[3]] >= ALIGNED
                      and vectors.rare(frozenset((d[4][1].removeprefix("not "),)))]
+    if not differing and reading.pair >= KIND_PAIR and not journal:
+        differing = _other_kind(a, b, sa, sb, reading)
     if not differing:
         return None
     # the difference the pair talks about most ("never SQLite" / "SQLite in memory" before
@@ -603,7 +608,7 @@ def _conflict(a: JudgeItem, b: JudgeItem, sa: list[Statement], sb: list[Statemen
     if own is not None:
         return Verdict(
             Relation.SCOPED, round(min(0.7, reading.pair), 2),
-            f"they differ ({_KIND_WORDS[kind]}: “{evidence_quote(left, 40)}” vs "
+            f"they differ ({_kind_words(kind)}: “{evidence_quote(left, 40)}” vs "
             f"“{evidence_quote(right, 40)}”), each under its own condition: “{own[0]}” vs "
             f"“{own[1]}”", NAME,
             evidence=(evidence_quote(sa[i].text), evidence_quote(sb[j].text)))
@@ -613,12 +618,57 @@ def _conflict(a: JudgeItem, b: JudgeItem, sa: list[Statement], sb: list[Statemen
         keep = ("; the CLAUDE.md rule stays" if kept.kind == CLAUDE_MD
                 else f"; the newer is {side.upper()} ({_when(kept)})")
     confidence = 0.8 if kind in ("number", "negation", "antonym") else 0.6
+    if kind.startswith(KIND_PREFIX):
+        confidence, sim = 0.7, max(sim, reading.pair)
     return Verdict(
         Relation.CONFLICTS_WITH, round(confidence * min(1.0, sim + 0.2), 2),
-        f"the same subject with {_KIND_WORDS[kind]}: “{evidence_quote(left, 60)}” vs "
+        f"the same subject with {_kind_words(kind)}: “{evidence_quote(left, 60)}” vs "
         f"“{evidence_quote(right, 60)}”{keep}",
         NAME, winner=side,
         evidence=(evidence_quote(sa[i].text), evidence_quote(sb[j].text)))
+
+
+KIND_PREFIX = "kind:"
+"""A difference found by :func:`_other_kind` is ``("kind:<the kind>", a's, b's)``."""
+
+
+def _kind_words(kind: str) -> str:
+    if kind.startswith(KIND_PREFIX):
+        return f"another {kind.removeprefix(KIND_PREFIX)}"
+    return _KIND_WORDS[kind]
+
+
+def _other_kind(a: JudgeItem, b: JudgeItem, sa: list[Statement], sb: list[Statement],
+                reading: Reading) -> list[tuple[int, float, int, int, tuple[str, str, str]]]:
+    """Other values of one kind on each side, none in common ("tests run on jest" / "use
+    vitest"; :func:`memtui.core.judge.kinds.other_kind`), quoted by the first statement of
+    each side that names one."""
+    from memtui.core.judge.kinds import kinds_of, other_kind
+
+    clash = other_kind(f"{a.description}\n{a.body}", f"{b.description}\n{b.body}")
+    if clash is None:
+        return []
+    kind, va, vb = clash
+
+    def where(statements: list[Statement], values: frozenset[str]) -> int:
+        return next((k for k, st in enumerate(statements)
+                     if kinds_of(st.text).get(kind, frozenset()) & values), 0)
+
+    i, j = where(sa, va), where(sb, vb)
+    sim = reading.sims[i][j] if reading.sims and i < len(sa) and j < len(sb) else reading.pair
+    if not sa or not sb:
+        return []
+    return [(1, sim, i, j, (f"{KIND_PREFIX}{kind}", " ".join(sorted(va)),
+                            " ".join(sorted(vb))))]
+
+
+def _names_a_value(subjects: frozenset[str]) -> bool:
+    """Words that tell two names apart name a tool or setting of a kind (``vitest-web`` /
+    ``test-runner-web``): the names give the value, not another subject, so the two are not
+    parallel notes."""
+    from memtui.core.judge.kinds import kinds_of
+
+    return bool(kinds_of(" ".join(sorted(subjects))))
 
 
 def _changed(conflict: Verdict, a: JudgeItem, b: JudgeItem, side: str | None) -> Verdict | None:
@@ -710,7 +760,7 @@ def judge_pair(candidate: Candidate, vectors: Vectors | None = None,
     if superseding is not None:
         return superseding
 
-    if parallel:
+    if parallel and not _names_a_value(parallel):
         return _parallel(a, b, sa, sb, parallel, reading)
 
     scope = (scoped_by(frozenset(sa[best[0]].tokens), frozenset(sb[best[1]].tokens))

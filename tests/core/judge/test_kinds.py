@@ -1,0 +1,81 @@
+"""Values of one kind (memtui/core/judge/kinds.py): two memories naming other tools or settings
+of one kind disagree, as two numbers of one kind do; plain English is no tool."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from memtui.core.judge.engine import judge_pair
+from memtui.core.judge.items import normalize
+from memtui.core.judge.kinds import kinds_of, other_kind
+from memtui.core.judge.verdicts import Candidate, JudgeItem, Relation
+
+
+@pytest.mark.parametrize(("text", "kind", "values"), [
+    ("The frontend's tests run on jest (jest.config.ts in web/).", "JavaScript test runner",
+     {"jest"}),
+    ("Keep prod at debug level; the incident reviews need the detail.", "log level", {"debug"}),
+    ("Production runs at log level info.", "log level", {"info"}),
+    ("The API standardises on github.com/pkg/errors: errors.Wrap.", "Go error wrapping",
+     {"pkg/errors"}),
+    ("Wrap with fmt.Errorf and %w.", "Go error wrapping", {"fmt.errorf"}),
+    ("Events go through RabbitMQ; Kafka is for analytics.", "message broker",
+     {"rabbitmq", "kafka"}),
+    ("Deploys are synced by ArgoCD.", "deploy tool", {"argo"}),
+])
+def test_a_text_names_values_of_a_kind(text: str, kind: str, values: set[str]) -> None:
+    assert kinds_of(text)[kind] == values
+
+
+@pytest.mark.parametrize("text", [
+    "Log the error and return it.",  # "error" beside no level
+    "During Black Friday week the checkout team owns every change.",  # not the formatter
+    "The rest of the sprint absorbs on-call work.",  # not a REST API
+])
+def test_plain_english_names_no_value(text: str) -> None:
+    found = kinds_of(text)
+    assert "log level" not in found and "Python formatter" not in found
+    assert "API style" not in found
+
+
+def test_sides_with_a_value_in_common_do_not_disagree() -> None:
+    assert other_kind("Postgres in production, SQLite in unit tests.",
+                      "Integration tests use Postgres.") is None
+    assert other_kind("web/ tests run on jest.", "web/ tests run on vitest.") == (
+        "JavaScript test runner", frozenset({"jest"}), frozenset({"vitest"}))
+
+
+def item(name: str, body: str, description: str = "") -> JudgeItem:
+    path = f"/home/memory/{name}.md"
+    return JudgeItem(key=path, kind="auto", file=path, rel_path=f"{name}.md", name=name,
+                     description=description or name, body=body, mtime=0.0,
+                     digest=normalize(body))
+
+
+def verdict(a: JudgeItem, b: JudgeItem) -> tuple[Relation, str]:
+    v = judge_pair(Candidate(a, b, 0.5, ("similar text",)))
+    return v.relation, v.reason
+
+
+def test_two_test_runners_for_one_suite_are_a_contradiction() -> None:
+    relation, reason = verdict(
+        item("web-test-runner", "The web app's unit tests run on jest.", "Web test runner"),
+        item("frontend-unit", "Unit tests of the web app use vitest.", "Frontend unit tests"))
+    assert relation is Relation.CONFLICTS_WITH, reason
+    assert "another JavaScript test runner" in reason and "jest" in reason
+
+
+def test_other_values_each_under_its_own_condition_are_scoped() -> None:
+    relation, reason = verdict(
+        item("log-staging", "Staging services log at debug level.", "Log level"),
+        item("log-prod", "Production services log at warn level.", "Log level"))
+    assert relation is Relation.SCOPED, reason
+
+
+def test_names_no_tool_of_a_kind_the_other_names_is_no_contradiction(tmp_path: Path) -> None:
+    relation, reason = verdict(
+        item("web-tests", "The web app's unit tests run on vitest.", "Web tests"),
+        item("web-lint", "The web app is linted with eslint before every push.", "Web lint"))
+    assert relation is not Relation.CONFLICTS_WITH, reason
