@@ -20,7 +20,14 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from memtui.core.fileread import read_file
-from memtui.core.judge.verdicts import NEEDS_ACTION, Candidate, JudgedPair, Relation, Verdict
+from memtui.core.judge.verdicts import (
+    LOCAL_RULES,
+    NEEDS_ACTION,
+    Candidate,
+    JudgedPair,
+    Relation,
+    Verdict,
+)
 from memtui.core.write.journal import default_journal_dir
 from memtui.core.write.proposal import StateFile
 
@@ -30,6 +37,8 @@ LEDGER_CAP = 512 * 1024 * 1024
 10,000-memory home make 67 MB (32 MiB, the cap before, read that ledger as broken and judged
 every pair again on each run); 200,000 verdicts fit with room to spare."""
 USER = "user"
+LOCAL = "local"
+"""The local judge's name in its verdicts (:data:`memtui.core.judge.engine.NAME`)."""
 RACY_SECONDS = 3
 """A decisions folder changed this recently is read again (its stat may not show a second
 change in the same clock tick: git's racily clean rule, as the scan cache has it)."""
@@ -57,6 +66,14 @@ def _entry_bytes(entry: LedgerEntry) -> bytes:
     return json.dumps(asdict(entry), ensure_ascii=True, indent=1).encode("ascii")
 
 
+def _entry(raw: object) -> LedgerEntry:
+    """An entry read from disk; keys this version does not know are left out (a later
+    memtui's ledger stays readable)."""
+    if not isinstance(raw, dict):
+        raise ValueError("an entry is not an object")
+    return LedgerEntry(**{k: v for k, v in raw.items() if k in _FIELDS})
+
+
 def decision_file(entry: LedgerEntry) -> StateFile:
     """A user's decision as a file of the operation that carries it out (written with its
     changes, so a crashed operation finished by recovery still records it): the ledger in the
@@ -82,10 +99,18 @@ class LedgerEntry:
     time: float = 0.0
     note: str | None = None
     """For a user's decision: what was done (``archived b``, ``scoped``)."""
+    rules: int | None = None
+    """For the local judge's verdict: the :data:`~memtui.core.judge.verdicts.LOCAL_RULES` it
+    was given under (None: before they were kept, or another judge's)."""
 
     @property
     def decided(self) -> bool:
         return self.judge == USER
+
+    @property
+    def outdated(self) -> bool:
+        """A local verdict given under other rules than today's: judged again."""
+        return self.judge == LOCAL and self.rules != LOCAL_RULES
 
     def verdict(self) -> Verdict:
         return Verdict(
@@ -116,7 +141,11 @@ def new_entry(candidate: Candidate, verdict: Verdict, note: str | None = None) -
         fallback=verdict.fallback,
         time=time.time(),
         note=note,
+        rules=LOCAL_RULES if verdict.judge == LOCAL else None,
     )
+
+
+_FIELDS = frozenset(LedgerEntry.__dataclass_fields__)
 
 
 @dataclass
@@ -174,7 +203,7 @@ class Ledger:
             if not isinstance(data, dict) or data.get("version") != VERSION:
                 raise ValueError(f"not a version-{VERSION} ledger")
             for raw in data.get("entries", []):
-                entry = LedgerEntry(**raw)
+                entry = _entry(raw)
                 Relation(entry.relation)
                 ledger.entries.setdefault(entry.pair, []).append(entry)
         except (ValueError, TypeError, RecursionError) as err:
@@ -195,7 +224,7 @@ class Ledger:
             try:
                 if not result.complete:
                     continue
-                entry = LedgerEntry(**json.loads(result.data.decode("utf-8")))
+                entry = _entry(json.loads(result.data.decode("utf-8")))
                 Relation(entry.relation)
             except (ValueError, TypeError, RecursionError):
                 continue
@@ -229,7 +258,8 @@ class Ledger:
                 if (entry.a, entry.a_digest, entry.b, entry.b_digest) != sides:
                     continue
                 if not entry.decided:
-                    judged = judged or entry
+                    if not entry.outdated:
+                        judged = judged or entry
                 # a "keep one side" decision archived the other side: a pair still found means
                 # that operation was undone, and the decision with it
                 elif not (entry.note or "").startswith("archived ") and self._stands(entry):

@@ -14,7 +14,7 @@ from memtui.core.judge.items import memory_items
 from memtui.core.judge.ledger import USER, Ledger
 from memtui.core.judge.local import LocalJudge
 from memtui.core.judge.run import judge_pairs, pair_up
-from memtui.core.judge.verdicts import Candidate, Relation, Verdict
+from memtui.core.judge.verdicts import LOCAL_RULES, Candidate, Relation, Verdict
 from memtui.core.scan.scanner import scan
 from memtui.core.stores.locations import Context
 
@@ -199,3 +199,67 @@ def test_a_ledger_knows_whether_another_process_wrote_since(
     # a folder changed within the racy window is never trusted
     monkeypatch.setattr(ledger_module, "RACY_SECONDS", 3600)
     assert not Ledger.load(path).unchanged_on_disk()
+
+
+def test_a_local_verdict_of_other_rules_is_judged_again(tmp_path: Path) -> None:
+    """The local judge's rules changed (a new kind of contradiction found, say): its verdicts
+    given under the old rules are stale, shown with their old verdict and judged again; a
+    user's decision and another judge's verdict stay as they are."""
+    import json
+
+    ctx = write_home(tmp_path, NOTES)
+    path = tmp_path / "state" / "ledger.json"
+    judge = CountingJudge()
+    run(ctx, path, judge)
+    data = json.loads(path.read_text(encoding="utf-8"))
+    assert {e["rules"] for e in data["entries"]} == {LOCAL_RULES}
+    for entry in data["entries"]:
+        entry["rules"] = LOCAL_RULES - 1  # as an older memtui's engine gave them
+    data["entries"][0]["judge"] = "anthropic"  # another judge's verdict keeps
+    data["entries"][0]["rules"] = None
+    path.write_text(json.dumps(data), encoding="utf-8")
+
+    ledger = Ledger.load(path)
+    states = {p.candidate.id: p for p in pair_up(memory_items(scan(ctx)), ledger)}
+    kept = states.pop(data["entries"][0]["pair"])
+    assert kept.state == "judged"
+    (old,) = states.values()
+    assert old.state == "stale" and old.verdict is None and old.previous is not None
+
+    pairs, judged = run(ctx, path, judge)
+    assert (judged, judge.asked) == (1, 3)
+    assert {p.state for p in pairs} == {"judged"}
+
+
+def test_an_entry_with_a_field_this_version_does_not_know_is_read(tmp_path: Path) -> None:
+    import json
+
+    ctx = write_home(tmp_path, NOTES)
+    path = tmp_path / "ledger.json"
+    run(ctx, path, CountingJudge())
+    data = json.loads(path.read_text(encoding="utf-8"))
+    for entry in data["entries"]:
+        entry["written_by"] = "a later memtui"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    ledger = Ledger.load(path)
+    assert ledger.problems == []
+    assert {p.state for p in pair_up(memory_items(scan(ctx)), ledger)} == {"judged"}
+
+
+def test_the_local_rules_name_the_engines_sources() -> None:
+    """A change to how the local judge decides must change :data:`LOCAL_RULES` (else the
+    ledger keeps the old rules' verdicts as today's): update both lines below together."""
+    import hashlib
+
+    from memtui.core.judge import engine
+
+    folder = Path(engine.__file__).parent
+    digest = hashlib.sha256()
+    for name in ("engine.py", "statements.py", "kinds.py", "local.py"):
+        digest.update((folder / name).read_bytes())
+    assert (LOCAL_RULES, digest.hexdigest()[:16]) == (2, ENGINE_PINNED), (
+        "the local judge's sources changed: bump verdicts.LOCAL_RULES and pin the new digest "
+        f"{digest.hexdigest()[:16]}")
+
+
+ENGINE_PINNED = "0fdf23e4b92578d2"
