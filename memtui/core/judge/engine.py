@@ -131,7 +131,9 @@ GONE = re.compile(
     r"|replaced|abandoned|discontinued)|is gone|can go"
     r"|(?:after|since) the (?:\w+ )?(?:migration|export|move|switch|cutover|rewrite)"
     r"|since (?:january|february|march|april|may|june|july|august|september|october"
-    r"|november|december|\d{4}|last \w+)|since \w+ was)\b",
+    r"|november|december|\d{4}|last \w+)|since \w+ was"
+    r"|used to|previously|formerly|as of|from now on|going forward|nowadays|these days"
+    r"|phased out|in favou?r of|superseded|obsolete|stopped using|ditched|sunset)\b",
     re.IGNORECASE,
 )
 """Phrases that say one side's way is over ("was removed", "now", "no longer")."""

@@ -247,7 +247,7 @@ checks pass" says when to merge, as "merge only when the checks pass" does."""
 BE = frozenset(("was", "were", "is", "are", "got", "been", "be", "has", "have", "gets"))
 PASSIVE_GONE = frozenset((
     "removed", "deleted", "dropped", "archived", "closed", "gone", "retired", "decommissioned",
-    "deprecated", "replaced", "shut", "sunset", "abandoned", "discontinued", "unused",
+    "deprecated", "replaced", "shut", "sunset", "abandoned", "discontinued", "unused", "phased",
 ))
 """``X was removed``, ``X is gone``: X is the way that is over."""
 ACTIVE_GONE = frozenset(("replaced", "replaces", "dropped", "removed", "retired", "ditched",
@@ -258,6 +258,7 @@ MOVED = frozenset(("moved", "migrated", "switched", "ported", "upgraded", "chang
 EVENT = frozenset(("migration", "export", "move", "switch", "cutover", "rewrite", "port"))
 """``after the X migration``: X is over."""
 _STOP_OLD = frozenset(("with", "by", "for", "to", "in", "into", "on", "and", "since"))
+_TURN = frozenset(("now", "but", "then", "until", "today", "currently", "since"))
 OLD_REACH = 4
 
 
@@ -269,7 +270,8 @@ def _content_stems(tokens: list[str]) -> list[str]:
 def old_ways(text: str) -> tuple[frozenset[str], frozenset[str]]:
     """What a statement says is over: ``(stems, numbers)`` of the way it names as gone
     ("RabbitMQ was decommissioned", "ruff replaced flake8", "moved from Jira to Linear",
-    "after the Jira export", "13-only workarounds can go", "instead of mocks")."""
+    "after the Jira export", "13-only workarounds can go", "instead of mocks", "we used to
+    deploy with Capistrano", "previously on CircleCI")."""
     tokens = words(text)[:MAX_STATEMENT_WORDS]
     old: list[str] = []
     for i, token in enumerate(tokens):
@@ -292,6 +294,12 @@ def old_ways(text: str) -> tuple[frozenset[str], frozenset[str]]:
             after = tokens[tokens.index("from", i) + 1:]
         elif token == "instead" and nxt == "of":
             after = tokens[i + 2:]
+        elif (token == "used" and nxt == "to") or token in ("previously", "formerly"):
+            # "we used to deploy with Capistrano", "previously on CircleCI": what follows,
+            # past its prepositions, until the sentence turns to the new way
+            rest = tokens[i + (2 if token == "used" else 1):]
+            stop = next((j for j, t in enumerate(rest) if t in _TURN), len(rest))
+            old += _content_stems(rest[:stop])[:OLD_REACH]
         elif token in EVENT and i > 1 and "after" in tokens[max(0, i - 3):i]:
             start = max(0, i - 3) + tokens[max(0, i - 3):i].index("after") + 1
             old += _content_stems(tokens[start:i])

@@ -79,3 +79,24 @@ def test_names_no_tool_of_a_kind_the_other_names_is_no_contradiction(tmp_path: P
         item("web-tests", "The web app's unit tests run on vitest.", "Web tests"),
         item("web-lint", "The web app is linted with eslint before every push.", "Web lint"))
     assert relation is not Relation.CONFLICTS_WITH, reason
+
+
+def dated(name: str, body: str, days_ago: int, description: str = "") -> JudgeItem:
+    base = item(name, body, description)
+    return JudgeItem(key=base.key, kind=base.kind, file=base.file, rel_path=base.rel_path,
+                     name=name, description=base.description, body=body,
+                     mtime=1_780_000_000.0 - days_ago * 86_400, digest=base.digest)
+
+
+@pytest.mark.parametrize("new_body", [
+    "The API used to be deployed with Capistrano from a laptop; Argo CD syncs it.",
+    "Previously the API was deployed with Capistrano; Argo CD syncs it.",
+    "Capistrano was phased out for API deploys; Argo CD syncs them.",
+])
+def test_a_newer_memory_that_says_the_old_way_is_past_supersedes(new_body: str) -> None:
+    old = dated("deploying", "The API is deployed with Capistrano from a laptop.", 200,
+                "Deploying the API")
+    new = dated("argo-deploys", new_body, 3, "How the API is deployed")
+    v = judge_pair(Candidate(old, new, 0.5, ("similar text",)))
+    assert v.relation is Relation.SUPERSEDES, v.reason
+    assert v.winner == "b"
