@@ -144,7 +144,7 @@ CONDITIONS: tuple[frozenset[str], ...] = tuple(
         "unit integration e2e end-to-end component components",
         "internal external partner partners public private",
         "weekend weekends weekday weekdays week night nights daytime window hours",
-        "script scripts service services batch consumer consumers server webhook webhooks",
+        "script scripts service services batch consumer consumers server webhook webhooks cli",
         "agent agents reviewer planner session main",
         "feature release hotfix hotfixes",
         "bug bugs story stories",
@@ -159,7 +159,7 @@ CONDITION_WORDS = frozenset((
     "production", "prod", "staging", "local", "locally", "development", "dev", "ci",
     "unit", "integration", "e2e", "end-to-end", "component", "internal", "external", "partner",
     "weekend", "weekends", "weekday", "weekdays", "night", "nightly", "daytime",
-    "script", "scripts", "service", "services", "batch", "consumer", "server", "webhook",
+    "script", "scripts", "service", "services", "batch", "consumer", "server", "webhook", "cli",
     "agent", "agents", "subagent", "reviewer", "planner", "hotfix", "hotfixes", "legacy",
     "migrations", "refactors", "bugs", "stories", "incident", "incidents",
 ))
@@ -368,6 +368,30 @@ def own_conditions(sa: frozenset[str], sb: frozenset[str]) -> tuple[str, str] | 
     return None
 
 
+_FOLDER = re.compile(r"(?<![\w./@:-])([a-z][\w.-]{0,40})/(?=[\s),;:.!?]|$)", re.IGNORECASE)
+"""A folder of the repository named as such: ``api/``, ``web/`` (not a URL's or a path's
+inner parts: ``github.com/pkg``, ``scripts/test.sh``)."""
+
+
+@lru_cache(maxsize=16_384)
+def _folders(text: str) -> frozenset[str]:
+    return frozenset(m.group(1).casefold() for m in _FOLDER.finditer(text[:MAX_FOLDER_TEXT]))
+
+
+MAX_FOLDER_TEXT = 4_000
+
+
+def own_folders(a: str, b: str) -> tuple[str, str] | None:
+    """Folders of the repository each side names and the other never does ("no Node code in
+    api/" / "Node 22 for web/"): each says how things are in its own part of the tree."""
+    fa, fb = _folders(a), _folders(b)
+    only_a, only_b = fa - fb, fb - fa
+    if only_a and only_b:
+        return (" ".join(f"{f}/" for f in sorted(only_a)),
+                " ".join(f"{f}/" for f in sorted(only_b)))
+    return None
+
+
 def other_value(x: Statement, y: Statement) -> tuple[str, str] | None:
     """Values of one kind that differ ("10 minutes" vs "one hour", "120" vs "100"):
     ``(x's, y's)`` as written; None when no kind has other values on each side."""
@@ -532,7 +556,10 @@ def _supersession(a: JudgeItem, b: JudgeItem, sa: list[Statement], sb: list[Stat
             old |= stems_
             old_numbers |= nums
             negated |= st.negated
-        match = frozenset(old) & asserted
+        files = frozenset(w for w in old if "." in w.strip("."))
+        """A file the way names ("scripts/test.sh no longer exists"): the other side must
+        name that file, not only a folder of its path ("scripts")."""
+        match = frozenset(old) & asserted if not files or files & asserted else frozenset()
         rare = (vectors.rare(match) | (frozenset(old_numbers) & numbers)
                 | vectors.rare(frozenset(negated) & asserted))
         if rare and reading.pair >= SUPERSEDE_SHARED:
@@ -605,8 +632,9 @@ def _conflict(a: JudgeItem, b: JudgeItem, sa: list[Statement], sb: list[Statemen
     # the difference the pair talks about most ("never SQLite" / "SQLite in memory" before
     # "no docker needed"), then the nearest statements
     _, sim, i, j, (kind, left, right) = max(differing, key=lambda d: (d[0], d[1]))
-    own = own_conditions(frozenset(words(f"{a.description} {a.body}")),
-                         frozenset(words(f"{b.description} {b.body}")))
+    own = (own_conditions(frozenset(words(f"{a.description} {a.body}")),
+                          frozenset(words(f"{b.description} {b.body}")))
+           or own_folders(f"{a.description} {a.body}", f"{b.description} {b.body}"))
     if own is not None:
         return Verdict(
             Relation.SCOPED, round(min(0.7, reading.pair), 2),

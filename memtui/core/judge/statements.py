@@ -200,9 +200,10 @@ def statement(text: str) -> Statement:
                     stems.add(stem(part))
                     (negated if reach else asserted).add(stem(part))
         if reach:
-            if not nobody and (not since_negation
-                               or (len(since_negation) == 1 and since_negation[0] in LIGHT)):
-                denied.add(s)
+            if not nobody and s not in LIGHT and (
+                    not since_negation
+                    or (len(since_negation) == 1 and since_negation[0] in LIGHT)):
+                denied.add(s)  # "never call panic" denies panic, not calling
             negated.add(s)
             since_negation.append(s)
         else:

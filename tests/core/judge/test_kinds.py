@@ -100,3 +100,32 @@ def test_a_newer_memory_that_says_the_old_way_is_past_supersedes(new_body: str) 
     v = judge_pair(Candidate(old, new, 0.5, ("similar text",)))
     assert v.relation is Relation.SUPERSEDES, v.reason
     assert v.winner == "b"
+
+
+def test_a_file_said_gone_is_superseded_only_where_it_is_named() -> None:
+    """"scripts/test.sh no longer exists" ends that file, not every memory about scripts/."""
+    gone = dated("make-test", "Run every test with `make test`; scripts/test.sh no longer "
+                 "exists.", 3, "Running the tests")
+    other = dated("scripts", "Helper scripts for the tests live in scripts/ and are plain "
+                  "bash.", 200, "Test scripts")
+    v = judge_pair(Candidate(other, gone, 0.5, ("similar text",)))
+    assert v.relation is not Relation.SUPERSEDES, v.reason
+    named = dated("test-script", "Run the tests with scripts/test.sh before pushing.", 200,
+                  "Running the tests")
+    v = judge_pair(Candidate(named, gone, 0.5, ("similar text",)))
+    assert v.relation is Relation.SUPERSEDES and v.winner == "b", v.reason
+
+
+@pytest.mark.parametrize(("a", "b"), [
+    # each side says how things are in its own folder of the repository
+    ("There is no Node code in api/; it is Go only.", "Use Node 22 for web/; the build needs it."),
+    # "never call X" denies X, not calling: both sides say the PSP is called
+    ("Calls to the PSP use a 45 s timeout; shorter ones caused duplicate charges.",
+     "Tests never call the real PSP; the psp-fake container answers instead."),
+    # a CLI and server code are each a condition of their own
+    ("Services log JSON through slog; no fmt.Println in server code.",
+     "The CLI writes its results with fmt.Println to stdout; that is intended."),
+])
+def test_rules_for_other_parts_are_no_contradiction(a: str, b: str) -> None:
+    relation, reason = verdict(item("one", a, "Notes"), item("two", b, "Notes"))
+    assert relation is not Relation.CONFLICTS_WITH, reason

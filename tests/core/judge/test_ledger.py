@@ -262,4 +262,4 @@ def test_the_local_rules_name_the_engines_sources() -> None:
         f"{digest.hexdigest()[:16]}")
 
 
-ENGINE_PINNED = "0cc8c2fa35f18107"
+ENGINE_PINNED = "fbe9fd9dbdc4087b"
