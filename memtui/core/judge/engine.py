@@ -99,6 +99,11 @@ DUPLICATE_VALUE = 0.3
 ("within 15 minutes" / "after 15 min")."""
 COMPATIBLE_PAIR = 0.33
 """Two rules at least this near, nothing contradicting: compatible."""
+COMPATIBLE_SHARED = 0.2
+"""... and at least this share of their words, weighted by rarity, in common: two rules on one
+practice ("golangci-lint runs with the strict preset" / "run golangci-lint before pushing"),
+not two rules of one broad area (related). The middle of the values that did as well on the
+tune half (0.15 to 0.3)."""
 FLIP_PAIR = 0.25
 """A rare word one side negates and the other asserts is a contradiction from this near."""
 NUMBER_STATEMENT = 0.6
@@ -834,7 +839,7 @@ def judge_pair(candidate: Candidate, vectors: Vectors | None = None,
                        f"{best[2]:.2f}; rare words shared {overlap:.2f}), nothing differs",
                        NAME, winner=newer(a, b), evidence=quote)
     if (best is not None and reading.pair >= COMPATIBLE_PAIR and rule_like(sa)
-            and rule_like(sb)):
+            and rule_like(sb) and overlap >= COMPATIBLE_SHARED):
         return Verdict(Relation.COMPATIBLE, round(min(0.6, reading.pair), 2),
                        f"two rules on near subjects ({reading.pair:.2f}), both can hold: "
                        "nothing one says contradicts the other", NAME, evidence=quote)

@@ -6,7 +6,8 @@ numbers of one kind do.
 The static embedding cannot tell it (jest / vitest are at a cosine of 0.11, debug / warn 0.17,
 frontend / backend 0.35), so the kinds are a list: common choices a software team makes one of
 (its test runner, package manager, formatter, CI, database, queue, search engine, deploy tool,
-error tracker...), written from general knowledge of the ecosystem, not from any home's words.
+error tracker...), written from general knowledge of the ecosystem (the labelled home's held
+half, which it was not written from, is the check: README, "How well it does").
 A memory may name several values of a kind ("Postgres for data, SQLite in tests"); only sides
 whose values of a kind have none in common disagree (:func:`other_kind`).
 

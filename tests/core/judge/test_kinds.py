@@ -129,3 +129,23 @@ def test_a_file_said_gone_is_superseded_only_where_it_is_named() -> None:
 def test_rules_for_other_parts_are_no_contradiction(a: str, b: str) -> None:
     relation, reason = verdict(item("one", a, "Notes"), item("two", b, "Notes"))
     assert relation is not Relation.CONFLICTS_WITH, reason
+
+
+def test_two_rules_of_one_broad_area_are_related_not_compatible() -> None:
+    """In a home where most memories are about tests, "Go tests are table-driven" and "web/
+    tests run on vitest" share only the common word: two facts of one area (related), not two
+    rules on one practice (compatible)."""
+    from memtui.core.judge.local import LocalJudge
+
+    filler = [item(f"note-{k}", f"The {what} tests {how}.", f"Tests {k}")
+              for k, (what, how) in enumerate(
+                  (w, h) for w in ("unit", "api", "integration", "e2e", "smoke", "load")
+                  for h in ("run nightly", "need a ticket", "live beside the code",
+                            "use fixtures", "must pass before merge"))]
+    go = item("table-driven", "Write Go tests as table-driven tests with t.Run per case.",
+              "Go test style")
+    web = item("frontend-suite", "web/ tests run on vitest with React Testing Library; keep them "
+               "next to the component.", "Testing the web app")
+    [v] = LocalJudge().judge([Candidate(go, web, 0.5, ("similar text",))],
+                             items=[go, web, *filler])
+    assert v is not None and v.relation is Relation.RELATED, v

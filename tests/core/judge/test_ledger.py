@@ -262,4 +262,4 @@ def test_the_local_rules_name_the_engines_sources() -> None:
         f"{digest.hexdigest()[:16]}")
 
 
-ENGINE_PINNED = "fbe9fd9dbdc4087b"
+ENGINE_PINNED = "864669f7cf91bef6"
