@@ -287,3 +287,70 @@ async def test_a_refresh_runs_the_follow_ups_of_its_changed_stores_only(
             await pilot.pause()
         assert manifests == [planner]
         assert teams == []
+
+
+async def test_the_detail_pane_is_not_drawn_again_for_another_file(
+    home: DemoHome, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A memory on show, another file of its store written: the pane takes the new store's
+    objects and is neither read nor drawn again (what it shows did not change)."""
+    async with live_app(home).run_test(size=SIZE) as pilot:
+        screen = await started(pilot)
+        rel = sorted(r for r in tree_memories(screen, "auto") if "/" not in r
+                     and r != "MEMORY.md")[0]
+        await select_memory(pilot, "auto", f"{home.auto_memory}::{rel}")
+        detail = screen.query_one(DetailPane)
+        assert detail.loaded is not None and detail.loaded.ref.memory is not None
+        shown = detail.loaded.ref.memory
+        drawn: list[str] = []
+        monkeypatch.setattr(DetailPane, "show", lambda self, ref: drawn.append("show"))
+        monkeypatch.setattr(DetailPane, "_render_loaded",
+                            lambda self, loaded: drawn.append("render"))
+        write_memory(home.auto_memory, "zzz_other.md", description="another file")
+        await wait_until(pilot, lambda: "zzz_other.md" in tree_memories(screen, "auto"),
+                         VISIBLE_WITHIN)
+        await settle_all(pilot)
+        assert drawn == []
+        assert detail.ref is not None and detail.loaded is not None
+        assert detail.ref.memory is shown and detail.loaded.ref is detail.ref
+        assert screen.result is not None
+        assert any(detail.ref.store is s for s in screen.result.stores)
+
+
+async def test_a_memory_md_on_show_keeps_its_numbered_lines(
+    home: DemoHome, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """MEMORY.md on show, a new file (an orphan) written: the view shows the new health from
+    the text already read (no read), and its numbered lines are the ones made before."""
+    from memtui.tui.widgets import detail as detail_module
+
+    async with live_app(home).run_test(size=SIZE) as pilot:
+        screen = await started(pilot)
+        await select_memory(pilot, "auto", f"{home.auto_memory}::MEMORY.md")
+        detail = screen.query_one(DetailPane)
+        assert detail._lines_cache is not None and detail._index_cache is not None
+        numbered = detail._lines_cache[2]
+        reads: list[object] = []
+        monkeypatch.setattr(DetailPane, "_read", lambda self, ref: reads.append(ref))
+        made: list[object] = []
+        real_lines = detail_module.numbered_view
+        monkeypatch.setattr(detail_module, "numbered_view",
+                            lambda *args: made.append(args) or real_lines(*args))
+        write_memory(home.auto_memory, "zzz_orphan.md", description="no entry points here")
+
+        def orphan_shown() -> bool:
+            cached = detail._index_cache
+            return cached is not None and "zzz_orphan.md" in cached[0].health.orphans
+
+        await wait_until(pilot, orphan_shown, VISIBLE_WITHIN)
+        await settle_all(pilot)
+        assert reads == [] and made == []
+        assert detail._lines_cache is not None and detail._lines_cache[2] is numbered
+        assert detail._index_cache is not None
+        assert any(part is numbered for part in detail._index_cache[2].renderable.renderables)
+
+
+async def settle_all(pilot: Pilot[None]) -> None:
+    for _ in range(3):
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()

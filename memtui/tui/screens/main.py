@@ -321,7 +321,7 @@ class MainScreen(ReportsWork, Screen[None]):
         if detail.ref is not None:
             fresh = self.refind(detail.ref)
             if fresh is None or fresh.store is not detail.ref.store:
-                detail.show(fresh)
+                detail.follow(fresh)
         else:
             self.call_after_refresh(self.show_cursor_node)
         self.update_pane_info()

@@ -41,8 +41,10 @@ from memtui.tui.widgets.index_view import (
     first_lines,
     index_body,
     index_pinned,
+    numbered_view,
     plain,
     raw_lines,
+    same_cut,
 )
 from memtui.tui.work import ReportsWork, check, in_thread, run_flow
 
@@ -133,6 +135,11 @@ def format_value(value: Any) -> str:
     if isinstance(value, str):
         return value
     return json.dumps(value, ensure_ascii=False)
+
+
+def main_index(memory: Memory) -> bool:
+    """Whether ``memory`` is its store's own MEMORY.md (shown as the numbered index view)."""
+    return memory.is_index and memory.rel_path == INDEX_NAME
 
 
 def entries_pointing_to(store: Store, rel_path: str) -> list[str]:
@@ -325,6 +332,7 @@ class DetailPane(ReportsWork, VerticalScroll):
         self.loaded: LoadedMemory | None = None
         self._read_cache: dict[str, tuple[StatKey, LoadedMemory]] = {}
         self._index_cache: tuple[LoadReport, str, RenderedOnce] | None = None
+        self._lines_cache: tuple[str, LoadReport, RenderedOnce] | None = None
         self._keep_y: float | None = None
         self.hit_line: tuple[str, int] | None = None
         """(node key, line): the memory is shown at that line (a search hit) until another
@@ -376,6 +384,31 @@ class DetailPane(ReportsWork, VerticalScroll):
         self.border_title = content(ref.memory.rel_path)
         head.update(Text(f"reading {line(ref.memory.rel_path)} …", style="dim"))
         self.load(ref)
+
+    def follow(self, fresh: NodeRef | None) -> None:
+        """The stores were refreshed and ``fresh`` is the item on show in them (None: it is
+        gone). It is drawn again only when what the pane shows of it changed: another memory
+        object (its file changed), a store's summary, a MEMORY.md whose report changed (from
+        the text already read, scrolled where it was), or a memory whose index entries or
+        topic file did; otherwise the pane only takes the new objects (a 3,000-line MEMORY.md
+        is not read and drawn again because another file of its store came)."""
+        ref, loaded = self.ref, self.loaded
+        if (ref is None or fresh is None or ref.memory is None or fresh.memory is not ref.memory
+                or loaded is None or loaded.ref is not ref):
+            self.show(fresh)
+            return
+        memory = fresh.memory
+        old_index, new_index = ref.store.index, fresh.store.index
+        pointers = None
+        if old_index is not new_index and not main_index(memory):
+            pointers = [str(t) for t in index_pointers(ref.store, memory)]
+        self.ref = fresh
+        self.loaded = replace(loaded, ref=fresh)
+        if old_index is new_index:
+            return
+        if main_index(memory) or pointers != [str(t)
+                                              for t in index_pointers(fresh.store, memory)]:
+            self._render_loaded(self.loaded)
 
     def load(self, ref: NodeRef) -> None:
         """Read the memory of ``ref`` in a worker (its label, never the NodeRef, describes the
@@ -560,11 +593,17 @@ class DetailPane(ReportsWork, VerticalScroll):
 
     def _index_content(self, report: LoadReport, raw: str) -> RenderedOnce:
         """The numbered MEMORY.md view, made again only when its report or text changed (they
-        are the same objects while the file is unchanged)."""
+        are the same objects while the file is unchanged); its numbered lines only when the
+        text or the cut changed (a live refresh that changes the health alone, a new orphan,
+        draws the health again, not 3,000 numbered lines)."""
         cached = self._index_cache
         if cached is not None and cached[0] is report and cached[1] is raw:
             return cached[2]
-        made = index_body(report, raw)
+        lines = self._lines_cache
+        if lines is None or lines[0] is not raw or not same_cut(lines[1], report):
+            lines = (raw, report, numbered_view(raw, report))
+            self._lines_cache = lines
+        made = index_body(report, raw, lines[2])
         self._index_cache = (report, raw, made)
         return made
 

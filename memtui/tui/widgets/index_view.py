@@ -330,10 +330,24 @@ def cut_row(report: LoadReport, raw: str, console: Console, width: int) -> int:
     return len(console.render_lines(before, options, pad=False)) - 1
 
 
-def index_body(report: LoadReport, raw: str) -> RenderedOnce:
-    """Health, the entries past the cut, and the numbered file with the cut drawn."""
+def numbered_view(raw: str, report: LoadReport) -> RenderedOnce:
+    """:func:`numbered_lines`, rendered once per width (``index_body`` takes it; a view
+    whose health changed, its text and cut not, keeps it)."""
+    return RenderedOnce(Group(numbered_lines(raw, report)))
+
+
+def same_cut(old: LoadReport, new: LoadReport) -> bool:
+    """Whether :func:`numbered_lines` of the same text draws the same for both reports: the
+    same cut line and the same entries past it."""
+    return old.cut_line == new.cut_line and (
+        old.dropped is new.dropped or old.dropped == new.dropped)
+
+
+def index_body(report: LoadReport, raw: str, numbered: RenderedOnce | None = None) -> RenderedOnce:
+    """Health, the entries past the cut, and the numbered file with the cut drawn
+    (``numbered``: :func:`numbered_view` of the same text and cut, made before)."""
     parts = index_parts(report)
-    parts.append(numbered_lines(raw, report))
+    parts.append(numbered if numbered is not None else numbered_lines(raw, report))
     if report.problems:
         parts.append(problems_text(report))
     return RenderedOnce(Group(*parts))
