@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import posixpath
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from memtui.core.contents import Memory, Store
+from memtui.core.contents import LoadReport, Memory, Store
 
 
 @dataclass(frozen=True)
@@ -64,6 +64,57 @@ def badges_for_store(store: Store) -> dict[str, MemoryBadges]:
             if orphan in marks:
                 marks[orphan].orphan = True
     return marks
+
+
+def badges_updated(
+    old: Store, marks: dict[str, MemoryBadges], new: Store
+) -> dict[str, MemoryBadges] | None:
+    """``badges_for_store(new)`` made from ``marks`` (``old``'s badges) when ``new`` is ``old``
+    after a live refresh whose index report has the same entries (the same MEMORY.md): only
+    the memories that came or changed, and those that became or stopped being orphans, are
+    looked at (a new file in a store of 3,000 costs a few badges, not 3,000). None when the
+    entries differ: the caller makes them all."""
+    a, b = old.index, new.index
+    if (a is None) != (b is None) or (
+        a is not None and b is not None and (a.entries is not b.entries
+                                             or a.dropped is not b.dropped)
+    ):
+        return None
+    before = {m.rel_path: m for m in old.memories}
+    fresh = [m for m in new.memories if before.get(m.rel_path) is not m]
+    orphans_before = set(a.health.orphans) if a is not None else set()
+    orphans_now = set(b.health.orphans) if b is not None else set()
+    if len(new.memories) - len(fresh) < len(old.memories):  # some went
+        kept = {m.rel_path for m in new.memories}
+        out = {rel: badge for rel, badge in marks.items() if rel in kept}
+    else:
+        out = dict(marks)
+    by_rel = {m.rel_path: m for m in fresh}
+    for rel in orphans_before ^ orphans_now:
+        if rel in out and rel not in by_rel:
+            out[rel] = replace(out[rel], orphan=rel in orphans_now)
+    for memory in fresh:
+        rel = memory.rel_path
+        badge = MemoryBadges(problems=bool(memory.problems or memory.secrets),
+                             secrets=bool(memory.secrets), orphan=rel in orphans_now)
+        previous = marks.get(rel)
+        if previous is not None:
+            badge.past_cut = previous.past_cut  # the same path, the same entries
+        elif b is not None and b.dropped:
+            badge.past_cut = _past_cut(b, rel)
+        out[rel] = badge
+    return out
+
+
+def _past_cut(report: LoadReport, rel: str) -> bool:
+    """Whether only entries past the cut point to ``rel`` (``badges_for_store``'s rule)."""
+    name = rel.rsplit("/", 1)[-1]
+    dropped_lines = {d.line for d in report.dropped}
+    if not any(d.target and name in d.target and normalize(d.target) == rel
+               for d in report.dropped):
+        return False
+    return not any(e.target and name in e.target and e.line not in dropped_lines
+                   and normalize(e.target) == rel for e in report.entries)
 
 
 def normalize(target: str | None) -> str:

@@ -354,3 +354,56 @@ async def settle_all(pilot: Pilot[None]) -> None:
     for _ in range(3):
         await pilot.app.workers.wait_for_complete()
         await pilot.pause()
+
+
+async def test_a_refresh_leaves_the_other_panes_and_the_layout_alone(
+    home: DemoHome, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file added and one deleted at the auto memory's top level: only the Auto pane is
+    measured again, its tree is not laid out anew (the new node is placed where its name
+    sorts, the gone one removed), and its rows are in the order a new layout gives."""
+    from memtui.tui.screens import main as main_module
+    from memtui.tui.widgets import store_tree as tree_module
+
+    async with live_app(home).run_test(size=SIZE) as pilot:
+        screen = await started(pilot)
+        measured: list[str] = []
+        real_weight = main_module.pane_weight
+        monkeypatch.setattr(main_module, "pane_weight",
+                            lambda spec, *a: measured.append(spec.id) or real_weight(spec, *a))
+        layouts: list[object] = []
+        real_layout = tree_module._layout
+        monkeypatch.setattr(tree_module, "_layout",
+                            lambda memories: layouts.append(1) or real_layout(memories))
+        names = sorted(r for r in tree_memories(screen, "auto") if "/" not in r
+                       and r != "MEMORY.md")
+        (home.auto_memory / names[2]).unlink()
+        write_memory(home.auto_memory, "mmm_placed.md", description="new")
+
+        def done() -> bool:
+            memories = tree_memories(screen, "auto")
+            return "mmm_placed.md" in memories and names[2] not in memories
+
+        await wait_until(pilot, done, VISIBLE_WITHIN)
+        await settle_all(pilot)
+        assert set(measured) == {"auto"}
+        assert layouts == []
+        tree = screen.query_one("#tree-auto", StoreTree)
+        rows: list[str] = []
+        stack = list(reversed(tree.root.children))
+        while stack:
+            node = stack.pop()
+            assert node.data is not None
+            rows.append(node.data.key)
+            stack.extend(reversed(node.children))
+        store = tree.stores[0]
+        expected: list[str] = []
+
+        def walk(folder: str) -> None:
+            for is_folder, rel in real_layout(store.memories)[folder]:
+                expected.append(f"{store.path}::{rel}")
+                if is_folder:
+                    walk(rel)
+
+        walk("")
+        assert rows == expected
