@@ -359,8 +359,8 @@ async def settle_all(pilot: Pilot[None]) -> None:
 async def test_a_refresh_leaves_the_other_panes_and_the_layout_alone(
     home: DemoHome, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A file added and one deleted at the auto memory's top level: only the Auto pane is
-    measured again, its tree is not laid out anew (the new node is placed where its name
+    """Files added and one deleted at the auto memory's top level: only the Auto pane is
+    measured again, its tree is not laid out anew (each new node is placed where its name
     sorts, the gone one removed), and its rows are in the order a new layout gives."""
     from memtui.tui.screens import main as main_module
     from memtui.tui.widgets import store_tree as tree_module
@@ -378,11 +378,13 @@ async def test_a_refresh_leaves_the_other_panes_and_the_layout_alone(
         names = sorted(r for r in tree_memories(screen, "auto") if "/" not in r
                        and r != "MEMORY.md")
         (home.auto_memory / names[2]).unlink()
-        write_memory(home.auto_memory, "mmm_placed.md", description="new")
+        for name in ("mmm_placed.md", "aaa_placed.md", "zzz_placed.md"):
+            write_memory(home.auto_memory, name, description="new")
 
         def done() -> bool:
             memories = tree_memories(screen, "auto")
-            return "mmm_placed.md" in memories and names[2] not in memories
+            return {"mmm_placed.md", "aaa_placed.md", "zzz_placed.md"} <= set(memories) and (
+                names[2] not in memories)
 
         await wait_until(pilot, done, VISIBLE_WITHIN)
         await settle_all(pilot)

@@ -540,13 +540,12 @@ class StoreTree(Tree[NodeRef]):
                     return (1, *sort_key(node.data.memory))
                 return (2, 0, 0, "") if id(node) in folders else (0, 0, 0, "")
 
-            keys = [key(node) for node in container._children]
+            children = container._children
             for memory in sorted(came, key=sort_key):
                 node = self._new_node(container, NodeRef(store, memory), PLACEHOLDER, leaf=True)
-                mine = (1, *sort_key(memory))
-                at = bisect.bisect_left(keys, mine)
-                keys.insert(at, mine)
-                container._children.insert(at, node)
+                at = bisect.bisect_left(children, (1, *sort_key(memory)), key=key)
+                children.insert(at, node)
+                items[id(node)] = node
                 slot.items[memory.rel_path] = node
         container._updates += 1
         return True
