@@ -409,3 +409,51 @@ async def test_a_refresh_leaves_the_other_panes_and_the_layout_alone(
 
         walk("")
         assert rows == expected
+
+
+async def test_a_refresh_rescans_with_the_locations_found_before(
+    home: DemoHome, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file written: the refresh does not find the stores' locations first (it uses the
+    ones found when the watcher was aimed), and finds them again once it is shown."""
+    from memtui.core.scan import refresh as refresh_module
+    from memtui.tui import live as live_module
+
+    async with live_app(home).run_test(size=SIZE) as pilot:
+        screen = await started(pilot)
+        await settle_all(pilot)
+        assert screen.live.located is not None
+        before = screen.live.located
+        in_refresh: list[object] = []
+        afterwards: list[object] = []
+        real = live_module.locate
+        monkeypatch.setattr(refresh_module, "locate", lambda *a, **k: in_refresh.append(a))
+        monkeypatch.setattr(live_module, "locate",
+                            lambda *a, **k: afterwards.append(a) or real(*a, **k))
+        write_memory(home.auto_memory, "located.md", description="new")
+        await wait_until(pilot, lambda: "located.md" in tree_memories(screen, "auto"),
+                         VISIBLE_WITHIN)
+        await settle_all(pilot)
+        assert in_refresh == []
+        assert len(afterwards) == 1
+        assert screen.live.located is not None and screen.live.located is not before
+
+
+async def test_a_setting_changed_meanwhile_scans_the_stores_anew(home: DemoHome) -> None:
+    """Auto memory turned off in the project's settings (no store is watched for it), then a
+    file written: once the refresh is shown the locations are found again, they moved, and
+    the stores are scanned anew (the Auto pane says it is disabled)."""
+    async with live_app(home).run_test(size=SIZE) as pilot:
+        screen = await started(pilot)
+        await settle_all(pilot)
+        settings = home.project / ".claude" / "settings.local.json"
+        settings.parent.mkdir(parents=True, exist_ok=True)
+        settings.write_text('{"autoMemoryEnabled": false}\n')
+        write_memory(home.auto_memory, "after_setting.md", description="new")
+
+        def disabled() -> bool:
+            result = screen.result
+            return result is not None and not next(
+                s for s in result.stores if s.path == home.auto_memory).location.enabled
+
+        await wait_until(pilot, disabled, VISIBLE_WITHIN)
