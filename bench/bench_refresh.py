@@ -141,19 +141,15 @@ def shown_after(home: Home, files: int) -> Shown:
     names = [f"burst_{time.monotonic_ns()}_{i:04}.md" for i in range(files)]
     marks: dict[str, float] = {}
 
+    wanted = set(names)
+
     def shown(screen: MainScreen) -> bool:
-        # the tree's node lists as they are (``children`` copies each into a view): the poll
-        # runs every few milliseconds on the app's loop, and walking 3,000 nodes through views
-        # took the interpreter from the app often enough to delay what it measures
+        # the tree's memory nodes by path, as it keeps them (each one placed among the rows
+        # when it is put there): the poll runs every 10 ms on the app's loop, and walking
+        # 3,000 nodes each time took the interpreter from the app and the rescan's thread
+        # often enough to delay what it measures
         tree = screen.query_one("#tree-auto", StoreTree)
-        found: set[str] = set()
-        stack = [tree.root]
-        while stack:
-            node = stack.pop()
-            stack.extend(node._children)
-            if node.data is not None and node.data.memory is not None:
-                found.add(node.data.memory.rel_path)
-        return set(names) <= found
+        return any(wanted <= slot.items.keys() for slot in tree._slots.values())
 
     on_change, done = LiveUpdates._on_change, LiveUpdates._done
 

@@ -153,8 +153,10 @@ class LiveUpdates:
         finally:
             self._done(changed, base, fresh)
         if known is not None and fresh is not None and fresh is not base:
-            run_flow(self.node, partial(self._check_locations, context, known),
-                     group="relocate", label="finding the stores again", title="Live refresh")
+            # once the refresh is on screen: finding them competes with drawing it
+            self.node.call_after_refresh(
+                run_flow, self.node, partial(self._check_locations, context, known),
+                group="relocate", label="finding the stores again", title="Live refresh")
 
     async def _check_locations(self, context: Context, known: Locations) -> None:
         """After a refresh that rescanned with ``known``: the locations found again; when
