@@ -93,28 +93,41 @@ def badges_updated(
     for rel in orphans_before ^ orphans_now:
         if rel in out and rel not in by_rel:
             out[rel] = replace(out[rel], orphan=rel in orphans_now)
+    came = {rel for rel in by_rel if rel not in marks}
+    cut = _past_cut(b, came) if b is not None and b.dropped and came else set()
     for memory in fresh:
         rel = memory.rel_path
         badge = MemoryBadges(problems=bool(memory.problems or memory.secrets),
                              secrets=bool(memory.secrets), orphan=rel in orphans_now)
         previous = marks.get(rel)
-        if previous is not None:
-            badge.past_cut = previous.past_cut  # the same path, the same entries
-        elif b is not None and b.dropped:
-            badge.past_cut = _past_cut(b, rel)
+        # the same path, the same entries: the same side of the cut
+        badge.past_cut = previous.past_cut if previous is not None else rel in cut
         out[rel] = badge
     return out
 
 
-def _past_cut(report: LoadReport, rel: str) -> bool:
-    """Whether only entries past the cut point to ``rel`` (``badges_for_store``'s rule)."""
-    name = rel.rsplit("/", 1)[-1]
+FEW_PATHS = 8
+"""Up to this many paths, :func:`_past_cut` looks at each entry that may name one (a name
+test first); more, and every entry's target is made a path once."""
+
+
+def _past_cut(report: LoadReport, rels: set[str]) -> set[str]:
+    """Of ``rels``, the paths only entries past the cut point to (``badges_for_store``'s
+    rule)."""
     dropped_lines = {d.line for d in report.dropped}
-    if not any(d.target and name in d.target and normalize(d.target) == rel
-               for d in report.dropped):
-        return False
-    return not any(e.target and name in e.target and e.line not in dropped_lines
-                   and normalize(e.target) == rel for e in report.entries)
+    if len(rels) > FEW_PATHS:
+        loaded = {normalize(e.target) for e in report.entries if e.line not in dropped_lines}
+        return {normalize(d.target) for d in report.dropped} & rels - loaded
+    found: set[str] = set()
+    for rel in rels:
+        name = rel.rsplit("/", 1)[-1]
+        if any(d.target and name in d.target and normalize(d.target) == rel
+               for d in report.dropped) and not any(
+            e.target and name in e.target and e.line not in dropped_lines
+            and normalize(e.target) == rel for e in report.entries
+        ):
+            found.add(rel)
+    return found
 
 
 def normalize(target: str | None) -> str:

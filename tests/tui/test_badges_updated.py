@@ -42,10 +42,13 @@ def test_random_edits_give_the_badges_of_a_full_count(tmp_path: Path, seed: int)
     pointed = pointed[-30:]
     marks = badges_for_store(auto(result.stores))
     updated = 0
-    for step in range(16):
+    for step in range(20):
         present = sorted(p.name for p in root.glob("*.md") if p.name != "MEMORY.md")
-        action = rng.choice(["orphan", "pointed", "broken", "edit", "delete"])
-        if action == "orphan":
+        action = rng.choice(["orphan", "pointed", "broken", "edit", "delete", "many"])
+        if action == "many":  # more than FEW_PATHS at once: past the cut or not
+            targets = rng.sample(pointed, 6) + [f"many_{step}_{i}.md" for i in range(6)]
+            changed = {write_memory(root, t, description="one of many") for t in targets}
+        elif action == "orphan":
             changed = {write_memory(root, f"new_{step}.md", description="nobody points here")}
         elif action == "pointed":
             target = rng.choice(pointed)
