@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 from helpers import demo_app
-from pilots import started, wait_until
+from pilots import rendered, started, wait_until
 from textual.pilot import Pilot
 
 from memtui.core.contents import Memory
@@ -321,21 +321,35 @@ async def test_a_memory_md_on_show_keeps_its_numbered_lines(
     home: DemoHome, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """MEMORY.md on show, a new file (an orphan) written: the view shows the new health from
-    the text already read (no read), and its numbered lines are the ones made before."""
+    the text already read (no read), and its numbered lines are neither made nor given to
+    their widget again (it is not drawn again)."""
+    from textual.widgets import Static
+
     from memtui.tui.widgets import detail as detail_module
 
     async with live_app(home).run_test(size=SIZE) as pilot:
         screen = await started(pilot)
         await select_memory(pilot, "auto", f"{home.auto_memory}::MEMORY.md")
         detail = screen.query_one(DetailPane)
-        assert detail._lines_cache is not None and detail._index_cache is not None
-        numbered = detail._lines_cache[2]
+        head = detail.query_one("#detail-head", Static)
+        health = detail.query_one("#detail-health", Static)
+        numbered, before = head.content, health.content
+        assert health.display and detail._lines_cache is not None
+        assert detail._lines_cache[2] is numbered
         reads: list[object] = []
         monkeypatch.setattr(DetailPane, "_read", lambda self, ref: reads.append(ref))
         made: list[object] = []
         real_lines = detail_module.numbered_view
         monkeypatch.setattr(detail_module, "numbered_view",
                             lambda *args: made.append(args) or real_lines(*args))
+        updates: list[object] = []
+        real_update = Static.update
+
+        def update(self: Static, *args: Any, **kwargs: Any) -> None:
+            updates.append(self.id)
+            real_update(self, *args, **kwargs)
+
+        monkeypatch.setattr(Static, "update", update)
         write_memory(home.auto_memory, "zzz_orphan.md", description="no entry points here")
 
         def orphan_shown() -> bool:
@@ -345,9 +359,9 @@ async def test_a_memory_md_on_show_keeps_its_numbered_lines(
         await wait_until(pilot, orphan_shown, VISIBLE_WITHIN)
         await settle_all(pilot)
         assert reads == [] and made == []
-        assert detail._lines_cache is not None and detail._lines_cache[2] is numbered
-        assert detail._index_cache is not None
-        assert any(part is numbered for part in detail._index_cache[2].renderable.renderables)
+        assert head.content is numbered and "detail-head" not in updates
+        assert health.content is not before and health.display
+        assert any("zzz_orphan.md" in row for row in rendered(health.content, 120))
 
 
 async def settle_all(pilot: Pilot[None]) -> None:

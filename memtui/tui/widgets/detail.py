@@ -39,12 +39,12 @@ from memtui.tui.widgets.index_view import (
     RenderedOnce,
     cut_row,
     first_lines,
-    index_body,
+    health_view,
     index_pinned,
     numbered_view,
     plain,
     raw_lines,
-    same_cut,
+    same_lines,
 )
 from memtui.tui.work import ReportsWork, check, in_thread, run_flow
 
@@ -317,7 +317,7 @@ class DetailPane(ReportsWork, VerticalScroll):
         padding-bottom: 1;
         background: $surface;
     }
-    DetailPane > #detail-raw, DetailPane > #detail-long,
+    DetailPane > #detail-health, DetailPane > #detail-raw, DetailPane > #detail-long,
     DetailPane > #detail-hit, DetailPane > #detail-after {
         display: none;
     }
@@ -331,7 +331,7 @@ class DetailPane(ReportsWork, VerticalScroll):
         self.raw_mode = False
         self.loaded: LoadedMemory | None = None
         self._read_cache: dict[str, tuple[StatKey, LoadedMemory]] = {}
-        self._index_cache: tuple[LoadReport, str, RenderedOnce] | None = None
+        self._index_cache: tuple[LoadReport, RenderedOnce] | None = None
         self._lines_cache: tuple[str, LoadReport, RenderedOnce] | None = None
         self._keep_y: float | None = None
         self.hit_line: tuple[str, int] | None = None
@@ -342,6 +342,7 @@ class DetailPane(ReportsWork, VerticalScroll):
 
     def compose(self) -> ComposeResult:
         yield Static("", id="detail-pinned")
+        yield Static("", id="detail-health")
         yield Static(Text("Select a memory to read it.", style="dim"), id="detail-head")
         yield Markdown("", id="detail-body", open_links=False)
         yield Static("", id="detail-long")
@@ -372,6 +373,7 @@ class DetailPane(ReportsWork, VerticalScroll):
         # hidden, not emptied (that re-lays the screen out again): updated before it shows again
         self.query_one("#detail-body", Markdown).display = False
         self.query_one("#detail-long", Static).display = False
+        self.query_one("#detail-health", Static).display = False
         self.query_one("#detail-raw", Static).update("")
         if ref is None:
             self.border_title = None  # nothing shown: no name left over from before
@@ -467,6 +469,8 @@ class DetailPane(ReportsWork, VerticalScroll):
         if self._render_hit(loaded, is_main_index):
             return
         self._show_hit_parts(False)
+        health = self.query_one("#detail-health", Static)  # the MEMORY.md view's own
+        health.display = is_main_index and store.index is not None and not self.raw_mode
         if is_main_index and store.index is not None:
             self.set_pinned(index_pinned(store.index))
             markdown.display = False
@@ -475,7 +479,10 @@ class DetailPane(ReportsWork, VerticalScroll):
                 head.update(Text("raw file (r: back to the numbered view)", style="dim"))
                 raw.update(raw_lines(loaded.text))
             else:
-                head.update(self._index_content(store.index, loaded.text))
+                parts, lines = self._index_content(store.index, loaded.text)
+                for widget, content in ((health, parts), (head, lines)):
+                    if widget.content is not content:  # the same: not drawn again
+                        widget.update(content)
             return
         head.update(memory_meta(loaded.ref, loaded, self.team_fates.get(memory.file)))
         unreadable = any("binary" in p or "cannot read" in p for p in loaded.problems)
@@ -529,6 +536,7 @@ class DetailPane(ReportsWork, VerticalScroll):
             f"line {hit[1]}: the search hit (r: back to the {view} view)", style="dim"))
         self.query_one("#detail-body", Markdown).display = False
         self.query_one("#detail-long", Static).display = False
+        self.query_one("#detail-health", Static).display = False
         before, line_text, after = window
         self.query_one("#detail-raw", Static).update(before)
         self.query_one("#detail-hit", Static).update(line_text)
@@ -591,21 +599,20 @@ class DetailPane(ReportsWork, VerticalScroll):
         if any(loaded.ref.store is store for store in stores):
             self._render_loaded(loaded)
 
-    def _index_content(self, report: LoadReport, raw: str) -> RenderedOnce:
-        """The numbered MEMORY.md view, made again only when its report or text changed (they
-        are the same objects while the file is unchanged); its numbered lines only when the
-        text or the cut changed (a live refresh that changes the health alone, a new orphan,
-        draws the health again, not 3,000 numbered lines)."""
+    def _index_content(self, report: LoadReport, raw: str) -> tuple[RenderedOnce, RenderedOnce]:
+        """The MEMORY.md view: its health (``#detail-health``) and its numbered lines
+        (``#detail-head``), each made again only when what it shows changed (the report and
+        the text are the same objects while the file is unchanged; a live refresh that changes
+        the health alone, a new orphan, makes the health again, not 3,000 numbered lines)."""
         cached = self._index_cache
-        if cached is not None and cached[0] is report and cached[1] is raw:
-            return cached[2]
+        if cached is None or cached[0] is not report:
+            cached = (report, health_view(report))
+            self._index_cache = cached
         lines = self._lines_cache
-        if lines is None or lines[0] is not raw or not same_cut(lines[1], report):
+        if lines is None or lines[0] is not raw or not same_lines(lines[1], report):
             lines = (raw, report, numbered_view(raw, report))
             self._lines_cache = lines
-        made = index_body(report, raw, lines[2])
-        self._index_cache = (report, raw, made)
-        return made
+        return cached[1], lines[2]
 
     def set_pinned(self, pinned_content: RenderableType | None) -> None:
         """Content that stays at the top while the rest scrolls (the MEMORY.md meter)."""
