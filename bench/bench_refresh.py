@@ -119,7 +119,8 @@ def plan_figures(home: Home, files: int) -> tuple[float, float, int, int]:
 class Shown:
     """Seconds from the first write to: the last write, the watcher's report of the last path,
     the end of the rescan that brought it, the end of the refresh's ``show`` (trees rebuilt),
-    every file seen in the tree; and how many refreshes it took."""
+    every file seen in the tree; how many refreshes it took; and the CPU seconds the process
+    (every thread: the watcher's, the rescan's, the app's, this poll's) used meanwhile."""
 
     written: float
     reported: float
@@ -127,6 +128,7 @@ class Shown:
     rebuilt: float
     seen: float
     refreshes: int
+    cpu: float
 
 
 def shown_after(home: Home, files: int) -> Shown:
@@ -139,19 +141,15 @@ def shown_after(home: Home, files: int) -> Shown:
     names = [f"burst_{time.monotonic_ns()}_{i:04}.md" for i in range(files)]
     marks: dict[str, float] = {}
 
+    wanted = set(names)
+
     def shown(screen: MainScreen) -> bool:
-        # the tree's node lists as they are (``children`` copies each into a view): the poll
-        # runs every few milliseconds on the app's loop, and walking 3,000 nodes through views
-        # took the interpreter from the app often enough to delay what it measures
+        # the tree's memory nodes by path, as it keeps them (each one placed among the rows
+        # when it is put there): the poll runs every 10 ms on the app's loop, and walking
+        # 3,000 nodes each time took the interpreter from the app and the rescan's thread
+        # often enough to delay what it measures
         tree = screen.query_one("#tree-auto", StoreTree)
-        found: set[str] = set()
-        stack = [tree.root]
-        while stack:
-            node = stack.pop()
-            stack.extend(node._children)
-            if node.data is not None and node.data.memory is not None:
-                found.add(node.data.memory.rel_path)
-        return set(names) <= found
+        return any(wanted <= slot.items.keys() for slot in tree._slots.values())
 
     on_change, done = LiveUpdates._on_change, LiveUpdates._done
 
@@ -174,6 +172,7 @@ def shown_after(home: Home, files: int) -> Shown:
             while screen.live.watcher is None or not screen.live.watcher.running:
                 await pilot.pause(0.01)
             before = screen.live.refreshes
+            cpu = time.process_time()
             start = time.perf_counter()
             for name in names:
                 write_memory(home.auto_memory, name, description=name)
@@ -181,8 +180,10 @@ def shown_after(home: Home, files: int) -> Shown:
             while not shown(screen):
                 await pilot.pause(0.01)
             seen = time.perf_counter()
+            used = time.process_time() - cpu
             return Shown(written - start, marks["reported"] - start, marks["rescanned"] - start,
-                         marks["rebuilt"] - start, seen - start, screen.live.refreshes - before)
+                         marks["rebuilt"] - start, seen - start, screen.live.refreshes - before,
+                         used)
 
     LiveUpdates._on_change = timed_on_change  # type: ignore[method-assign]
     LiveUpdates._done = timed_done  # type: ignore[method-assign]
@@ -207,6 +208,7 @@ def say(what: str, runs: list[Shown], target: float) -> None:
           f"watcher reported {ms([r.reported for r in runs])} ms, rescanned "
           f"{ms([r.rescanned for r in runs])} ms, "
           f"trees rebuilt {ms([r.rebuilt for r in runs])} ms; "
+          f"CPU {ms([r.cpu for r in runs])} ms; "
           f"refreshes {', '.join(str(r.refreshes) for r in runs)}")
 
 

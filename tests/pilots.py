@@ -163,6 +163,18 @@ def rendered(content: object, width: int) -> list[str]:
     return console.export_text().splitlines()
 
 
+def detail_rows(detail: DetailPane, width: int | None = None) -> list[str]:
+    """The rows of the detail pane's view: a MEMORY.md's health (``#detail-health``, shown
+    for the numbered view only), then ``#detail-head`` (its numbered lines, or what else is
+    shown), each at ``width`` columns (the widget's own by default)."""
+    rows: list[str] = []
+    for part in ("#detail-health", "#detail-head"):
+        widget = detail.query_one(part, Static)
+        if widget.display:
+            rows += rendered(widget.content, width or widget.size.width)
+    return rows
+
+
 async def index_view(pilot: Pilot[None], home: DemoHome) -> tuple[DetailPane, StoreTree, str]:
     """The auto store's MEMORY.md selected and shown."""
     screen = pilot.app.screen

@@ -24,9 +24,9 @@ from textual.message import Message
 
 from memtui.core.contents import ScanResult
 from memtui.core.scan.refresh import refresh, watch_targets
-from memtui.core.scan.scanner import cache_for
+from memtui.core.scan.scanner import cache_for, scan
 from memtui.core.scan.watch import StoreWatcher
-from memtui.core.stores.locations import Context
+from memtui.core.stores.locations import Context, Locations, locate
 from memtui.tui.work import check, in_thread, run_flow, run_thread
 
 
@@ -65,9 +65,15 @@ class LiveUpdates:
         self.pending: set[Path] = set()
         self.refreshes = 0
         """How many refreshes were applied (a burst of events should make one)."""
+        self.located: tuple[Context, Locations] | None = None
+        """The stores' locations a refresh rescans with (and the context they are of): found
+        when the watcher is aimed after a scan, and again after each refresh is shown (a
+        refresh does not find them first: that is 10 ms of a large home's one-file refresh).
+        When they differ from the ones it used, the stores are scanned anew."""
         self._lock = threading.Lock()
         self._stopped = False
         self._busy = False
+        self._scan_all = False
 
     # watching ----------------------------------------------------------------------------
 
@@ -81,6 +87,8 @@ class LiveUpdates:
 
     def _configure(self, context: Context, result: ScanResult) -> None:
         roots = watch_targets(context, result).roots
+        check()
+        self.located = (context, locate(context))
         check()
         with self._lock:
             if self._stopped:
@@ -116,24 +124,50 @@ class LiveUpdates:
         """Start a rescan of everything pending, unless one is running: it will call again
         when it is done, so paths that arrive meanwhile become one more refresh, not many."""
         base = self.result()
-        if self._stopped or self._busy or base is None or not self.pending:
+        if (self._stopped or self._busy or base is None
+                or not (self.pending or self._scan_all)):
             return
         self._busy = True
         changed = frozenset(self.pending)
         context = self.context()
+        located = self.located
+        known = located[1] if located is not None and located[0] is context else None
+        scan_all, self._scan_all = self._scan_all, False
 
-        run_flow(self.node, partial(self._refresh, context, base, changed), group="rescan",
-                 label="live refresh", title="Live refresh")
+        run_flow(self.node, partial(self._refresh, context, base, changed, known, scan_all),
+                 group="rescan", label="live refresh", title="Live refresh")
 
-    async def _refresh(self, context: Context, base: ScanResult,
-                       changed: frozenset[Path]) -> None:
-        """One refresh; a failure is said by the one handler and live updates go on."""
+    async def _refresh(self, context: Context, base: ScanResult, changed: frozenset[Path],
+                       known: Locations | None = None, scan_all: bool = False) -> None:
+        """One refresh (``known``: the locations to rescan with, found again once it is
+        shown; ``scan_all``: they had changed, every store is scanned anew); a failure is
+        said by the one handler and live updates go on."""
         fresh: ScanResult | None = None
+        cache = cache_for(context)
         try:
-            fresh = await in_thread(lambda: refresh(context, base, changed,
-                                                    cache=cache_for(context)))
+            if scan_all:
+                fresh = await in_thread(lambda: scan(context, cache=cache))
+            else:
+                fresh = await in_thread(lambda: refresh(context, base, changed, cache=cache,
+                                                        locations=known))
         finally:
             self._done(changed, base, fresh)
+        if known is not None and fresh is not None and fresh is not base:
+            # once the refresh is on screen: finding them competes with drawing it
+            self.node.call_after_refresh(
+                run_flow, self.node, partial(self._check_locations, context, known),
+                group="relocate", label="finding the stores again", title="Live refresh")
+
+    async def _check_locations(self, context: Context, known: Locations) -> None:
+        """After a refresh that rescanned with ``known``: the locations found again; when
+        they moved (a setting, the Claude Code version), every store is scanned anew."""
+        found = await in_thread(lambda: locate(context))
+        if self._stopped or self.context() is not context:
+            return
+        self.located = (context, found)
+        if found != known:
+            self._scan_all = True
+            self._schedule()
 
     def _done(self, changed: frozenset[Path], base: ScanResult, fresh: ScanResult | None) -> None:
         self._busy = False

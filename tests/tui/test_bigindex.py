@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from helpers import demo_app
-from pilots import index_view, rendered
+from pilots import detail_rows, index_view, rendered
 from rich.console import Console, ConsoleOptions, RenderResult
 from textual.pilot import Pilot
 from textual.widgets import Static
@@ -69,7 +69,7 @@ async def test_a_50000_line_index_paints_capped_and_reselects_quickly(home: Demo
         assert time.process_time() - cpu < SETTLES_WITHIN
         head = detail.query_one("#detail-head", Static)
         assert 0 < head.size.height < MAX_ROWS
-        rows = rendered(head.content, head.size.width)
+        rows = detail_rows(detail)
         assert len(rows) < MAX_ROWS
         text = "\n".join(rows)
         # every entry points to a missing file: 50,000 dangling, 500 long, 49,800 past the cut
@@ -102,7 +102,7 @@ async def test_a_5_mb_line_is_cut_in_the_index_view(home: DemoHome) -> None:
         detail, tree, key = await index_view(pilot, home)
         head = detail.query_one("#detail-head", Static)
         assert 0 < head.size.height < 100  # it wrapped to 33,828 rows
-        rows = rendered(head.content, head.size.width)
+        rows = detail_rows(detail)
         assert len(rows) < 100
         numbered = next(row for row in rows if row.startswith("1 - [A](a.md)"))
         assert numbered.count("y") <= MAX_LINE_CHARS

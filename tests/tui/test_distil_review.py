@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from helpers import home_args
-from pilots import app_for, confirm, main_of, notifications, plain, rendered
+from pilots import app_for, confirm, detail_rows, main_of, notifications, plain
 from pilots import digest_state as tree_state
 from textual.pilot import Pilot
 from textual.widgets import SelectionList, Static
@@ -176,8 +176,7 @@ async def detail_of(pilot: Pilot[None], home: DemoHome, rel: str) -> list[str]:
     tree.focus()
     assert tree.select_key(f"{home.auto_memory}::{rel}")
     await settle(pilot)
-    head = main.query_one(DetailPane).query_one("#detail-head", Static)
-    return rendered(head.content, 120)
+    return detail_rows(main.query_one(DetailPane), 120)
 
 
 @pytest.mark.usefixtures("state_home")  # the CLI's scan cache in the test's directory

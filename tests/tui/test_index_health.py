@@ -9,9 +9,8 @@ from pathlib import Path
 
 import pytest
 from helpers import demo_app
-from pilots import index_view, rendered, started, wait_until
+from pilots import detail_rows, index_view, started, wait_until
 from textual.pilot import Pilot
-from textual.widgets import Static
 
 from memtui.core.demo.build import DemoHome, build_demo_home
 from memtui.core.demo.writers import write_index, write_memory
@@ -49,8 +48,7 @@ def home(tmp_path: Path) -> DemoHome:
 
 def health_rows(detail: DetailPane) -> list[str]:
     """The health part of the MEMORY.md view ([] while the file is being read again)."""
-    head = detail.query_one("#detail-head", Static)
-    rows = rendered(head.content, head.size.width)
+    rows = detail_rows(detail)
     start = next((i for i, row in enumerate(rows) if row.startswith("Index health")), len(rows))
     return rows[start:]
 

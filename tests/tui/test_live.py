@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 from helpers import demo_app
-from pilots import started, wait_until
+from pilots import rendered, started, wait_until
 from textual.pilot import Pilot
 
 from memtui.core.contents import Memory
@@ -287,3 +287,187 @@ async def test_a_refresh_runs_the_follow_ups_of_its_changed_stores_only(
             await pilot.pause()
         assert manifests == [planner]
         assert teams == []
+
+
+async def test_the_detail_pane_is_not_drawn_again_for_another_file(
+    home: DemoHome, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A memory on show, another file of its store written: the pane takes the new store's
+    objects and is neither read nor drawn again (what it shows did not change)."""
+    async with live_app(home).run_test(size=SIZE) as pilot:
+        screen = await started(pilot)
+        rel = sorted(r for r in tree_memories(screen, "auto") if "/" not in r
+                     and r != "MEMORY.md")[0]
+        await select_memory(pilot, "auto", f"{home.auto_memory}::{rel}")
+        detail = screen.query_one(DetailPane)
+        assert detail.loaded is not None and detail.loaded.ref.memory is not None
+        shown = detail.loaded.ref.memory
+        drawn: list[str] = []
+        monkeypatch.setattr(DetailPane, "show", lambda self, ref: drawn.append("show"))
+        monkeypatch.setattr(DetailPane, "_render_loaded",
+                            lambda self, loaded: drawn.append("render"))
+        write_memory(home.auto_memory, "zzz_other.md", description="another file")
+        await wait_until(pilot, lambda: "zzz_other.md" in tree_memories(screen, "auto"),
+                         VISIBLE_WITHIN)
+        await settle_all(pilot)
+        assert drawn == []
+        assert detail.ref is not None and detail.loaded is not None
+        assert detail.ref.memory is shown and detail.loaded.ref is detail.ref
+        assert screen.result is not None
+        assert any(detail.ref.store is s for s in screen.result.stores)
+
+
+async def test_a_memory_md_on_show_keeps_its_numbered_lines(
+    home: DemoHome, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """MEMORY.md on show, a new file (an orphan) written: the view shows the new health from
+    the text already read (no read), and its numbered lines are neither made nor given to
+    their widget again (it is not drawn again)."""
+    from textual.widgets import Static
+
+    from memtui.tui.widgets import detail as detail_module
+
+    async with live_app(home).run_test(size=SIZE) as pilot:
+        screen = await started(pilot)
+        await select_memory(pilot, "auto", f"{home.auto_memory}::MEMORY.md")
+        detail = screen.query_one(DetailPane)
+        head = detail.query_one("#detail-head", Static)
+        health = detail.query_one("#detail-health", Static)
+        numbered, before = head.content, health.content
+        assert health.display and detail._lines_cache is not None
+        assert detail._lines_cache[2] is numbered
+        reads: list[object] = []
+        monkeypatch.setattr(DetailPane, "_read", lambda self, ref: reads.append(ref))
+        made: list[object] = []
+        real_lines = detail_module.numbered_view
+        monkeypatch.setattr(detail_module, "numbered_view",
+                            lambda *args: made.append(args) or real_lines(*args))
+        updates: list[object] = []
+        real_update = Static.update
+
+        def update(self: Static, *args: Any, **kwargs: Any) -> None:
+            updates.append(self.id)
+            real_update(self, *args, **kwargs)
+
+        monkeypatch.setattr(Static, "update", update)
+        write_memory(home.auto_memory, "zzz_orphan.md", description="no entry points here")
+
+        def orphan_shown() -> bool:
+            cached = detail._index_cache
+            return cached is not None and "zzz_orphan.md" in cached[0].health.orphans
+
+        await wait_until(pilot, orphan_shown, VISIBLE_WITHIN)
+        await settle_all(pilot)
+        assert reads == [] and made == []
+        assert head.content is numbered and "detail-head" not in updates
+        assert health.content is not before and health.display
+        assert any("zzz_orphan.md" in row for row in rendered(health.content, 120))
+
+
+async def settle_all(pilot: Pilot[None]) -> None:
+    for _ in range(3):
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+
+
+async def test_a_refresh_leaves_the_other_panes_and_the_layout_alone(
+    home: DemoHome, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Files added and one deleted at the auto memory's top level: only the Auto pane is
+    measured again, its tree is not laid out anew (each new node is placed where its name
+    sorts, the gone one removed), and its rows are in the order a new layout gives."""
+    from memtui.tui.screens import main as main_module
+    from memtui.tui.widgets import store_tree as tree_module
+
+    async with live_app(home).run_test(size=SIZE) as pilot:
+        screen = await started(pilot)
+        measured: list[str] = []
+        real_weight = main_module.pane_weight
+        monkeypatch.setattr(main_module, "pane_weight",
+                            lambda spec, *a: measured.append(spec.id) or real_weight(spec, *a))
+        layouts: list[object] = []
+        real_layout = tree_module._layout
+        monkeypatch.setattr(tree_module, "_layout",
+                            lambda memories: layouts.append(1) or real_layout(memories))
+        names = sorted(r for r in tree_memories(screen, "auto") if "/" not in r
+                       and r != "MEMORY.md")
+        (home.auto_memory / names[2]).unlink()
+        for name in ("mmm_placed.md", "aaa_placed.md", "zzz_placed.md"):
+            write_memory(home.auto_memory, name, description="new")
+
+        def done() -> bool:
+            memories = tree_memories(screen, "auto")
+            return {"mmm_placed.md", "aaa_placed.md", "zzz_placed.md"} <= set(memories) and (
+                names[2] not in memories)
+
+        await wait_until(pilot, done, VISIBLE_WITHIN)
+        await settle_all(pilot)
+        assert set(measured) == {"auto"}
+        assert layouts == []
+        tree = screen.query_one("#tree-auto", StoreTree)
+        rows: list[str] = []
+        stack = list(reversed(tree.root.children))
+        while stack:
+            node = stack.pop()
+            assert node.data is not None
+            rows.append(node.data.key)
+            stack.extend(reversed(node.children))
+        store = tree.stores[0]
+        expected: list[str] = []
+
+        def walk(folder: str) -> None:
+            for is_folder, rel in real_layout(store.memories)[folder]:
+                expected.append(f"{store.path}::{rel}")
+                if is_folder:
+                    walk(rel)
+
+        walk("")
+        assert rows == expected
+
+
+async def test_a_refresh_rescans_with_the_locations_found_before(
+    home: DemoHome, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file written: the refresh does not find the stores' locations first (it uses the
+    ones found when the watcher was aimed), and finds them again once it is shown."""
+    from memtui.core.scan import refresh as refresh_module
+    from memtui.tui import live as live_module
+
+    async with live_app(home).run_test(size=SIZE) as pilot:
+        screen = await started(pilot)
+        await settle_all(pilot)
+        assert screen.live.located is not None
+        before = screen.live.located
+        in_refresh: list[object] = []
+        afterwards: list[object] = []
+        real = live_module.locate
+        monkeypatch.setattr(refresh_module, "locate", lambda *a, **k: in_refresh.append(a))
+        monkeypatch.setattr(live_module, "locate",
+                            lambda *a, **k: afterwards.append(a) or real(*a, **k))
+        write_memory(home.auto_memory, "located.md", description="new")
+        await wait_until(pilot, lambda: "located.md" in tree_memories(screen, "auto"),
+                         VISIBLE_WITHIN)
+        await settle_all(pilot)
+        assert in_refresh == []
+        assert len(afterwards) == 1
+        assert screen.live.located is not None and screen.live.located is not before
+
+
+async def test_a_setting_changed_meanwhile_scans_the_stores_anew(home: DemoHome) -> None:
+    """Auto memory turned off in the project's settings (no store is watched for it), then a
+    file written: once the refresh is shown the locations are found again, they moved, and
+    the stores are scanned anew (the Auto pane says it is disabled)."""
+    async with live_app(home).run_test(size=SIZE) as pilot:
+        screen = await started(pilot)
+        await settle_all(pilot)
+        settings = home.project / ".claude" / "settings.local.json"
+        settings.parent.mkdir(parents=True, exist_ok=True)
+        settings.write_text('{"autoMemoryEnabled": false}\n')
+        write_memory(home.auto_memory, "after_setting.md", description="new")
+
+        def disabled() -> bool:
+            result = screen.result
+            return result is not None and not next(
+                s for s in result.stores if s.path == home.auto_memory).location.enabled
+
+        await wait_until(pilot, disabled, VISIBLE_WITHIN)

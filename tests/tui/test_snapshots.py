@@ -132,9 +132,13 @@ async def select(pilot: Pilot[None], pane: str, path: Path, rel_path: str = "") 
 
 async def scroll_detail_to(pilot: Pilot[None], mark: str, lines_above: int = 6) -> None:
     detail = main_screen(pilot).query_one(DetailPane)
-    head = detail.query_one("#detail-head", Static)
-    rows = [strip.text for strip in head.render_lines(head.size.region)]
-    found = [y for y, row in enumerate(rows) if mark in row]
+    # a MEMORY.md's health (#detail-health) comes first, its numbered lines (#detail-head) next
+    parts = [w for w in (detail.query_one("#detail-health", Static),
+                         detail.query_one("#detail-head", Static)) if w.display]
+    top = parts[0].virtual_region.y
+    found = [widget.virtual_region.y - top + y for widget in parts
+             for y, strip in enumerate(widget.render_lines(widget.size.region))
+             if mark in strip.text]
     assert found, f"{mark!r} is not in the detail pane"
     detail.scroll_to(y=max(0, found[0] - lines_above), animate=False, immediate=True)
     await settle(pilot)

@@ -7,9 +7,11 @@ previous scan as it was (a view that compares memories by identity redraws only 
 ones). The store's MEMORY.md load report and index health are computed again only when what
 they depend on changed (:func:`index_depends_on`): MEMORY.md itself, the set of files, a
 folder, or a changed memory's name, wikilinks or topic-file entries (while MEMORY.md itself is
-unchanged, only its health is computed again: :func:`health_again`); otherwise the previous
-report is kept (with its broken wikilinks from the headers when they had been checked in whole
-files, since a changed file's body may hold others: the TUI checks them again).
+unchanged, only its health is computed again: :func:`health_again`, or brought up to date
+from the changed files alone when they are files of the store root: ``health_delta``);
+otherwise the previous report is kept (with its broken wikilinks from the headers when they
+had been checked in whole files, since a changed file's body may hold others: the TUI checks
+them again).
 
 The result is the store a full scan would give (``tests/core/scan/test_incremental.py``
 compares them after adds, edits, deletes, renames and broken files).
@@ -26,6 +28,7 @@ from memtui.core.lazylist import LazyList
 from memtui.core.model import StoreKind, StoreLocation
 from memtui.core.parse.index_health import index_health
 from memtui.core.parse.topic_files import is_topic_file
+from memtui.core.scan.health_delta import health_delta
 from memtui.core.scan.scanner import read_memory_keyed, session_summary_facts, walked_store
 from memtui.core.scan.store_index import (
     INDEX_NAME,
@@ -127,7 +130,8 @@ def rescan_changed(
     if report is not None and not index_depends_on(old, store, changes, reread):
         store.index = headers_checked(store, report) if reread else report
     elif report is not None and same_index_file(old, store):
-        store.index = health_again(store, report, cache)
+        delta = health_delta(old, store, report, changes, before)
+        store.index = delta if delta is not None else health_again(store, report, cache)
     else:
         store_index(store, own_index_dirs(store), cache, listed=walk.listed)
     return store

@@ -311,19 +311,26 @@ def rescan_store(
 
 
 def apply_refresh(
-    ctx: Context, result: ScanResult, plan: RefreshPlan, cache: ScanCache | None = None
+    ctx: Context,
+    result: ScanResult,
+    plan: RefreshPlan,
+    cache: ScanCache | None = None,
+    locations: Locations | None = None,
 ) -> ScanResult:
     """A new result with the planned stores rescanned, or a full scan when the layout moved.
 
     A planned store reads only its changed files (``plan.files``) and keeps every other
     memory object of ``result`` (``incremental.rescan_store_changed``): one new file in a
     store of 3,000 costs one header and a listing. ``cache`` is read from (never saved by a
-    partial rescan)."""
+    partial rescan). ``locations``: the stores' locations to rescan with, found before
+    (``locate(ctx)`` when None; reading settings, the Claude Code version and 500 session
+    folders costs a large home ~10 ms: a live refresh passes the ones it found last and
+    finds them again once the result is shown, ``tui.live``)."""
     if plan.empty:
         return result
     if plan.full:
         return scan(ctx, cache=cache)
-    locations = locate(ctx)
+    locations = locations if locations is not None else locate(ctx)
     if _layout_changed(result, locations):
         return scan(ctx, cache=cache)
     if not plan.stores:
@@ -345,9 +352,11 @@ def refresh(
     changed: Iterable[Path],
     targets: WatchTargets | None = None,
     cache: ScanCache | None = None,
+    locations: Locations | None = None,
 ) -> ScanResult:
-    """``result`` brought up to date after ``changed`` paths changed on disk.
+    """``result`` brought up to date after ``changed`` paths changed on disk (``locations``:
+    see ``apply_refresh``).
 
     Returns ``result`` itself when none of the paths matters."""
     targets = targets or watch_targets(ctx, result)
-    return apply_refresh(ctx, result, plan_refresh(result, targets, changed), cache)
+    return apply_refresh(ctx, result, plan_refresh(result, targets, changed), cache, locations)

@@ -100,6 +100,19 @@ def changed_stores(previous: ScanResult | None, result: ScanResult) -> list[Stor
     return [store for store in result.stores if id(store) not in kept]
 
 
+def pane_inputs(spec: PaneSpec, stores: list[Store], result: ScanResult) -> list[Store]:
+    """The stores a pane's tree, title, width and tab are drawn from: its own, and for the
+    Agents pane the snapshot stores too (an agent's label carries its snapshot's badge)."""
+    if spec.id != "agents":
+        return stores
+    return [*stores, *(s for s in result.stores if s.snapshot is not None)]
+
+
+def same_objects(old: list[Store] | None, new: list[Store]) -> bool:
+    return old is not None and len(old) == len(new) and all(
+        a is b for a, b in zip(old, new, strict=True))
+
+
 class MainScreen(ReportsWork, Screen[None]):
     CSS_PATH = "main.tcss"
     COMMANDS: ClassVar[set[type[Provider] | Callable[[], type[Provider]]]] = {MemoryCommands}
@@ -194,6 +207,9 @@ class MainScreen(ReportsWork, Screen[None]):
         """The first complete scan was recorded in the history (later ones are live)."""
         self.completed: ScanResult | None = None
         """The last complete result whose follow-ups were started."""
+        self.panes_drawn: dict[str, list[Store]] = {}
+        """Each pane's stores as last drawn (``pane_inputs``): a result that brings the same
+        objects leaves the pane, its title, width and tab as they are."""
         self.invisible: dict[Path, frozenset[str]] = {}
         """Of each store root recall reads, its memories recall is never offered (paths
         from the root), as the last manifests said."""
@@ -306,6 +322,10 @@ class MainScreen(ReportsWork, Screen[None]):
             if not result.complete and not set(spec.kinds) <= result.scanned:
                 continue
             stores = stores_for(spec, result)
+            drawn_from = pane_inputs(spec, stores, result)
+            if same_objects(self.panes_drawn.get(spec.id), drawn_from):
+                continue  # a live refresh of another pane's stores: nothing here changed
+            self.panes_drawn[spec.id] = drawn_from
             pane = self.query_one(f"#pane-{spec.id}", Vertical)
             tree = self.query_one(f"#tree-{spec.id}", StoreTree)
             labeler = agent_labeler(result.stores) if spec.id == "agents" else None
@@ -321,7 +341,7 @@ class MainScreen(ReportsWork, Screen[None]):
         if detail.ref is not None:
             fresh = self.refind(detail.ref)
             if fresh is None or fresh.store is not detail.ref.store:
-                detail.show(fresh)
+                detail.follow(fresh)
         else:
             self.call_after_refresh(self.show_cursor_node)
         self.update_pane_info()

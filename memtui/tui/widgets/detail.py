@@ -39,10 +39,12 @@ from memtui.tui.widgets.index_view import (
     RenderedOnce,
     cut_row,
     first_lines,
-    index_body,
+    health_view,
     index_pinned,
+    numbered_view,
     plain,
     raw_lines,
+    same_lines,
 )
 from memtui.tui.work import ReportsWork, check, in_thread, run_flow
 
@@ -133,6 +135,11 @@ def format_value(value: Any) -> str:
     if isinstance(value, str):
         return value
     return json.dumps(value, ensure_ascii=False)
+
+
+def main_index(memory: Memory) -> bool:
+    """Whether ``memory`` is its store's own MEMORY.md (shown as the numbered index view)."""
+    return memory.is_index and memory.rel_path == INDEX_NAME
 
 
 def entries_pointing_to(store: Store, rel_path: str) -> list[str]:
@@ -310,7 +317,7 @@ class DetailPane(ReportsWork, VerticalScroll):
         padding-bottom: 1;
         background: $surface;
     }
-    DetailPane > #detail-raw, DetailPane > #detail-long,
+    DetailPane > #detail-health, DetailPane > #detail-raw, DetailPane > #detail-long,
     DetailPane > #detail-hit, DetailPane > #detail-after {
         display: none;
     }
@@ -324,7 +331,8 @@ class DetailPane(ReportsWork, VerticalScroll):
         self.raw_mode = False
         self.loaded: LoadedMemory | None = None
         self._read_cache: dict[str, tuple[StatKey, LoadedMemory]] = {}
-        self._index_cache: tuple[LoadReport, str, RenderedOnce] | None = None
+        self._index_cache: tuple[LoadReport, RenderedOnce] | None = None
+        self._lines_cache: tuple[str, LoadReport, RenderedOnce] | None = None
         self._keep_y: float | None = None
         self.hit_line: tuple[str, int] | None = None
         """(node key, line): the memory is shown at that line (a search hit) until another
@@ -334,6 +342,7 @@ class DetailPane(ReportsWork, VerticalScroll):
 
     def compose(self) -> ComposeResult:
         yield Static("", id="detail-pinned")
+        yield Static("", id="detail-health")
         yield Static(Text("Select a memory to read it.", style="dim"), id="detail-head")
         yield Markdown("", id="detail-body", open_links=False)
         yield Static("", id="detail-long")
@@ -364,6 +373,7 @@ class DetailPane(ReportsWork, VerticalScroll):
         # hidden, not emptied (that re-lays the screen out again): updated before it shows again
         self.query_one("#detail-body", Markdown).display = False
         self.query_one("#detail-long", Static).display = False
+        self.query_one("#detail-health", Static).display = False
         self.query_one("#detail-raw", Static).update("")
         if ref is None:
             self.border_title = None  # nothing shown: no name left over from before
@@ -376,6 +386,31 @@ class DetailPane(ReportsWork, VerticalScroll):
         self.border_title = content(ref.memory.rel_path)
         head.update(Text(f"reading {line(ref.memory.rel_path)} …", style="dim"))
         self.load(ref)
+
+    def follow(self, fresh: NodeRef | None) -> None:
+        """The stores were refreshed and ``fresh`` is the item on show in them (None: it is
+        gone). It is drawn again only when what the pane shows of it changed: another memory
+        object (its file changed), a store's summary, a MEMORY.md whose report changed (from
+        the text already read, scrolled where it was), or a memory whose index entries or
+        topic file did; otherwise the pane only takes the new objects (a 3,000-line MEMORY.md
+        is not read and drawn again because another file of its store came)."""
+        ref, loaded = self.ref, self.loaded
+        if (ref is None or fresh is None or ref.memory is None or fresh.memory is not ref.memory
+                or loaded is None or loaded.ref is not ref):
+            self.show(fresh)
+            return
+        memory = fresh.memory
+        old_index, new_index = ref.store.index, fresh.store.index
+        pointers = None
+        if old_index is not new_index and not main_index(memory):
+            pointers = [str(t) for t in index_pointers(ref.store, memory)]
+        self.ref = fresh
+        self.loaded = replace(loaded, ref=fresh)
+        if old_index is new_index:
+            return
+        if main_index(memory) or pointers != [str(t)
+                                              for t in index_pointers(fresh.store, memory)]:
+            self._render_loaded(self.loaded)
 
     def load(self, ref: NodeRef) -> None:
         """Read the memory of ``ref`` in a worker (its label, never the NodeRef, describes the
@@ -434,6 +469,8 @@ class DetailPane(ReportsWork, VerticalScroll):
         if self._render_hit(loaded, is_main_index):
             return
         self._show_hit_parts(False)
+        health = self.query_one("#detail-health", Static)  # the MEMORY.md view's own
+        health.display = is_main_index and store.index is not None and not self.raw_mode
         if is_main_index and store.index is not None:
             self.set_pinned(index_pinned(store.index))
             markdown.display = False
@@ -442,7 +479,10 @@ class DetailPane(ReportsWork, VerticalScroll):
                 head.update(Text("raw file (r: back to the numbered view)", style="dim"))
                 raw.update(raw_lines(loaded.text))
             else:
-                head.update(self._index_content(store.index, loaded.text))
+                parts, lines = self._index_content(store.index, loaded.text)
+                for widget, content in ((health, parts), (head, lines)):
+                    if widget.content is not content:  # the same: not drawn again
+                        widget.update(content)
             return
         head.update(memory_meta(loaded.ref, loaded, self.team_fates.get(memory.file)))
         unreadable = any("binary" in p or "cannot read" in p for p in loaded.problems)
@@ -496,6 +536,7 @@ class DetailPane(ReportsWork, VerticalScroll):
             f"line {hit[1]}: the search hit (r: back to the {view} view)", style="dim"))
         self.query_one("#detail-body", Markdown).display = False
         self.query_one("#detail-long", Static).display = False
+        self.query_one("#detail-health", Static).display = False
         before, line_text, after = window
         self.query_one("#detail-raw", Static).update(before)
         self.query_one("#detail-hit", Static).update(line_text)
@@ -558,15 +599,20 @@ class DetailPane(ReportsWork, VerticalScroll):
         if any(loaded.ref.store is store for store in stores):
             self._render_loaded(loaded)
 
-    def _index_content(self, report: LoadReport, raw: str) -> RenderedOnce:
-        """The numbered MEMORY.md view, made again only when its report or text changed (they
-        are the same objects while the file is unchanged)."""
+    def _index_content(self, report: LoadReport, raw: str) -> tuple[RenderedOnce, RenderedOnce]:
+        """The MEMORY.md view: its health (``#detail-health``) and its numbered lines
+        (``#detail-head``), each made again only when what it shows changed (the report and
+        the text are the same objects while the file is unchanged; a live refresh that changes
+        the health alone, a new orphan, makes the health again, not 3,000 numbered lines)."""
         cached = self._index_cache
-        if cached is not None and cached[0] is report and cached[1] is raw:
-            return cached[2]
-        made = index_body(report, raw)
-        self._index_cache = (report, raw, made)
-        return made
+        if cached is None or cached[0] is not report:
+            cached = (report, health_view(report))
+            self._index_cache = cached
+        lines = self._lines_cache
+        if lines is None or lines[0] is not raw or not same_lines(lines[1], report):
+            lines = (raw, report, numbered_view(raw, report))
+            self._lines_cache = lines
+        return cached[1], lines[2]
 
     def set_pinned(self, pinned_content: RenderableType | None) -> None:
         """Content that stays at the top while the rest scrolls (the MEMORY.md meter)."""

@@ -322,18 +322,33 @@ def index_parts(report: LoadReport) -> list[RenderableType]:
 
 
 def cut_row(report: LoadReport, raw: str, console: Console, width: int) -> int:
-    """The row of :func:`index_body` (rendered ``width`` columns wide) the cut banner is on:
-    the rows of all that comes before it (the numbered lines end with a newline, which renders
-    as one more, empty row: the banner's)."""
-    before = Group(*index_parts(report), numbered_lines(raw, report, until_cut=True))
+    """The row of :func:`numbered_view` (rendered ``width`` columns wide) the cut banner is
+    on: the rows of the numbered lines before it (they end with a newline, which renders as
+    one more, empty row: the banner's)."""
+    before = numbered_lines(raw, report, until_cut=True)
     options = console.options.update_width(max(1, width))
     return len(console.render_lines(before, options, pad=False)) - 1
 
 
-def index_body(report: LoadReport, raw: str) -> RenderedOnce:
-    """Health, the entries past the cut, and the numbered file with the cut drawn."""
-    parts = index_parts(report)
-    parts.append(numbered_lines(raw, report))
+def numbered_view(raw: str, report: LoadReport) -> RenderedOnce:
+    """The numbered file with the cut drawn, and the load problems after it, rendered once per
+    width: what the MEMORY.md view shows below :func:`health_view`. A live refresh that
+    changes the health alone (a new orphan) keeps it: the 3,000 numbered lines of a large
+    index are neither made nor drawn again."""
+    parts: list[RenderableType] = [numbered_lines(raw, report)]
     if report.problems:
         parts.append(problems_text(report))
     return RenderedOnce(Group(*parts))
+
+
+def same_lines(old: LoadReport, new: LoadReport) -> bool:
+    """Whether :func:`numbered_view` of the same text draws the same for both reports: the
+    same cut line, the same entries past it, the same problems."""
+    return old.cut_line == new.cut_line and old.problems == new.problems and (
+        old.dropped is new.dropped or old.dropped == new.dropped)
+
+
+def health_view(report: LoadReport) -> RenderedOnce:
+    """What the MEMORY.md view shows above the numbered file: health and the entries past
+    the cut."""
+    return RenderedOnce(Group(*index_parts(report)))

@@ -6,6 +6,7 @@ terminal) shows each memory's size, age and description after its name."""
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -23,7 +24,7 @@ from memtui.core.write.prune import human_size
 from memtui.tui import clock
 from memtui.tui.labels import TYPE_STYLE, Label, fit
 from memtui.tui.marks import MARK_GLYPH, MarkedMemories
-from memtui.tui.nodes import MemoryBadges, NodeRef, badges_for_store
+from memtui.tui.nodes import MemoryBadges, NodeRef, badges_for_store, badges_updated
 from memtui.tui.plain import line, text
 
 StoreLabeler = Callable[[Store], Label]
@@ -508,6 +509,47 @@ class StoreTree(Tree[NodeRef]):
         del folders[""]
         slot.folders = folders
 
+    def _place(self, slot: _Slot, old: Store, store: Store) -> bool:
+        """Files of the store's top level came or went (nothing below a folder): their nodes
+        are added where their names sort among the top-level memories, or removed, and every
+        other node keeps its place and gets ``store``'s objects; no layout of the whole store
+        is made. False (nothing done) for anything else: :meth:`_arrange` does it."""
+        now = {m.rel_path: m for m in store.memories}
+        gone = [rel for rel in slot.items if rel not in now]
+        came = [m for rel, m in now.items() if rel not in slot.items]
+        if any("/" in rel for rel in gone) or any("/" in m.rel_path for m in came):
+            return False
+        container = slot.parent
+        for rel in gone:
+            node = slot.items.pop(rel)
+            container._children.remove(node)
+            self._tree_nodes.pop(node._id, None)
+            self._tails.pop(node._id, None)
+        for rel, node in slot.items.items():
+            node.data = NodeRef(store, now[rel])
+        for rel, node in slot.folders.items():
+            node.data = NodeRef(store, folder=rel)
+        if came:
+            folders = {id(n) for n in slot.folders.values()}
+            items = {id(n): n for n in slot.items.values()}
+
+            def key(node: TreeNode[NodeRef]) -> tuple[int, int, int, str]:
+                """Lead rows (a banner, notices) first, then memories, then folders."""
+                if id(node) in items:
+                    assert node.data is not None and node.data.memory is not None
+                    return (1, *sort_key(node.data.memory))
+                return (2, 0, 0, "") if id(node) in folders else (0, 0, 0, "")
+
+            children = container._children
+            for memory in sorted(came, key=sort_key):
+                node = self._new_node(container, NodeRef(store, memory), PLACEHOLDER, leaf=True)
+                at = bisect.bisect_left(children, (1, *sort_key(memory)), key=key)
+                children.insert(at, node)
+                items[id(node)] = node
+                slot.items[memory.rel_path] = node
+        container._updates += 1
+        return True
+
     def _update(self, stores: list[Store]) -> None:
         """The same stores as new objects: each changed store's nodes get its objects, the
         memories that changed or whose badges did are drawn again, new ones are added in
@@ -538,7 +580,8 @@ class StoreTree(Tree[NodeRef]):
                 notice.data = NodeRef(store)
             stale.extend(self._changed_nodes(slot, old, store))
             if [m.rel_path for m in old.memories] != [m.rel_path for m in store.memories]:
-                self._arrange(slot, store, set())
+                if not self._place(slot, old, store):
+                    self._arrange(slot, store, set())
                 structure = True
             else:
                 by_rel = {m.rel_path: m for m in store.memories}
@@ -572,15 +615,20 @@ class StoreTree(Tree[NodeRef]):
         same_index = old.index is store.index
         old_badges = new_badges = None
         if not same_index:
-            old_badges, new_badges = self._badges_for(old), self._badges_for(store)
+            old_badges = self._badges_for(old)
+            new_badges = badges_updated(old, old_badges, store)
+            if new_badges is None:
+                new_badges = self._badges_for(store)
+            else:
+                self._badges[id(store)] = (store, new_badges)
         for memory in store.memories:
             node = slot.items.get(memory.rel_path)
             if node is None:
                 continue
             replaced = before.get(memory.rel_path) is not memory
             if replaced or (old_badges is not None and new_badges is not None and (
-                memory.is_index or old_badges.get(memory.rel_path)
-                != new_badges.get(memory.rel_path)
+                memory.is_index or _other_badge(old_badges.get(memory.rel_path),
+                                                new_badges.get(memory.rel_path))
             )):
                 yield node
 
@@ -641,6 +689,10 @@ class StoreTree(Tree[NodeRef]):
     def _move_to(self, node: TreeNode[NodeRef]) -> None:
         if node.line >= 0:
             self.move_cursor(node)
+
+
+def _other_badge(a: MemoryBadges | None, b: MemoryBadges | None) -> bool:
+    return a is not b and a != b
 
 
 def _same_text(a: Text | None, b: Text | None) -> bool:

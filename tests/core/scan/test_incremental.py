@@ -255,3 +255,23 @@ def test_a_report_from_the_cache_gets_its_health_again(
         changed |= {Path(first.file), write_memory(store.path, "fresh-one.md", description="x")}
     after = refresh(ctx, before, changed, cache=cache_for(ctx))
     assert_same_as_full_scan(ctx, after)
+
+
+def test_a_refresh_with_the_locations_found_before(
+    ctx: Context, home: DemoHome, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``locations`` given (as a live refresh gives the ones it found last): they are not
+    found again, and the result is a full scan's all the same."""
+    from memtui.core.scan import refresh as refresh_module
+    from memtui.core.stores.locations import locate
+
+    before = scan(ctx)
+    locations = locate(ctx)
+
+    def refused(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("located again")
+
+    monkeypatch.setattr(refresh_module, "locate", refused)
+    after = refresh(ctx, before, add_files(home) | edit_description(home), locations=locations)
+    monkeypatch.undo()
+    assert_same_as_full_scan(ctx, after)
