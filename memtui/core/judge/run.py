@@ -16,7 +16,7 @@ from memtui.core.judge.finder import judge_candidates
 from memtui.core.judge.items import claude_md_items, memory_items
 from memtui.core.judge.ledger import Ledger
 from memtui.core.judge.providers import Judge
-from memtui.core.judge.verdicts import NEEDS_ACTION, JudgedPair, JudgeItem, Verdict
+from memtui.core.judge.verdicts import NEEDS_ACTION, Candidate, JudgedPair, JudgeItem, Verdict
 from memtui.core.model import StoreKind
 from memtui.core.stores.claudemd import MANAGED_CLAUDE_MD, load_chain
 from memtui.core.stores.locations import Context
@@ -81,12 +81,15 @@ def pair_up(
     ctx: Context | None = None,
     notes: list[str] | None = None,
     cache: CandidateCache | None = None,
+    found: Sequence[Candidate] | None = None,
 ) -> list[JudgedPair]:
     """The candidate pairs of ``items`` (:func:`~memtui.core.judge.finder.judge_candidates`:
     semantic neighbours fused with the lexical and exact signals) with the ledger's state of
     each; ``ctx``: its cache dir keeps the embeddings and the pairs found (``cache``: the
-    pairs' cache, loaded already)."""
-    found = judge_candidates(items, cancelled=cancelled, ctx=ctx, notes=notes, cache=cache)
+    pairs' cache, loaded already; ``found``: the candidates, when the caller has them
+    already from that cache: :func:`~memtui.core.judge.finder.cached_answer`)."""
+    if found is None:
+        found = judge_candidates(items, cancelled=cancelled, ctx=ctx, notes=notes, cache=cache)
     return [ledger.lookup(c) for c in found]
 
 
