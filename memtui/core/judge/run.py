@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from memtui.core.contents import ScanResult
+from memtui.core.judge.body_cache import BodyCache
 from memtui.core.judge.candidate_cache import CandidateCache
 from memtui.core.judge.finder import judge_candidates
 from memtui.core.judge.items import claude_md_items, memory_items
@@ -54,14 +55,19 @@ def collect_items(
     managed: object = MANAGED_CLAUDE_MD,
     cancelled: Callable[[], bool] | None = None,
     progress: Progress | None = None,
+    bodies: BodyCache | None = None,
 ) -> tuple[list[JudgeItem], list[str]]:
-    """The memories of ``result`` (of ``kinds``) and the CLAUDE.md paragraphs, with problems."""
+    """The memories of ``result`` (of ``kinds``) and the CLAUDE.md paragraphs, with problems
+    (``bodies``: the memories' bodies kept from an earlier run, :mod:`memtui.core.judge.
+    body_cache`; the cache is saved)."""
 
     def step(done: int, total: int) -> None:
         if progress is not None:
             progress("reading memories", done, total)
 
-    items = memory_items(result, kinds, cancelled=cancelled, progress=step)
+    items = memory_items(result, kinds, cancelled=cancelled, progress=step, bodies=bodies)
+    if bodies is not None and not (cancelled is not None and cancelled()):
+        bodies.save()
     problems: list[str] = []
     if claude_md:
         from pathlib import Path

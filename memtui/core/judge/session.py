@@ -27,6 +27,8 @@ from typing import TYPE_CHECKING
 from memtui.core.cache import ScanCache
 from memtui.core.config import Config, JudgeConfig
 from memtui.core.contents import ScanResult
+from memtui.core.judge.body_cache import BodyCache
+from memtui.core.judge.body_cache import default_path as body_cache_path
 from memtui.core.judge.finder import cached_answer, load_cache
 from memtui.core.judge.ledger import USER, Ledger, default_ledger_path
 from memtui.core.judge.providers import Estimate, Judge, load_judge
@@ -174,8 +176,10 @@ class JudgeSession:
         if _stopped(cancelled):
             session.run.complete = False
             return session
+        bodies = BodyCache.load(body_cache_path(context.env, context.home))
         items, problems = collect_items(context, result, kinds, claude_md=claude_md,
-                                        managed=managed, cancelled=cancelled, progress=progress)
+                                        managed=managed, cancelled=cancelled, progress=progress,
+                                        bodies=bodies)
         session.run = JudgeRun(items, [], notes=[*ledger.problems, *problems])
         if _stopped(cancelled):
             session.run.complete = False

@@ -175,4 +175,4 @@ def test_the_version_names_the_finders_sources() -> None:
         f"{digest.hexdigest()[:16]}")
 
 
-PINNED = "a121ecc9bb535484"
+PINNED = "f0fff3ffe9e83063"
