@@ -108,9 +108,13 @@ DECISIONS = frozenset({"keep", "keep_one", "decide", "scoped", "merge", "undo", 
                        "rejudge"})
 """The actions that wait while the list shows the pairs found before (the pairing runs)."""
 FIRST_ROWS = 100
-"""Rows put into the list at once when it is shown (past the highlighted one); the rest follow
-:data:`FILL_ROWS` at a time after each redraw (:meth:`ConflictsScreen.fill_more`)."""
-FILL_ROWS = 200
+"""At most this many rows are put into the list at once when it is shown (past the
+highlighted one), and no more than the terminal has lines (a row takes two: the list shows
+half as many); the rest follow :data:`FILL_ROWS` at a time after each redraw
+(:meth:`ConflictsScreen.fill_more`). Laying out a row costs about 1 ms: the first frame
+waits for these alone."""
+FILL_ROWS = 50
+"""Rows added after each redraw: keys are handled between the chunks."""
 
 
 def side_key(item: JudgeItem) -> tuple[object, ...]:
@@ -485,7 +489,7 @@ class ConflictsScreen(ReportsWork, Screen[None]):
         pairs.clear_options()
         if self.rows:
             at = min(keep or 0, len(self.rows) - 1)
-            self.fill_to(at + FIRST_ROWS)
+            self.fill_to(at + self.first_rows())
             pairs.highlighted = at
             self.show_row(self.rows[at])
         else:
@@ -495,6 +499,10 @@ class ConflictsScreen(ReportsWork, Screen[None]):
             self.call_after_refresh(self.fill_more, self.fill_round)
         else:
             self.filled()
+
+    def first_rows(self) -> int:
+        """Rows put in at once past the highlighted one (:data:`FIRST_ROWS`)."""
+        return max(1, min(FIRST_ROWS, self.app.size.height))
 
     def fill_to(self, count: int) -> None:
         """The list holds at least ``count`` of :attr:`rows` (all when fewer)."""
@@ -673,7 +681,7 @@ class ConflictsScreen(ReportsWork, Screen[None]):
         ids = [row_id(r) for r in self.rows]
         if row_key not in ids:
             return False
-        self.fill_to(ids.index(row_key) + FIRST_ROWS)
+        self.fill_to(ids.index(row_key) + self.first_rows())
         self.query_one("#conf-pairs", OptionList).highlighted = ids.index(row_key)
         return True
 
