@@ -114,7 +114,20 @@ half as many); the rest follow :data:`FILL_ROWS` at a time after each redraw
 (:meth:`ConflictsScreen.fill_more`). Laying out a row costs about 1 ms: the first frame
 waits for these alone."""
 FILL_ROWS = 50
+SIDE_FIRST_CHARS = 2_000
+"""Characters of each side's body shown at once (a pane shows a few hundred); a longer one is
+shown whole after the next redraw, if its pair is still shown: laying out a 15,000-character
+side took a tenth of a second, on the first frame and on every move onto it."""
 """Rows added after each redraw: keys are handled between the chunks."""
+
+
+def sides_key(pair: JudgedPair | None) -> tuple[object, ...] | None:
+    """What the side panes show of ``pair``: its sides (by identity: a reread makes new
+    ones) and the side proposed to keep."""
+    if pair is None:
+        return None
+    verdict = pair.verdict or pair.previous
+    return (id(pair), id(pair.candidate), verdict.winner if verdict is not None else None)
 
 
 def side_key(item: JudgeItem) -> tuple[object, ...]:
@@ -267,6 +280,8 @@ class ConflictsScreen(ReportsWork, Screen[None]):
         """How to make the option of each of :attr:`rows`; the list holds a prefix of them
         while :meth:`fill_more` adds the rest."""
         self.fill_round = 0
+        self.sides_shown: JudgedPair | None = None
+        """The pair whose sides the panes show (:meth:`show_whole_sides`)."""
 
     def compose(self) -> ComposeResult:
         yield Static(Text(" conflicts ", style="bold reverse"), id="conf-head")
@@ -620,18 +635,33 @@ class ConflictsScreen(ReportsWork, Screen[None]):
         verdict_static = self.query_one("#conf-verdict", Static)
         verdict_static.remove_class("group")
         if pair is None:
+            self.sides_shown = None
             for name in ("#conf-verdict", "#conf-a", "#conf-b", "#conf-diff"):
                 self.query_one(name, Static).update("")
             return
-        verdict = pair.verdict or pair.previous
-        winner = verdict.winner if verdict is not None else None
         verdict_static.update(verdict_text(pair))
-        self.query_one("#conf-a", Static).update(side_text(pair.candidate.a, winner == "a"))
-        self.query_one("#conf-b", Static).update(side_text(pair.candidate.b, winner == "b"))
+        if sides_key(pair) != sides_key(self.sides_shown):  # the same sides: left as they are
+            self.sides_shown = pair                         # (scrolled, whole)
+            self.show_sides(pair, SIDE_FIRST_CHARS)
+            c = pair.candidate
+            if max(len(c.a.body), len(c.b.body)) > SIDE_FIRST_CHARS:
+                self.call_after_refresh(self.show_whole_sides, pair)
         self.query_one("#conf-diff", Static).update(word_diff(
             masked_text(pair.candidate.a.text, path=pair.candidate.a.rel_path),
             masked_text(pair.candidate.b.text, path=pair.candidate.b.rel_path),
         ))
+
+    def show_sides(self, pair: JudgedPair, limit: int | None) -> None:
+        verdict = pair.verdict or pair.previous
+        winner = verdict.winner if verdict is not None else None
+        c = pair.candidate
+        self.query_one("#conf-a", Static).update(side_text(c.a, winner == "a", limit))
+        self.query_one("#conf-b", Static).update(side_text(c.b, winner == "b", limit))
+
+    def show_whole_sides(self, pair: JudgedPair) -> None:
+        """After a redraw: the sides of ``pair`` whole, if they are still the sides shown."""
+        if self.is_attached and sides_key(self.sides_shown) == sides_key(pair):
+            self.show_sides(pair, None)
 
     @on(OptionList.OptionHighlighted, "#conf-pairs")
     def highlighted(self, event: OptionList.OptionHighlighted) -> None:
