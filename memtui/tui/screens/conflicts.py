@@ -114,11 +114,11 @@ half as many); the rest follow :data:`FILL_ROWS` at a time after each redraw
 (:meth:`ConflictsScreen.fill_more`). Laying out a row costs about 1 ms: the first frame
 waits for these alone."""
 FILL_ROWS = 50
+"""Rows added after each redraw: keys are handled between the chunks."""
 SIDE_FIRST_CHARS = 2_000
 """Characters of each side's body shown at once (a pane shows a few hundred); a longer one is
 shown whole after the next redraw, if its pair is still shown: laying out a 15,000-character
 side took a tenth of a second, on the first frame and on every move onto it."""
-"""Rows added after each redraw: keys are handled between the chunks."""
 
 
 def sides_key(pair: JudgedPair | None) -> tuple[object, ...] | None:
