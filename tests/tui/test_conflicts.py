@@ -264,3 +264,48 @@ async def test_k_shows_only_the_pairs_of_one_kind_of_store(
         await pilot.press("k")  # back to every store
         await pilot.pause()
         assert screen.store_filter is None and screen.shown == every
+
+
+async def test_a_long_side_shows_its_start_first_then_whole(
+    pristine: DemoHome, tmp_path: Path
+) -> None:
+    """A 15,000-character side took a tenth of a second to lay out, on the first frame and on
+    every move onto it: its first characters show at once, the whole of it after the redraw
+    (while its pair is still shown); a showing again of the same sides leaves them as they
+    are (scrolled, whole)."""
+    from helpers import copy_demo
+
+    from memtui.tui.screens import conflicts
+
+    demo = copy_demo(pristine, tmp_path / "demo", keep_auto=True)
+    postgres = demo.auto_memory / "test-db-postgres.md"
+    lines = "".join(f"\nNote {n}: the integration suite keeps its fixtures in postgres."
+                    for n in range(250))
+    postgres.write_text(postgres.read_text(encoding="utf-8") + lines + "\nTHE LAST LINE.\n",
+                        encoding="utf-8")
+    async with app_on(demo, tmp_path / "state").run_test(size=(160, 45)) as pilot:
+        screen = await open_conflicts(pilot)
+        screen.filter = "all"
+        screen.show_pairs()
+        await settle(pilot)
+        long = next(p for p in screen.shown
+                    if "test-db-postgres.md" in (p.candidate.a.rel_path, p.candidate.b.rel_path))
+        other = next(p for p in screen.shown if p is not long and
+                     max(len(p.candidate.a.body), len(p.candidate.b.body))
+                     <= conflicts.SIDE_FIRST_CHARS)
+        side = "#conf-a" if long.candidate.a.rel_path.endswith("postgres.md") else "#conf-b"
+        screen.show_pair(long)
+        first = plain(screen.query_one(side, Static))
+        assert "Note 0:" in first and "THE LAST LINE." not in first and "…" in first
+        assert len(first) < conflicts.SIDE_FIRST_CHARS + 1000
+        await pilot.pause()
+        await settle(pilot)
+        assert "THE LAST LINE." in plain(screen.query_one(side, Static))
+        screen.show_pair(long)  # the same sides: not cut again
+        assert "THE LAST LINE." in plain(screen.query_one(side, Static))
+        screen.show_pair(other)
+        screen.show_pair(long)
+        screen.show_pair(other)  # moved on before the redraw: the other pair's sides stay
+        await pilot.pause()
+        await settle(pilot)
+        assert "Note 0:" not in plain(screen.query_one(side, Static))

@@ -32,7 +32,7 @@ from memtui.core.cache import cache_dir, cache_enabled
 from memtui.core.fileread import read_file
 from memtui.core.judge.verdicts import Candidate, JudgeItem
 
-VERSION = 2
+VERSION = 3  # 3: the rules of 2 (finder.py gained cached_answer)
 """The finder's rules this cache was made by (K, the floors, the fusion, the lexical index);
 ``tests/core/judge/test_candidate_cache.py`` fails when their sources change without it."""
 CACHE_FILE = "judge/candidates.json"

@@ -46,12 +46,10 @@ def judge_candidates(
     if ctx is None:
         return _find(items, cancelled, None, notes)
     cache = cache if cache is not None else load_cache(ctx)
-    expected = finder_id(semantic_importable())
-    found = cache.complete(items, expected)
+    found = cached_answer(items, cache, notes)
     if found is not None:
-        if notes is not None:
-            notes.extend(cache.notes)
         return found
+    expected = finder_id(semantic_importable())
     said: list[str] = []
     found = _find(items, cancelled, ctx, said)
     if notes is not None:
@@ -65,6 +63,16 @@ def judge_candidates(
 def load_cache(ctx: Context) -> CandidateCache:
     """The candidates of the last run in ``ctx``'s cache dir (empty when caching is off)."""
     return CandidateCache.load(default_path(ctx.env, ctx.home))
+
+
+def cached_answer(items: Sequence[JudgeItem], cache: CandidateCache,
+                  notes: list[str] | None = None) -> list[Candidate] | None:
+    """:func:`judge_candidates`' answer when no item changed since ``cache`` was stored (its
+    notes to ``notes``), else None: the finder must run again."""
+    found = cache.complete(items, finder_id(semantic_importable()))
+    if found is not None and notes is not None:
+        notes.extend(cache.notes)
+    return found
 
 
 def cached_candidates(items: Sequence[JudgeItem], cache: CandidateCache) -> list[Candidate] | None:

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from memtui.core.contents import Memory, ScanResult, Store
 from memtui.core.fileread import HUGE_FILE_BYTES
+from memtui.core.judge.body_cache import BodyCache, Entry, stat_key
 from memtui.core.judge.verdicts import JudgeItem
 from memtui.core.model import Frontmatter, StoreKind
 from memtui.core.parse.frontmatter import parse_frontmatter
@@ -56,18 +57,33 @@ def words(text: str) -> list[str]:
     return _WORD.findall(unicodedata.normalize("NFKC", text).casefold())
 
 
-def _body(memory: Memory, store: Store) -> str:
+def _body(memory: Memory, store: Store, bodies: BodyCache | None = None,
+          description: str = "") -> tuple[str, str | None]:
+    """The memory's body, and its item's digest when ``bodies`` had it (for this
+    ``description``); a body read is kept in ``bodies`` (:mod:`memtui.core.judge.body_cache`)."""
     if memory.size > HUGE_FILE_BYTES or (
         memory.problems and any("binary" in p for p in memory.problems)
     ):
-        return ""
+        return "", None
+    fm = memory.frontmatter
+    where = (fm.present, fm.end if fm.present else 0)
+    key = stat_key(memory.file) if bodies is not None else None
+    if bodies is not None and key is not None:
+        entry = bodies.get(memory.file, key, where, description)
+        if entry is not None:
+            return entry.body, entry.digest if entry.description == description else None
     try:
         text, problems = load_full_text(memory, store.path)
     except (OSError, ValueError):
-        return ""
+        return "", None
     if any("binary" in p or p.startswith("cannot read") for p in problems):
-        return ""
-    return _body_of(text, memory.frontmatter)
+        return "", None
+    body = _body_of(text, fm)
+    if bodies is None or key is None or problems:
+        return body, None
+    made = digest(f"{description}\n{body}")
+    bodies.put(memory.file, Entry(key, where, body, description, made))
+    return body, made
 
 
 def _body_of(text: str, fm: Frontmatter) -> str:
@@ -109,11 +125,13 @@ def _cached_digest(text: str) -> str:
     return digest(text)
 
 
-def memory_item(store: Store, memory: Memory) -> JudgeItem:
-    body = _body(memory, store)
+def memory_item(store: Store, memory: Memory, bodies: BodyCache | None = None) -> JudgeItem:
+    """``memory`` as an item, its body read in full (``bodies``: from that cache when its file
+    did not change)."""
     fm = memory.frontmatter
     name = memory.name or memory.stem
     description = memory.description or ""
+    body, made = _body(memory, store, bodies, description)
     loc = store.location
     return JudgeItem(
         key=memory.file,
@@ -124,7 +142,7 @@ def memory_item(store: Store, memory: Memory) -> JudgeItem:
         description=description,
         body=body,
         mtime=memory.mtime,
-        digest=digest(f"{description}\n{body}"),
+        digest=made if made is not None else digest(f"{description}\n{body}"),
         scope=loc.scope.value if loc.scope else None,
         agent=loc.agent,
         type=memory.type,
@@ -139,9 +157,10 @@ def memory_items(
     *,
     cancelled: Callable[[], bool] | None = None,
     progress: Callable[[int, int], None] | None = None,
+    bodies: BodyCache | None = None,
 ) -> list[JudgeItem]:
     """Every memory (not MEMORY.md) of the stores of ``kinds`` (:data:`DEFAULT_KINDS` by
-    default), read in full."""
+    default), read in full (``bodies``: the unchanged ones from that cache)."""
     wanted = set(kinds) if kinds is not None else set(DEFAULT_KINDS)
     pairs = [
         (store, memory)
@@ -156,7 +175,7 @@ def memory_items(
             break
         if progress is not None and done % 64 == 0:
             progress(done, len(pairs))
-        items.append(memory_item(store, memory))
+        items.append(memory_item(store, memory, bodies))
     if progress is not None:
         progress(len(items), len(pairs))
     return items

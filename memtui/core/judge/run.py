@@ -11,12 +11,13 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from memtui.core.contents import ScanResult
+from memtui.core.judge.body_cache import BodyCache
 from memtui.core.judge.candidate_cache import CandidateCache
 from memtui.core.judge.finder import judge_candidates
 from memtui.core.judge.items import claude_md_items, memory_items
 from memtui.core.judge.ledger import Ledger
 from memtui.core.judge.providers import Judge
-from memtui.core.judge.verdicts import NEEDS_ACTION, JudgedPair, JudgeItem, Verdict
+from memtui.core.judge.verdicts import NEEDS_ACTION, Candidate, JudgedPair, JudgeItem, Verdict
 from memtui.core.model import StoreKind
 from memtui.core.stores.claudemd import MANAGED_CLAUDE_MD, load_chain
 from memtui.core.stores.locations import Context
@@ -54,14 +55,19 @@ def collect_items(
     managed: object = MANAGED_CLAUDE_MD,
     cancelled: Callable[[], bool] | None = None,
     progress: Progress | None = None,
+    bodies: BodyCache | None = None,
 ) -> tuple[list[JudgeItem], list[str]]:
-    """The memories of ``result`` (of ``kinds``) and the CLAUDE.md paragraphs, with problems."""
+    """The memories of ``result`` (of ``kinds``) and the CLAUDE.md paragraphs, with problems
+    (``bodies``: the memories' bodies kept from an earlier run, :mod:`memtui.core.judge.
+    body_cache`; the cache is saved)."""
 
     def step(done: int, total: int) -> None:
         if progress is not None:
             progress("reading memories", done, total)
 
-    items = memory_items(result, kinds, cancelled=cancelled, progress=step)
+    items = memory_items(result, kinds, cancelled=cancelled, progress=step, bodies=bodies)
+    if bodies is not None and not (cancelled is not None and cancelled()):
+        bodies.save()
     problems: list[str] = []
     if claude_md:
         from pathlib import Path
@@ -81,12 +87,15 @@ def pair_up(
     ctx: Context | None = None,
     notes: list[str] | None = None,
     cache: CandidateCache | None = None,
+    found: Sequence[Candidate] | None = None,
 ) -> list[JudgedPair]:
     """The candidate pairs of ``items`` (:func:`~memtui.core.judge.finder.judge_candidates`:
     semantic neighbours fused with the lexical and exact signals) with the ledger's state of
     each; ``ctx``: its cache dir keeps the embeddings and the pairs found (``cache``: the
-    pairs' cache, loaded already)."""
-    found = judge_candidates(items, cancelled=cancelled, ctx=ctx, notes=notes, cache=cache)
+    pairs' cache, loaded already; ``found``: the candidates, when the caller has them
+    already from that cache: :func:`~memtui.core.judge.finder.cached_answer`)."""
+    if found is None:
+        found = judge_candidates(items, cancelled=cancelled, ctx=ctx, notes=notes, cache=cache)
     return [ledger.lookup(c) for c in found]
 
 

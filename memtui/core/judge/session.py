@@ -27,7 +27,9 @@ from typing import TYPE_CHECKING
 from memtui.core.cache import ScanCache
 from memtui.core.config import Config, JudgeConfig
 from memtui.core.contents import ScanResult
-from memtui.core.judge.finder import cached_candidates, load_cache
+from memtui.core.judge.body_cache import BodyCache
+from memtui.core.judge.body_cache import default_path as body_cache_path
+from memtui.core.judge.finder import cached_answer, load_cache
 from memtui.core.judge.ledger import USER, Ledger, default_ledger_path
 from memtui.core.judge.providers import Estimate, Judge, load_judge
 from memtui.core.judge.refresh import Reread, refresh_run
@@ -151,7 +153,9 @@ class JudgeSession:
         sends text at most ``max_pairs`` of them, and their estimate. ``preview``, when
         the memories changed since the candidates were last found, gets (before they are found
         again) a run of the earlier candidates whose sides did not change, with the ledger's
-        state of each (:func:`~memtui.core.judge.finder.cached_candidates`)."""
+        state of each (:func:`~memtui.core.judge.finder.cached_candidates`; none when nothing
+        changed: the cache's pairs are the answer, asked for once,
+        :func:`~memtui.core.judge.finder.cached_answer`)."""
         if max_pairs < 1:
             raise ValueError(f"max_pairs must be 1 or more, not {max_pairs}")
         judge = (
@@ -172,20 +176,22 @@ class JudgeSession:
         if _stopped(cancelled):
             session.run.complete = False
             return session
+        bodies = BodyCache.load(body_cache_path(context.env, context.home))
         items, problems = collect_items(context, result, kinds, claude_md=claude_md,
-                                        managed=managed, cancelled=cancelled, progress=progress)
+                                        managed=managed, cancelled=cancelled, progress=progress,
+                                        bodies=bodies)
         session.run = JudgeRun(items, [], notes=[*ledger.problems, *problems])
         if _stopped(cancelled):
             session.run.complete = False
             return session
         cache = load_cache(context)
-        known = cached_candidates(items, cache) if preview is not None else None
-        if preview is not None and known:
+        found = cached_answer(items, cache, session.run.notes)  # asked once: 9,000 candidates
+        if found is None and preview is not None and (known := cache.known(items)):
             preview(JudgeRun(items, [ledger.lookup(c) for c in known],
                              notes=list(session.run.notes)))
         _say(progress, "pairing", 0, 1)
         session.run.pairs = pair_up(items, ledger, cancelled=cancelled, ctx=context,
-                                    notes=session.run.notes, cache=cache)
+                                    notes=session.run.notes, cache=cache, found=found)
         if _stopped(cancelled):
             session.run.complete = False
             return session

@@ -108,9 +108,29 @@ DECISIONS = frozenset({"keep", "keep_one", "decide", "scoped", "merge", "undo", 
                        "rejudge"})
 """The actions that wait while the list shows the pairs found before (the pairing runs)."""
 FIRST_ROWS = 100
-"""Rows put into the list at once when it is shown (past the highlighted one); the rest follow
-:data:`FILL_ROWS` at a time after each redraw (:meth:`ConflictsScreen.fill_more`)."""
-FILL_ROWS = 200
+"""At most this many rows are put into the list at once when it is shown (past the
+highlighted one), and no more than the terminal has lines (a row takes two: the list shows
+half as many); the rest follow :data:`FILL_ROWS` at a time after each redraw
+(:meth:`ConflictsScreen.fill_more`). Laying out a row costs about 1 ms: the first frame
+waits for these alone."""
+FILL_ROWS = 50
+"""Rows added after the first redraw; each chunk after that twice the one before, up to
+:data:`FILL_ROWS_MOST`: keys are handled between the chunks, and each chunk costs a redraw
+(6,700 rows 50 at a time took 130 redraws, 2 s more than 200 at a time)."""
+FILL_ROWS_MOST = 200
+SIDE_FIRST_CHARS = 2_000
+"""Characters of each side's body shown at once (a pane shows a few hundred); a longer one is
+shown whole after the next redraw, if its pair is still shown: laying out a 15,000-character
+side took a tenth of a second, on the first frame and on every move onto it."""
+
+
+def sides_key(pair: JudgedPair | None) -> tuple[object, ...] | None:
+    """What the side panes show of ``pair``: its sides (by identity: a reread makes new
+    ones) and the side proposed to keep."""
+    if pair is None:
+        return None
+    verdict = pair.verdict or pair.previous
+    return (id(pair), id(pair.candidate), verdict.winner if verdict is not None else None)
 
 
 def side_key(item: JudgeItem) -> tuple[object, ...]:
@@ -263,6 +283,10 @@ class ConflictsScreen(ReportsWork, Screen[None]):
         """How to make the option of each of :attr:`rows`; the list holds a prefix of them
         while :meth:`fill_more` adds the rest."""
         self.fill_round = 0
+        self.fill_chunks = 0
+        """Chunks :meth:`fill_more` added since the list was last shown."""
+        self.sides_shown: JudgedPair | None = None
+        """The pair whose sides the panes show (:meth:`show_whole_sides`)."""
 
     def compose(self) -> ComposeResult:
         yield Static(Text(" conflicts ", style="bold reverse"), id="conf-head")
@@ -481,11 +505,12 @@ class ConflictsScreen(ReportsWork, Screen[None]):
         elif was is not None and (now := self.successor(was)) is not None:
             keep = now
         self.fill_round += 1  # a fill of the list before this one stops
+        self.fill_chunks = 0
         self.pending = options
         pairs.clear_options()
         if self.rows:
             at = min(keep or 0, len(self.rows) - 1)
-            self.fill_to(at + FIRST_ROWS)
+            self.fill_to(at + self.first_rows())
             pairs.highlighted = at
             self.show_row(self.rows[at])
         else:
@@ -496,6 +521,10 @@ class ConflictsScreen(ReportsWork, Screen[None]):
         else:
             self.filled()
 
+    def first_rows(self) -> int:
+        """Rows put in at once past the highlighted one (:data:`FIRST_ROWS`)."""
+        return max(1, min(FIRST_ROWS, self.app.size.height))
+
     def fill_to(self, count: int) -> None:
         """The list holds at least ``count`` of :attr:`rows` (all when fewer)."""
         pairs = self.query_one("#conf-pairs", OptionList)
@@ -504,12 +533,15 @@ class ConflictsScreen(ReportsWork, Screen[None]):
             pairs.add_options([made() for made in self.pending[have:count]])
 
     def fill_more(self, round_: int) -> None:
-        """The next :data:`FILL_ROWS` rows into the list, after the screen was drawn: the
+        """The next chunk of rows into the list (:data:`FILL_ROWS`, then twice as many each
+        time, up to :data:`FILL_ROWS_MOST`), after the screen was drawn: the
         first rows show at once and keys are handled between the chunks (laying out an
         option costs about 1 ms; thousands at once froze the screen for seconds)."""
         if round_ != self.fill_round or not self.is_attached:
             return  # the list was shown again since, or the screen is gone
-        self.fill_to(self.query_one("#conf-pairs", OptionList).option_count + FILL_ROWS)
+        chunk = min(max(FILL_ROWS, FILL_ROWS_MOST), FILL_ROWS << min(self.fill_chunks, 16))
+        self.fill_chunks += 1
+        self.fill_to(self.query_one("#conf-pairs", OptionList).option_count + chunk)
         if len(self.pending) > self.query_one("#conf-pairs", OptionList).option_count:
             self.call_after_refresh(self.fill_more, round_)
         else:
@@ -612,18 +644,33 @@ class ConflictsScreen(ReportsWork, Screen[None]):
         verdict_static = self.query_one("#conf-verdict", Static)
         verdict_static.remove_class("group")
         if pair is None:
+            self.sides_shown = None
             for name in ("#conf-verdict", "#conf-a", "#conf-b", "#conf-diff"):
                 self.query_one(name, Static).update("")
             return
-        verdict = pair.verdict or pair.previous
-        winner = verdict.winner if verdict is not None else None
         verdict_static.update(verdict_text(pair))
-        self.query_one("#conf-a", Static).update(side_text(pair.candidate.a, winner == "a"))
-        self.query_one("#conf-b", Static).update(side_text(pair.candidate.b, winner == "b"))
+        if sides_key(pair) != sides_key(self.sides_shown):  # the same sides: left as they are
+            self.sides_shown = pair                         # (scrolled, whole)
+            self.show_sides(pair, SIDE_FIRST_CHARS)
+            c = pair.candidate
+            if max(len(c.a.body), len(c.b.body)) > SIDE_FIRST_CHARS:
+                self.call_after_refresh(self.show_whole_sides, pair)
         self.query_one("#conf-diff", Static).update(word_diff(
             masked_text(pair.candidate.a.text, path=pair.candidate.a.rel_path),
             masked_text(pair.candidate.b.text, path=pair.candidate.b.rel_path),
         ))
+
+    def show_sides(self, pair: JudgedPair, limit: int | None) -> None:
+        verdict = pair.verdict or pair.previous
+        winner = verdict.winner if verdict is not None else None
+        c = pair.candidate
+        self.query_one("#conf-a", Static).update(side_text(c.a, winner == "a", limit))
+        self.query_one("#conf-b", Static).update(side_text(c.b, winner == "b", limit))
+
+    def show_whole_sides(self, pair: JudgedPair) -> None:
+        """After a redraw: the sides of ``pair`` whole, if they are still the sides shown."""
+        if self.is_attached and sides_key(self.sides_shown) == sides_key(pair):
+            self.show_sides(pair, None)
 
     @on(OptionList.OptionHighlighted, "#conf-pairs")
     def highlighted(self, event: OptionList.OptionHighlighted) -> None:
@@ -673,7 +720,7 @@ class ConflictsScreen(ReportsWork, Screen[None]):
         ids = [row_id(r) for r in self.rows]
         if row_key not in ids:
             return False
-        self.fill_to(ids.index(row_key) + FIRST_ROWS)
+        self.fill_to(ids.index(row_key) + self.first_rows())
         self.query_one("#conf-pairs", OptionList).highlighted = ids.index(row_key)
         return True
 

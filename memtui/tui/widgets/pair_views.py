@@ -50,8 +50,18 @@ def in_store(pair: JudgedPair, kind: str | None) -> bool:
     return kind is None or kind in (pair.candidate.a.kind, pair.candidate.b.kind)
 
 
-def side_text(item: JudgeItem, keep: bool) -> Text:
-    """One side: where it lives, its age and frontmatter, then its body (plain text)."""
+def cut_text(text: str, limit: int | None) -> str:
+    """``text``, or its first ``limit`` characters (to the last line's end within them, when
+    that keeps at least half) and a line ``…``."""
+    if limit is None or len(text) <= limit:
+        return text
+    end = text.rfind("\n", 0, limit)
+    return text[: end if end >= limit // 2 else limit] + "\n…"
+
+
+def side_text(item: JudgeItem, keep: bool, limit: int | None = None) -> Text:
+    """One side: where it lives, its age and frontmatter, then its body (plain text; at most
+    ``limit`` characters of it, :func:`cut_text`)."""
     out = Text()
     if keep:
         out.append("proposed to keep\n", style="bold green")
@@ -73,7 +83,7 @@ def side_text(item: JudgeItem, keep: bool) -> Text:
     if item.type:
         out.append(f"type: {line(item.type)}\n")
     out.append("\n")
-    out.append(body(masked_text(item.body, path=item.rel_path)))  # a secret: shown masked
+    out.append(body(cut_text(masked_text(item.body, path=item.rel_path), limit)))  # masked
     return out
 
 
