@@ -87,6 +87,7 @@ from memtui.tui.dialogs.help import HelpRow, show_help
 from memtui.tui.operations import undo_latest_flow
 from memtui.tui.palette import ScreenCommands
 from memtui.tui.plain import line
+from memtui.tui.steady import show
 from memtui.tui.widgets.footer import KeyFooter
 from memtui.tui.widgets.pair_views import (
     group_label,
@@ -301,7 +302,7 @@ class ConflictsScreen(ReportsWork, Screen[None]):
     # the workers ---------------------------------------------------------------------------
 
     def say(self, message: str, style: str = "") -> None:
-        self.query_one("#conf-message", Static).update(Text(line(message), style=style))
+        show(self.query_one("#conf-message", Static), Text(line(message), style=style))
 
     @work(exclusive=True, group="judge", exit_on_error=False, name="judge", description="Judge")
     async def find(self, rejudge: bool = False) -> None:
@@ -454,7 +455,7 @@ class ConflictsScreen(ReportsWork, Screen[None]):
         usage = found.usage if found is not None else None
         if usage is not None and usage.requests:
             head.append(f" · sent {usage.requests} requests, ${usage.cost_usd:.4f}", style="dim")
-        self.query_one("#conf-head", Static).update(head)
+        show(self.query_one("#conf-head", Static), head)
         notes = found.notes if found is not None else run.notes
         if found is None:
             self.say(f"pairing memories ({self.judge_name} judge) … meanwhile the pairs found "
@@ -602,25 +603,23 @@ class ConflictsScreen(ReportsWork, Screen[None]):
 
     def show_group(self, group: Group) -> None:
         """A group: its members and pairs in the verdict's place, its best pair's sides."""
-        best = group.pairs[0]
-        self.show_pair(best)
-        verdict = self.query_one("#conf-verdict", Static)
-        verdict.update(group_text(group, default_keep(group).key))
-        verdict.add_class("group")
+        self.show_pair(group.pairs[0], group_text(group, default_keep(group).key))
 
-    def show_pair(self, pair: JudgedPair | None) -> None:
+    def show_pair(self, pair: JudgedPair | None, group: Text | None = None) -> None:
+        """``pair``'s verdict (or ``group``, a group's text, in its place) and sides. A pane
+        that would show what it shows is left as it is (:func:`~memtui.tui.steady.show`)."""
         verdict_static = self.query_one("#conf-verdict", Static)
-        verdict_static.remove_class("group")
+        verdict_static.set_class(group is not None, "group")
         if pair is None:
             for name in ("#conf-verdict", "#conf-a", "#conf-b", "#conf-diff"):
-                self.query_one(name, Static).update("")
+                show(self.query_one(name, Static), "")
             return
         verdict = pair.verdict or pair.previous
         winner = verdict.winner if verdict is not None else None
-        verdict_static.update(verdict_text(pair))
-        self.query_one("#conf-a", Static).update(side_text(pair.candidate.a, winner == "a"))
-        self.query_one("#conf-b", Static).update(side_text(pair.candidate.b, winner == "b"))
-        self.query_one("#conf-diff", Static).update(word_diff(
+        show(verdict_static, group if group is not None else verdict_text(pair))
+        show(self.query_one("#conf-a", Static), side_text(pair.candidate.a, winner == "a"))
+        show(self.query_one("#conf-b", Static), side_text(pair.candidate.b, winner == "b"))
+        show(self.query_one("#conf-diff", Static), word_diff(
             masked_text(pair.candidate.a.text, path=pair.candidate.a.rel_path),
             masked_text(pair.candidate.b.text, path=pair.candidate.b.rel_path),
         ))
