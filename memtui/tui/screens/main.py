@@ -68,6 +68,7 @@ from memtui.tui.panes import (
     tab_title,
 )
 from memtui.tui.plain import line
+from memtui.tui.steady import show
 from memtui.tui.team import TeamView, team_check
 from memtui.tui.widgets.detail import DetailPane
 from memtui.tui.widgets.footer import KeyFooter
@@ -260,7 +261,7 @@ class MainScreen(ReportsWork, Screen[None]):
         self.update_header()
 
     def update_header(self) -> None:
-        self.query_one("#header", Static).update(self.header_text(self.jobs_text))
+        show(self.query_one("#header", Static), self.header_text(self.jobs_text))
 
     @work(thread=True, exclusive=True, group="scan", exit_on_error=False, name="scan",
           description="Scan")
@@ -514,7 +515,7 @@ class MainScreen(ReportsWork, Screen[None]):
         if self.marks:
             text.append(f"  ·  {counted(len(self.marks), 'marked memory', 'marked memories')}"
                         " (d deletes them, esc clears)", style="bold yellow")
-        info.update(text)
+        show(info, text)
 
     def on_unmount(self) -> None:
         self.live.stop()
