@@ -68,7 +68,7 @@ from memtui.tui.panes import (
     tab_title,
 )
 from memtui.tui.plain import line
-from memtui.tui.steady import show
+from memtui.tui.steady import same_text, show
 from memtui.tui.team import TeamView, team_check
 from memtui.tui.widgets.detail import DetailPane
 from memtui.tui.widgets.footer import KeyFooter
@@ -189,6 +189,9 @@ class MainScreen(ReportsWork, Screen[None]):
         )
         self.search_cache = SearchIndexCache()
         self._tab_echoes: set[str | None] = set()
+        self._tab_titles: dict[str, Text] = {}
+        """The title each pane's tab was last given (given again, it is left as it is: a
+        tab relabelled is laid out again and its bar moves its underline)."""
         self.pane_id = PANES[0].id
         self.marks = MarkedMemories()
         self.history_started = False
@@ -316,7 +319,10 @@ class MainScreen(ReportsWork, Screen[None]):
             visible = pane_visible(spec, stores)
             pane.set_class(not visible, "absent")
             tab = self.query_one(f"#tab-{spec.id}", Tab)
-            tab.label = tab_title(spec, stores)
+            title = tab_title(spec, stores)
+            if not same_text(self._tab_titles.get(spec.id), title):
+                self._tab_titles[spec.id] = title
+                tab.label = title
             tab.display = visible
         detail = self.query_one(DetailPane)
         if detail.ref is not None:
