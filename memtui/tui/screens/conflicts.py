@@ -87,6 +87,7 @@ from memtui.tui.dialogs.help import HelpRow, show_help
 from memtui.tui.operations import undo_latest_flow
 from memtui.tui.palette import ScreenCommands
 from memtui.tui.plain import line
+from memtui.tui.steady import show
 from memtui.tui.widgets.footer import KeyFooter
 from memtui.tui.widgets.pair_views import (
     group_label,
@@ -325,7 +326,7 @@ class ConflictsScreen(ReportsWork, Screen[None]):
     # the workers ---------------------------------------------------------------------------
 
     def say(self, message: str, style: str = "") -> None:
-        self.query_one("#conf-message", Static).update(Text(line(message), style=style))
+        show(self.query_one("#conf-message", Static), Text(line(message), style=style))
 
     @work(exclusive=True, group="judge", exit_on_error=False, name="judge", description="Judge")
     async def find(self, rejudge: bool = False) -> None:
@@ -478,7 +479,7 @@ class ConflictsScreen(ReportsWork, Screen[None]):
         usage = found.usage if found is not None else None
         if usage is not None and usage.requests:
             head.append(f" · sent {usage.requests} requests, ${usage.cost_usd:.4f}", style="dim")
-        self.query_one("#conf-head", Static).update(head)
+        show(self.query_one("#conf-head", Static), head)
         notes = found.notes if found is not None else run.notes
         if found is None:
             self.say(f"pairing memories ({self.judge_name} judge) … meanwhile the pairs found "
@@ -634,28 +635,26 @@ class ConflictsScreen(ReportsWork, Screen[None]):
 
     def show_group(self, group: Group) -> None:
         """A group: its members and pairs in the verdict's place, its best pair's sides."""
-        best = group.pairs[0]
-        self.show_pair(best)
-        verdict = self.query_one("#conf-verdict", Static)
-        verdict.update(group_text(group, default_keep(group).key))
-        verdict.add_class("group")
+        self.show_pair(group.pairs[0], group_text(group, default_keep(group).key))
 
-    def show_pair(self, pair: JudgedPair | None) -> None:
+    def show_pair(self, pair: JudgedPair | None, group: Text | None = None) -> None:
+        """``pair``'s verdict (or ``group``, a group's text, in its place) and sides. A pane
+        that would show what it shows is left as it is (:func:`~memtui.tui.steady.show`)."""
         verdict_static = self.query_one("#conf-verdict", Static)
-        verdict_static.remove_class("group")
+        verdict_static.set_class(group is not None, "group")
         if pair is None:
             self.sides_shown = None
             for name in ("#conf-verdict", "#conf-a", "#conf-b", "#conf-diff"):
-                self.query_one(name, Static).update("")
+                show(self.query_one(name, Static), "")
             return
-        verdict_static.update(verdict_text(pair))
+        show(verdict_static, group if group is not None else verdict_text(pair))
         if sides_key(pair) != sides_key(self.sides_shown):  # the same sides: left as they are
             self.sides_shown = pair                         # (scrolled, whole)
             self.show_sides(pair, SIDE_FIRST_CHARS)
             c = pair.candidate
             if max(len(c.a.body), len(c.b.body)) > SIDE_FIRST_CHARS:
                 self.call_after_refresh(self.show_whole_sides, pair)
-        self.query_one("#conf-diff", Static).update(word_diff(
+        show(self.query_one("#conf-diff", Static), word_diff(
             masked_text(pair.candidate.a.text, path=pair.candidate.a.rel_path),
             masked_text(pair.candidate.b.text, path=pair.candidate.b.rel_path),
         ))
@@ -664,8 +663,8 @@ class ConflictsScreen(ReportsWork, Screen[None]):
         verdict = pair.verdict or pair.previous
         winner = verdict.winner if verdict is not None else None
         c = pair.candidate
-        self.query_one("#conf-a", Static).update(side_text(c.a, winner == "a", limit))
-        self.query_one("#conf-b", Static).update(side_text(c.b, winner == "b", limit))
+        show(self.query_one("#conf-a", Static), side_text(c.a, winner == "a", limit))
+        show(self.query_one("#conf-b", Static), side_text(c.b, winner == "b", limit))
 
     def show_whole_sides(self, pair: JudgedPair) -> None:
         """After a redraw: the sides of ``pair`` whole, if they are still the sides shown."""

@@ -68,6 +68,7 @@ from memtui.tui.panes import (
     tab_title,
 )
 from memtui.tui.plain import line
+from memtui.tui.steady import same_text, show
 from memtui.tui.team import TeamView, team_check
 from memtui.tui.widgets.detail import DetailPane
 from memtui.tui.widgets.footer import KeyFooter
@@ -201,6 +202,9 @@ class MainScreen(ReportsWork, Screen[None]):
         )
         self.search_cache = SearchIndexCache()
         self._tab_echoes: set[str | None] = set()
+        self._tab_titles: dict[str, Text] = {}
+        """The title each pane's tab was last given (given again, it is left as it is: a
+        tab relabelled is laid out again and its bar moves its underline)."""
         self.pane_id = PANES[0].id
         self.marks = MarkedMemories()
         self.history_started = False
@@ -276,7 +280,7 @@ class MainScreen(ReportsWork, Screen[None]):
         self.update_header()
 
     def update_header(self) -> None:
-        self.query_one("#header", Static).update(self.header_text(self.jobs_text))
+        show(self.query_one("#header", Static), self.header_text(self.jobs_text))
 
     @work(thread=True, exclusive=True, group="scan", exit_on_error=False, name="scan",
           description="Scan")
@@ -335,7 +339,10 @@ class MainScreen(ReportsWork, Screen[None]):
             visible = pane_visible(spec, stores)
             pane.set_class(not visible, "absent")
             tab = self.query_one(f"#tab-{spec.id}", Tab)
-            tab.label = tab_title(spec, stores)
+            title = tab_title(spec, stores)
+            if not same_text(self._tab_titles.get(spec.id), title):
+                self._tab_titles[spec.id] = title
+                tab.label = title
             tab.display = visible
         detail = self.query_one(DetailPane)
         if detail.ref is not None:
@@ -534,7 +541,7 @@ class MainScreen(ReportsWork, Screen[None]):
         if self.marks:
             text.append(f"  ·  {counted(len(self.marks), 'marked memory', 'marked memories')}"
                         " (d deletes them, esc clears)", style="bold yellow")
-        info.update(text)
+        show(info, text)
 
     def on_unmount(self) -> None:
         self.live.stop()

@@ -30,7 +30,7 @@ from memtui.core.scan.store_index import INDEX_NAME
 from memtui.core.secrets.redact import masked_file
 from memtui.core.secrets.scanner import SecretFinding
 from memtui.core.stores.paths import tilde
-from memtui.tui import clock
+from memtui.tui import clock, steady
 from memtui.tui.labels import snapshot_badge
 from memtui.tui.nodes import NodeRef, normalize
 from memtui.tui.plain import body, content, line, text
@@ -374,7 +374,7 @@ class DetailPane(ReportsWork, VerticalScroll):
         self.query_one("#detail-body", Markdown).display = False
         self.query_one("#detail-long", Static).display = False
         self.query_one("#detail-health", Static).display = False
-        self.query_one("#detail-raw", Static).update("")
+        steady.show(self.query_one("#detail-raw", Static), "")
         if ref is None:
             self.border_title = None  # nothing shown: no name left over from before
             head.update(Text("Select a memory to read it.", style="dim"))
@@ -617,7 +617,10 @@ class DetailPane(ReportsWork, VerticalScroll):
     def set_pinned(self, pinned_content: RenderableType | None) -> None:
         """Content that stays at the top while the rest scrolls (the MEMORY.md meter)."""
         pinned = self.query_one("#detail-pinned", Static)
-        pinned.update(pinned_content or "")
+        if pinned_content is None:
+            steady.show(pinned, "")  # most often already empty: not laid out again
+        else:
+            pinned.update(pinned_content)
         pinned.display = pinned_content is not None
 
     def on_markdown_link_clicked(self, event: Markdown.LinkClicked) -> None:
