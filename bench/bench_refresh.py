@@ -8,8 +8,38 @@ new files in the auto memory (with the ``realpath`` calls it makes counted), the
 plans is timed, and the real app (headless, file watching on) is timed from writing the burst
 to every file shown in its tree, and from writing one file to it shown; each with where the
 time went: until the watcher reported the last path (its debounce), until the rescan was done,
-until the trees were rebuilt. Targets (issue 25): a 200-file burst shown within 1 s, a single
-file within 300 ms.
+until the trees were rebuilt; and the CPU time of the whole process (every thread) meanwhile.
+Targets (issue 25): a 200-file burst shown within 1 s, a single file within 300 ms.
+
+Measured 2026-12-07 on the shared 2-core machine at load 4.0 to 9.7 (mostly 6 to 9), this tree
+and main before it (2fa4365, run by this script) alternating, round after round, on one copy of
+a ``bench/generate_home.py`` home; each figure a round's median of 3 runs:
+
+- ``python bench/bench_refresh.py BIG --runs 3 --skip-plan``, 8 rounds each: one file shown
+  after 227 to 485 ms, median of the rounds 317 ms (before: 327 to 699, median 458), process
+  CPU ~140 ms (~205); 200 files 549 to 1,192 ms, median ~640 (596 to 1,169, ~1,000), CPU ~420
+  ms (~590). One file: the watcher reports it after ~70 ms (its 50 ms debounce), the rescan
+  ends at ~180 ms, the trees at ~225 ms. The planned rescan of 200 new files: 172 ms (253 ms).
+- ``python bench/bench_refresh.py --runs 3 --skip-plan`` (the demo home), 3 rounds at load 4
+  to 5: one file 112 to 151 ms (147 to 195), CPU 57 to 77 ms (70 to 101); 200 files 370 to
+  460 ms (404 to 760).
+- ``refresh()`` of one new file in the big home's auto memory, outside the app: 33 to 38 ms of
+  CPU (49 to 54), locating the stores included (the app no longer does that first: 10 ms).
+
+What changed: the index health of the one changed file is brought up to date from the previous
+report (``core/scan/health_delta.py``: its entries judged, its orphanhood, the wikilinks
+matched only when some memory holds one) instead of 3,000 files judged again; the app
+rescans with the stores' locations found before and finds them again after the refresh is
+drawn; the tree places a new top-level node by bisection and updates the badges of the changed
+memories only, the other panes are left alone; the detail pane keeps a shown memory (no read,
+no redraw) when only other files changed, and a shown MEMORY.md draws its health again, not its
+3,000 numbered lines. The single-file target is met in some rounds on the big home and missed
+in others at this load: what remains is the rescan thread's ~25 ms of CPU (listing 3,000 files
+5 ms, judging the entries that may name the file 3 ms, 513 store roots stat'ed twice 6 ms),
+Textual building the tree's 2,900 lines again (~10 ms), and the machine's load stretching each
+(the rescan's thread gets a quarter of a core at load 8). This poll looks the new files up in
+the tree's nodes by path (it walked 3,000 nodes every 10 ms, taking the interpreter from the
+app and the rescan: both trees were measured with it).
 
 Measured 2026-12-04 on the shared 2-core machine at load 4.5 to 6.6, this tree and the one
 before issue 25's incremental refresh (2759d39, with this script) alternating, on a copy of a
