@@ -253,16 +253,32 @@ def _queued(app: App[Any]) -> bool:
     )
 
 
+REFRESH_LOOK = 0.05
+"""How often :func:`_refreshed` looks whether the screen stack changed while it waits."""
+REFRESH_LOOKS = 600
+"""... and how many times at most (30 s, the limit Textual's own pilot gives a screen to
+process its events): a dialog pushed and popped between two looks can drop the callback too."""
+
+
 async def _refreshed(app: App[Any]) -> None:
-    """Until the current screen has refreshed (at once when it owes nothing): its
-    ``call_after_refresh`` callback ran, or the screen is gone (its task ended)."""
+    """Until the current screen has refreshed: its ``call_after_refresh`` callback ran, the
+    screen is gone (its task ended), or the screen stack changed meanwhile. Textual hands an
+    ``InvokeLater`` to whichever screen is current when it is handled: a dialog pushed before
+    that gets the callback, and popped before it refreshes, drops it, so waiting for the
+    callback alone waited forever (a conflicts pilot hung twice under load, pressing ``e`` and
+    ``y`` in a row)."""
     screen = app.screen
     done = asyncio.Event()
     if not screen.is_running or not screen.call_after_refresh(done.set):
         return
+    stack = [id(s) for s in app.screen_stack]
     waits = [asyncio.ensure_future(done.wait()), screen.task]
     try:
-        await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+        for _look in range(REFRESH_LOOKS):
+            finished, _ = await asyncio.wait(
+                waits, timeout=REFRESH_LOOK, return_when=asyncio.FIRST_COMPLETED)
+            if finished or not app.is_running or [id(s) for s in app.screen_stack] != stack:
+                return
     finally:
         waits[0].cancel()
 
