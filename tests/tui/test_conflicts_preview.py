@@ -102,9 +102,9 @@ async def test_a_long_list_is_filled_in_chunks_and_moving_past_the_filled_rows_w
     added: list[int] = []
     real_fill = ConflictsScreen.fill_more
 
-    def counting(self: ConflictsScreen, round_: int) -> None:
+    def counting(self: ConflictsScreen, round_: int, chain: int) -> None:
         added.append(self.query_one("#conf-pairs", OptionList).option_count)
-        real_fill(self, round_)
+        real_fill(self, round_, chain)
 
     monkeypatch.setattr(ConflictsScreen, "fill_more", counting)
     async with app_on(pristine, tmp_path / "state").run_test(size=(160, 45)) as pilot:
@@ -122,6 +122,49 @@ async def test_a_long_list_is_filled_in_chunks_and_moving_past_the_filled_rows_w
         await wait_until(pilot, lambda: not screen.filling, TIMEOUT)
         assert pairs.option_count == len(screen.rows)
         assert len(added) >= 2  # more than one chunk came after the first redraw
+
+
+async def test_a_chunk_a_dialog_dropped_is_filled_when_the_screen_is_back(
+    pristine: DemoHome, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Textual hands a ``call_after_refresh`` callback to whichever screen is current when it
+    is handled: a dialog opened meanwhile took the list's next chunk and dropped it when it
+    closed, and the list stayed part-filled. Back from a dialog, the fill goes on."""
+    from memtui.tui.screens import conflicts
+
+    monkeypatch.setattr(conflicts, "FIRST_ROWS", 1)
+    monkeypatch.setattr(conflicts, "FILL_ROWS", 1)
+    drop: list[bool] = []
+    real_fill = ConflictsScreen.fill_more
+
+    def dropping(self: ConflictsScreen, round_: int, chain: int) -> None:
+        if drop:  # this chunk went with a dialog
+            drop.clear()
+            return
+        real_fill(self, round_, chain)
+
+    monkeypatch.setattr(ConflictsScreen, "fill_more", dropping)
+    async with app_on(pristine, tmp_path / "state").run_test(size=(160, 45)) as pilot:
+        screen = await open_conflicts(pilot)
+        await wait_until(pilot, lambda: screen.found is not None and screen.judging is None
+                         and not screen.filling, TIMEOUT)
+        pairs = screen.query_one("#conf-pairs", OptionList)
+        assert len(screen.rows) >= 3
+        drop.append(True)
+        screen.show_pairs()  # shown again: its first chunk is dropped
+        await settle(pilot)
+        assert not drop and screen.filling and pairs.option_count < len(screen.rows)
+        await pilot.press("question_mark")  # a dialog, closed again
+        await settle(pilot)
+        assert app_screen_is_not(pilot, screen)
+        await pilot.press("escape")
+        await settle(pilot)
+        await wait_until(pilot, lambda: not screen.filling, TIMEOUT)
+        assert pairs.option_count == len(screen.rows)
+
+
+def app_screen_is_not(pilot: Pilot[None], screen: ConflictsScreen) -> bool:
+    return pilot.app.screen is not screen
 
 
 async def test_the_list_first_gets_the_rows_the_terminal_shows(

@@ -286,6 +286,9 @@ class ConflictsScreen(ReportsWork, Screen[None]):
         self.fill_round = 0
         self.fill_chunks = 0
         """Chunks :meth:`fill_more` added since the list was last shown."""
+        self.fill_chain = 0
+        """Which chain of :meth:`fill_more` calls is the live one (:meth:`on_screen_resume`
+        starts another)."""
         self.sides_shown: JudgedPair | None = None
         """The pair whose sides the panes show (:meth:`show_whole_sides`)."""
 
@@ -317,6 +320,21 @@ class ConflictsScreen(ReportsWork, Screen[None]):
 
     def on_resize(self) -> None:
         self.apply_size()
+
+    def on_screen_resume(self) -> None:
+        """Back from a dialog: the next chunk of the list (and the sides whole) asked for after
+        a redraw may have gone with it. Textual hands a ``call_after_refresh`` callback to
+        whichever screen is current when it is handled: a dialog pushed meanwhile takes it,
+        and dropped it when it closed before its own redraw (the list then stayed part-filled
+        until the next verdicts). A new chain of fills starts; the old one, if it lives, stops
+        at its next step."""
+        if not self.is_attached:
+            return
+        if self.filling:
+            self.fill_chain += 1
+            self.call_after_refresh(self.fill_more, self.fill_round, self.fill_chain)
+        if self.sides_shown is not None:
+            self.call_after_refresh(self.show_whole_sides, self.sides_shown)
 
     def apply_size(self) -> None:
         """A small terminal gets the compact footer (``?`` and ``q`` first, no ``^p``)."""
@@ -518,7 +536,7 @@ class ConflictsScreen(ReportsWork, Screen[None]):
             self.show_pair(None)
         self.refresh_bindings()
         if len(self.pending) > pairs.option_count:
-            self.call_after_refresh(self.fill_more, self.fill_round)
+            self.call_after_refresh(self.fill_more, self.fill_round, self.fill_chain)
         else:
             self.filled()
 
@@ -533,18 +551,18 @@ class ConflictsScreen(ReportsWork, Screen[None]):
         if count > have:
             pairs.add_options([made() for made in self.pending[have:count]])
 
-    def fill_more(self, round_: int) -> None:
+    def fill_more(self, round_: int, chain: int) -> None:
         """The next chunk of rows into the list (:data:`FILL_ROWS`, then twice as many each
         time, up to :data:`FILL_ROWS_MOST`), after the screen was drawn: the
         first rows show at once and keys are handled between the chunks (laying out an
         option costs about 1 ms; thousands at once froze the screen for seconds)."""
-        if round_ != self.fill_round or not self.is_attached:
-            return  # the list was shown again since, or the screen is gone
+        if round_ != self.fill_round or chain != self.fill_chain or not self.is_attached:
+            return  # the list was shown again since, another chain took over, or gone
         chunk = min(max(FILL_ROWS, FILL_ROWS_MOST), FILL_ROWS << min(self.fill_chunks, 16))
         self.fill_chunks += 1
         self.fill_to(self.query_one("#conf-pairs", OptionList).option_count + chunk)
         if len(self.pending) > self.query_one("#conf-pairs", OptionList).option_count:
-            self.call_after_refresh(self.fill_more, round_)
+            self.call_after_refresh(self.fill_more, round_, chain)
         else:
             self.filled()
 
