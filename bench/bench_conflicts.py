@@ -49,6 +49,7 @@ def child(home: Path) -> None:
     ctx = Context.create(project=home / "project", claude_home=home / "claude",
                          agent_memory_home=home / "agent-memory", env=dict(os.environ))
     painted: list[float] = []
+    painted_cpu: list[float] = []
     draw = Screen._compositor_refresh  # the frame the terminal gets: the first with a row
 
     def drawn(screen: Screen[object]) -> None:
@@ -56,6 +57,7 @@ def child(home: Path) -> None:
         if (not painted and isinstance(screen, ConflictsScreen) and screen.is_current
                 and screen.query_one("#conf-pairs", OptionList).option_count):
             painted.append(time.perf_counter())
+            painted_cpu.append(time.process_time())
 
     Screen._compositor_refresh = drawn  # type: ignore[method-assign,assignment]
 
@@ -87,6 +89,7 @@ def child(home: Path) -> None:
                 await pilot.pause(0.01)
             return {"seconds": first if first is not None else time.perf_counter() - start,
                     "paint": painted[0] - start if painted else float("nan"),
+                    "paint_cpu": painted_cpu[0] - cpu if painted_cpu else float("nan"),
                     "all": time.perf_counter() - start,
                     "cpu": time.process_time() - cpu,
                     "rows": float(pairs.option_count)}
@@ -168,7 +171,8 @@ def main() -> int:
         what = ("memtui judge --json" if side == "cli" else "conflicts screen, J to first row")
         extra = (f", {int(f.get('items', 0)):,} items, {int(f.get('candidates', 0)):,} "
                  f"candidates" if side == "cli" else
-                 f", {int(f['rows'])} rows, first painted {f.get('paint', 0):.2f} s, "
+                 f", {int(f['rows'])} rows, first painted {f.get('paint', 0):.2f} s "
+                 f"({f.get('paint_cpu', 0):.2f} s CPU), "
                  f"all judged and shown {f.get('all', 0):.2f} s")
         print(f"{what:34} {when}: {f['seconds']:7.2f} s wall, {f['cpu']:7.2f} s CPU, "
               f"peak RSS {f['rss_mb']:5.0f} MB{extra}")
