@@ -33,8 +33,10 @@ first painted (CPU to it):
     cold       3.33 s (2.79 CPU)   4.17 s (3.36 CPU)   1.25 (1.20)
     =========  ==================  ==================  ===========
 
-(warm first painted per run: 1.82 0.99 1.69 1.75 against 0.80 0.75 0.80 1.30; cold varies
-3-10 s on both trees over ten runs each, medians 4.0 and 5.3 s: not improved, perhaps worse.)
+(warm first painted per run: 1.82 0.99 1.69 1.75 against 0.80 0.75 0.80 1.30. Cold varies
+3-10 s on both trees, with the load: over ten runs each medians 4.0 and 5.3 s, while two more
+cold runs each, timed to the poll's first row, gave 10.0 10.6 against 8.5 5.9 s: no clear
+change; its first row waits for the first verdicts.)
 What is left of a warm run's 0.8 s CPU: the screen built and painted empty while the worker
 reads (0.25-0.3 s on the UI thread), the worker (0.2 s: 8,968 ledger lookups, the cached
 candidates, 1,000 ``lstat``), grouping 7,400 pairs and the rows' keys (0.2 s, UI thread), the
