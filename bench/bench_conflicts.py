@@ -37,7 +37,11 @@ first painted (CPU to it):
 3-10 s on both trees, with the load: over ten runs each medians 4.0 and 5.3 s, while two more
 cold runs each, timed to the poll's first row, gave 10.0 10.6 against 8.5 5.9 s: no clear
 change; its first row waits for the first verdicts.)
-What is left of a warm run's 0.8 s CPU: the screen built and painted empty while the worker
+These were measured with the list's fill growing 50, 100, 200 rows a chunk (5166d3e, reverted
+since: a TUI test hung with it); it adds 50 rows a chunk now, which leaves the first frame as it
+is and fills the whole list later (all 6,727 rows shown 7.7-10 s after ``J`` against 4.9-6.7 s
+for 2fa4365's 200 a chunk, one earlier round at load 6-9). What is left of a warm run's 0.8 s
+CPU: the screen built and painted empty while the worker
 reads (0.25-0.3 s on the UI thread), the worker (0.2 s: 8,968 ledger lookups, the cached
 candidates, 1,000 ``lstat``), grouping 7,400 pairs and the rows' keys (0.2 s, UI thread), the
 first frame (0.13 s).
