@@ -185,37 +185,6 @@ async def test_the_list_first_gets_the_rows_the_terminal_shows(
         assert screen.query_one("#conf-pairs", OptionList).option_count == 24
 
 
-async def test_the_fill_adds_ever_larger_chunks(
-    pristine: DemoHome, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """50 rows after each redraw took 130 redraws for 6,700 rows (2 s more than 200 at a
-    time): the first chunk is small, each next one twice as large, up to a most."""
-    from memtui.tui.screens import conflicts
-
-    monkeypatch.setattr(conflicts, "FIRST_ROWS", 1)
-    monkeypatch.setattr(conflicts, "FILL_ROWS", 2)
-    monkeypatch.setattr(conflicts, "FILL_ROWS_MOST", 8)
-    counts: list[int] = []
-    real_fill = ConflictsScreen.fill_more
-
-    def counting(self: ConflictsScreen, round_: int) -> None:
-        real_fill(self, round_)
-        counts.append(self.query_one("#conf-pairs", OptionList).option_count)
-
-    async with app_on(pristine, tmp_path / "state").run_test(size=(160, 45)) as pilot:
-        screen = await open_conflicts(pilot)
-        await wait_until(pilot, lambda: screen.found is not None and not screen.filling,
-                         TIMEOUT)
-        monkeypatch.setattr(ConflictsScreen, "fill_more", counting)
-        screen.filter = "all"
-        screen.show_pairs()
-        assert len(screen.rows) > 40
-        await wait_until(pilot, lambda: len(counts) >= 6, TIMEOUT)
-        screen.fill_round += 1  # the rest of the fill stops
-        steps = [b - a for a, b in zip([1, *counts], counts[:6], strict=False)]
-        assert steps == [2, 4, 8, 8, 8, 8]
-
-
 async def test_opening_a_group_does_not_group_the_pairs_again(
     pristine: DemoHome, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

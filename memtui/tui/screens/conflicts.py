@@ -115,10 +115,7 @@ half as many); the rest follow :data:`FILL_ROWS` at a time after each redraw
 (:meth:`ConflictsScreen.fill_more`). Laying out a row costs about 1 ms: the first frame
 waits for these alone."""
 FILL_ROWS = 50
-"""Rows added after the first redraw; each chunk after that twice the one before, up to
-:data:`FILL_ROWS_MOST`: keys are handled between the chunks, and each chunk costs a redraw
-(6,700 rows 50 at a time took 130 redraws, 2 s more than 200 at a time)."""
-FILL_ROWS_MOST = 200
+"""Rows added after each redraw: keys are handled between the chunks."""
 SIDE_FIRST_CHARS = 2_000
 """Characters of each side's body shown at once (a pane shows a few hundred); a longer one is
 shown whole after the next redraw, if its pair is still shown: laying out a 15,000-character
@@ -284,8 +281,6 @@ class ConflictsScreen(ReportsWork, Screen[None]):
         """How to make the option of each of :attr:`rows`; the list holds a prefix of them
         while :meth:`fill_more` adds the rest."""
         self.fill_round = 0
-        self.fill_chunks = 0
-        """Chunks :meth:`fill_more` added since the list was last shown."""
         self.fill_chain = 0
         """Which chain of :meth:`fill_more` calls is the live one (:meth:`on_screen_resume`
         starts another)."""
@@ -524,7 +519,6 @@ class ConflictsScreen(ReportsWork, Screen[None]):
         elif was is not None and (now := self.successor(was)) is not None:
             keep = now
         self.fill_round += 1  # a fill of the list before this one stops
-        self.fill_chunks = 0
         self.pending = options
         pairs.clear_options()
         if self.rows:
@@ -552,15 +546,12 @@ class ConflictsScreen(ReportsWork, Screen[None]):
             pairs.add_options([made() for made in self.pending[have:count]])
 
     def fill_more(self, round_: int, chain: int) -> None:
-        """The next chunk of rows into the list (:data:`FILL_ROWS`, then twice as many each
-        time, up to :data:`FILL_ROWS_MOST`), after the screen was drawn: the
+        """The next :data:`FILL_ROWS` rows into the list, after the screen was drawn: the
         first rows show at once and keys are handled between the chunks (laying out an
         option costs about 1 ms; thousands at once froze the screen for seconds)."""
         if round_ != self.fill_round or chain != self.fill_chain or not self.is_attached:
             return  # the list was shown again since, another chain took over, or gone
-        chunk = min(max(FILL_ROWS, FILL_ROWS_MOST), FILL_ROWS << min(self.fill_chunks, 16))
-        self.fill_chunks += 1
-        self.fill_to(self.query_one("#conf-pairs", OptionList).option_count + chunk)
+        self.fill_to(self.query_one("#conf-pairs", OptionList).option_count + FILL_ROWS)
         if len(self.pending) > self.query_one("#conf-pairs", OptionList).option_count:
             self.call_after_refresh(self.fill_more, round_, chain)
         else:
