@@ -3,7 +3,8 @@ the text differs. Textual's ``Static.update`` converts the text again and lays t
 screen out again even for the same text; the conflicts screen redrew its pair's four panes on
 every batch of verdicts and again for the highlight that followed, with the same pair on
 show: each time a layout and a repaint of the screen, most of the time judging took in the
-TUI."""
+TUI. And a widget of a fixed size (the main screen's header, which names every job's
+progress) is drawn again without laying the screen out again."""
 
 from __future__ import annotations
 
@@ -32,8 +33,11 @@ def same_text(shown: object, new: Text | str) -> bool:
 
 
 def show(static: Static, content: Text | str) -> bool:
-    """Show ``content`` in ``static`` unless it shows exactly that already; True: updated."""
+    """Show ``content`` in ``static`` unless it shows exactly that already; True: updated.
+    The screen is laid out again only when the widget's size follows its text (an ``auto``
+    width or height, as Textual's option list decides): a one-line header given the next
+    job's progress is only drawn again."""
     if same_text(static.content, content):
         return False
-    static.update(content)
+    static.update(content, layout=static.styles.auto_dimensions)
     return True
