@@ -112,14 +112,19 @@ async def select(pilot: Pilot[None], pane: str, path: Path, rel_path: str = "") 
 
 
 def scroll_detail_to(pilot: Pilot[None], mark: str, lines_above: int = 6) -> None:
-    """Scroll the detail pane so the first line containing ``mark`` sits near the top."""
+    """Scroll the detail pane so the first line containing ``mark`` sits near the top. A
+    MEMORY.md's health (``#detail-health``) comes first, its numbered lines (``#detail-head``)
+    next: a line's place counts from the first of them shown."""
     detail = main_screen(pilot).query_one(DetailPane)
-    head = detail.query_one("#detail-head", Static)
-    strips = head.render_lines(head.size.region)
-    for y, strip in enumerate(strips):
-        if mark in strip.text:
-            detail.scroll_to(y=max(0, y - lines_above), animate=False, immediate=True)
-            return
+    parts = [w for w in (detail.query_one("#detail-health", Static),
+                         detail.query_one("#detail-head", Static)) if w.display]
+    top = parts[0].virtual_region.y
+    for widget in parts:
+        for y, strip in enumerate(widget.render_lines(widget.size.region)):
+            if mark in strip.text:
+                at = widget.virtual_region.y - top + y
+                detail.scroll_to(y=max(0, at - lines_above), animate=False, immediate=True)
+                return
     raise AssertionError(f"{mark!r} not found in the detail pane")
 
 
