@@ -21,8 +21,6 @@ the files of the latest run. ``MEMTUI_NO_CACHE=1`` turns it off."""
 
 from __future__ import annotations
 
-import contextlib
-import json
 import os
 import stat
 import time
@@ -31,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from memtui.core.cache import cache_dir, cache_enabled
-from memtui.core.fileread import read_file
+from memtui.core.judge.cache_file import read_json, write_json
 
 VERSION = 1
 """The rules a body is made by (:func:`memtui.core.judge.items.memory_item`'s body and
@@ -104,11 +102,10 @@ class BodyCache:
         cache = cls(path)
         if path is None:
             return cache
-        result = read_file(path, CACHE_CAP, follow_symlinks=False)
-        if not result.complete:
+        data = read_json(path, CACHE_CAP)
+        if data is None:
             return cache
         try:
-            data = json.loads(result.data.decode("utf-8"))
             if not isinstance(data, dict) or data.get("version") != VERSION:
                 raise ValueError("not a bodies cache")
             files = data["files"]
@@ -145,15 +142,5 @@ class BodyCache:
             return
         data = {"version": VERSION,
                 "files": {file: entry.row() for file, entry in self.used.items()}}
-        body = json.dumps(data, ensure_ascii=True, separators=(",", ":")).encode("ascii")
-        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-            with open(tmp, "wb") as handle:
-                handle.write(body)
-            os.replace(tmp, self.path)
-        except OSError:
-            with contextlib.suppress(OSError):
-                tmp.unlink()
-            return
-        self.entries, self.changed = dict(self.used), False
+        if write_json(self.path, data):
+            self.entries, self.changed = dict(self.used), False

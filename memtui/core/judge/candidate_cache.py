@@ -19,17 +19,14 @@ finder's sources against it)."""
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
-import json
-import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 from memtui.core.cache import cache_dir, cache_enabled
-from memtui.core.fileread import read_file
+from memtui.core.judge.cache_file import read_json, write_json
 from memtui.core.judge.verdicts import Candidate, JudgeItem
 
 VERSION = 3  # 3: the rules of 2 (finder.py gained cached_answer)
@@ -83,11 +80,10 @@ class CandidateCache:
         cache = cls(path)
         if path is None:
             return cache
-        result = read_file(path, CACHE_CAP, follow_symlinks=False)
-        if not result.complete:
+        data = read_json(path, CACHE_CAP)
+        if data is None:
             return cache
         try:
-            data = json.loads(result.data.decode("utf-8"))
             finder, items, pairs = data["finder"], data["items"], data["pairs"]
             notes = data.get("notes", [])
             if not (isinstance(finder, str) and isinstance(items, dict)
@@ -137,13 +133,4 @@ class CandidateCache:
             return
         data = {"finder": self.finder, "items": self.items, "notes": self.notes,
                 "pairs": [[a, b, score, list(reasons)] for a, b, score, reasons in self.pairs]}
-        body = json.dumps(data, ensure_ascii=True, separators=(",", ":")).encode("ascii")
-        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-            with open(tmp, "wb") as handle:
-                handle.write(body)
-            os.replace(tmp, self.path)
-        except OSError:
-            with contextlib.suppress(OSError):
-                tmp.unlink()
+        write_json(self.path, data)
