@@ -94,23 +94,28 @@ ALIASES: dict[str, str] = {
     "postgresql": "postgres", "pg": "postgres", "k8s": "kubernetes", "argocd": "argo",
     "fluxcd": "flux", "rabbit": "rabbitmq", "jest.config": "jest",
     "vitest.config": "vitest", "warning": "warn", "pub-sub": "pub/sub", "pubsub": "pub/sub",
-    "cjs": "commonjs", "golang-migrate": "golang-migrate",
+    "cjs": "commonjs",
 }
 """Other names of a value."""
 
 NOT_AFTER: dict[str, frozenset[str]] = {
     "vault": frozenset(("bank",)),
-    "express": frozenset(("train", "lane")),
+    "moment": frozenset(("the", "a", "this", "that", "any", "one")),
+    "helm": frozenset(("the",)),
+    "drone": frozenset(("a", "the")),
 }
-"""A value read as plain English when the next word is one of these."""
+"""A value read as plain English when the word before it is one of these ("at the moment",
+"at the helm")."""
 NOT_BEFORE: dict[str, frozenset[str]] = {
     "black": frozenset(("friday", "box", "list", "hole")),
     "oracle": frozenset(("of",)),
     "rush": frozenset(("hour", "job", "order")),
     "rollup": frozenset(("of",)),
     "flux": frozenset(("capacitor",)),
-    "ent": frozenset(),
+    "express": frozenset(("train", "lane", "delivery", "shipping", "checkout")),
+    "parcel": frozenset(("delivery", "service", "tracking", "label", "labels")),
 }
+"""A value read as plain English when the word after it is one of these ("Black Friday")."""
 LEVEL_WORDS = frozenset(("level", "levels", "verbosity", "loglevel"))
 """A log level is one only beside one of these ("at debug level", "log level info"): "log
 the error" names no level."""

@@ -262,4 +262,4 @@ def test_the_local_rules_name_the_engines_sources() -> None:
         f"{digest.hexdigest()[:16]}")
 
 
-ENGINE_PINNED = "864669f7cf91bef6"
+ENGINE_PINNED = "fc706259c152951d"
