@@ -100,8 +100,6 @@ class BodyCache:
     def load(cls, path: Path | None) -> BodyCache:
         """The cache at ``path``; missing, unreadable or broken: an empty one."""
         cache = cls(path)
-        if path is None:
-            return cache
         data = read_json(path, CACHE_CAP)
         if data is None:
             return cache
@@ -112,7 +110,7 @@ class BodyCache:
             if not isinstance(files, dict):
                 raise ValueError("not a bodies cache")
             cache.entries = {str(f): Entry.from_row(row) for f, row in files.items()}
-        except (ValueError, TypeError, KeyError, RecursionError, UnicodeDecodeError):
+        except (ValueError, TypeError, KeyError, RecursionError):
             return cls(path)
         return cache
 

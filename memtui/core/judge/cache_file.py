@@ -16,9 +16,12 @@ if TYPE_CHECKING:
     from typing import Any
 
 
-def read_json(path: Path, cap: int) -> Any | None:
+def read_json(path: Path | None, cap: int) -> Any | None:
     """The JSON value in ``path`` (read up to ``cap`` bytes, not through a symlink); None when
-    it is missing, unreadable, cut by the cap or not JSON."""
+    there is no path (the cache is off) or the file is missing, unreadable, cut by the cap or
+    not JSON (invalid UTF-8 included)."""
+    if path is None:
+        return None
     result = read_file(path, cap, follow_symlinks=False)
     if not result.complete:
         return None

@@ -78,8 +78,6 @@ class CandidateCache:
     def load(cls, path: Path | None) -> CandidateCache:
         """The cache at ``path``; missing, unreadable or broken: an empty one."""
         cache = cls(path)
-        if path is None:
-            return cache
         data = read_json(path, CACHE_CAP)
         if data is None:
             return cache

@@ -681,7 +681,7 @@ def _other_kind(a: JudgeItem, b: JudgeItem, sa: list[Statement], sb: list[Statem
     from memtui.core.judge.kinds import kinds_of, other_kind
 
     clash = other_kind(f"{a.description}\n{a.body}", f"{b.description}\n{b.body}")
-    if clash is None:
+    if clash is None or not sa or not sb:  # the quote needs a statement on each side
         return []
     kind, va, vb = clash
 
@@ -690,9 +690,7 @@ def _other_kind(a: JudgeItem, b: JudgeItem, sa: list[Statement], sb: list[Statem
                      if kinds_of(st.text).get(kind, frozenset()) & values), 0)
 
     i, j = where(sa, va), where(sb, vb)
-    sim = reading.sims[i][j] if reading.sims and i < len(sa) and j < len(sb) else reading.pair
-    if not sa or not sb:
-        return []
+    sim = reading.sims[i][j] if reading.sims else reading.pair
     return [(1, sim, i, j, (f"{KIND_PREFIX}{kind}", " ".join(sorted(va)),
                             " ".join(sorted(vb))))]
 

@@ -262,4 +262,4 @@ def test_the_local_rules_name_the_engines_sources() -> None:
         f"{digest.hexdigest()[:16]}")
 
 
-ENGINE_PINNED = "fc706259c152951d"
+ENGINE_PINNED = "099bbb90479c882e"
