@@ -207,11 +207,94 @@ def propose_merge(kept: bytes, other: bytes, *, kept_is_newer: bool = True) -> b
         added.append(line.rstrip())
     while added and not added[-1]:
         added.pop()
-    if not added:
+    kept_lines = doc.body.splitlines()
+    added = fold_labelled(kept_lines, added)
+    if not added and kept_lines == doc.body.splitlines():
         return doc.to_bytes()
-    body = doc.body.rstrip("\r\n") + eol + eol if doc.body.strip() else ""
-    body += eol.join(added) + eol
-    return doc.with_body(body).to_bytes()
+    first_label = next((i for i, line in enumerate(kept_lines) if _LABEL.match(line)), None)
+    facts = next((i for i, line in enumerate(added) if _LABEL.match(line)), len(added))
+    if facts and first_label is not None:
+        # the other side's facts go with the kept facts, above its **Why:** / **How to
+        # apply:** paragraphs, as Claude Code writes a memory
+        while first_label and not kept_lines[first_label - 1].strip():
+            first_label -= 1
+        block = added[:facts]
+        while block and not block[-1].strip():
+            block.pop()
+        kept_lines[first_label:first_label] = block
+        added = added[facts:]
+    body = eol.join(kept_lines).rstrip("\r\n")
+    if added:
+        body = body + eol + eol if body.strip() else ""
+        body += eol.join(added)
+    return doc.with_body(body + eol if body else "").to_bytes()
+
+
+_LABEL = re.compile(r"^\s*\*\*([^*\n]{1,40}?):?\*\*:?\s*(.*)$")
+"""A labelled paragraph's first line: ``**Why:** …``, ``**How to apply:** …``."""
+REPEATED_SHARE = 0.8
+"""The share of a labelled text's content words the kept paragraph must already have (with
+every number and no negation of its own) for the text to count as said already."""
+
+
+def _said_already(kept_text: str, other_text: str) -> bool:
+    from memtui.core.judge.statements import statement
+
+    mine, theirs = statement(kept_text), statement(other_text)
+    if not theirs.stems or (theirs.negated and not mine.negated):
+        return False
+    if not theirs.numbers <= mine.numbers:
+        return False
+    return len(theirs.stems & mine.stems) >= REPEATED_SHARE * len(theirs.stems)
+
+
+def _paragraph_end(lines: list[str], start: int) -> int:
+    """The last line of the paragraph that starts at ``start``."""
+    end = start
+    while end + 1 < len(lines) and lines[end + 1].strip() and not _LABEL.match(lines[end + 1]):
+        end += 1
+    return end
+
+
+def fold_labelled(kept_lines: list[str], added: list[str]) -> list[str]:
+    """Fold each labelled paragraph of ``added`` (``**Why:** …``) into the kept paragraph of
+    the same label, in place in ``kept_lines``: its text goes after the kept text, unless the
+    kept paragraph says it already (:func:`_said_already`: then it is left out). A merge
+    thus has one **Why:** and one **How to apply:**, not two of each. Returns what is left
+    of ``added``, blank runs collapsed."""
+    rest: list[str] = []
+    i = 0
+    while i < len(added):
+        match = _LABEL.match(added[i])
+        home = None
+        if match:
+            label = match.group(1).strip().casefold()
+            home = next((k for k, line in enumerate(kept_lines)
+                         if (m := _LABEL.match(line)) and m.group(1).strip().casefold() == label),
+                        None)
+        if match is None or home is None:
+            rest.append(added[i])
+            i += 1
+            continue
+        end = _paragraph_end(added, i)
+        text_lines = [match.group(2).strip(), *(line.strip() for line in added[i + 1:end + 1])]
+        text = " ".join(t for t in text_lines if t)
+        kept_end = _paragraph_end(kept_lines, home)
+        kept_text = " ".join([_LABEL.match(kept_lines[home]).group(2),  # type: ignore[union-attr]
+                              *kept_lines[home + 1:kept_end + 1]])
+        if text and not _said_already(kept_text, text):
+            last = kept_lines[kept_end].rstrip()
+            if last.endswith((".", "!", "?")):
+                text = text[:1].upper() + text[1:]
+            kept_lines[kept_end] = f"{last} {text}" if last.strip() else text
+        i = end + 1
+    folded: list[str] = []
+    for line in rest:
+        if line.strip() or (folded and folded[-1].strip()):
+            folded.append(line)
+    while folded and not folded[-1].strip():
+        folded.pop()
+    return folded
 
 
 def _when(item: JudgeItem) -> str:

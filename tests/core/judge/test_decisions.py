@@ -276,6 +276,40 @@ def test_a_line_worded_otherwise_that_gives_one_subject_another_amount_is_a_clas
                          "Rolled out: `checkout_v2`, 100 percent of traffic.") == []
 
 
+def test_a_merge_has_one_why_and_one_how_to_apply_the_other_sides_text_folded_in() -> None:
+    kept = (b"---\nname: sizing\n---\nSize in days, at most 2 per story.\n\n"
+            b"**Why:** long stories kept slipping.\n\n**How to apply:** split anything bigger.\n")
+    other = (b"---\nname: estimation\n---\nEstimates go in the ticket's first comment.\n\n"
+             b"**Why:** story points were gamed\nby every team.\n\n"
+             b"**How to apply:** split anything bigger.\n\n**Owner:** the planning guild.\n")
+    merged = propose_merge(kept, other).decode()
+    assert merged == (
+        "---\nname: sizing\n---\nSize in days, at most 2 per story.\n"
+        "Estimates go in the ticket's first comment.\n\n"
+        "**Why:** long stories kept slipping. Story points were gamed by every team.\n\n"
+        "**How to apply:** split anything bigger.\n\n"
+        "**Owner:** the planning guild.\n")
+    assert merged.count("**Why:**") == 1 and merged.count("**How to apply:**") == 1
+
+
+def test_a_labelled_text_is_left_out_only_when_the_kept_paragraph_says_it_already() -> None:
+    kept = b"---\nname: a\n---\nFact.\n\n**Why:** the staging database is reset every night.\n"
+    said = b"---\nname: b\n---\nFact.\n\n**Why:** staging database reset every night\n"
+    assert propose_merge(kept, said) == kept
+    # the same words with a negation, or another number, are not said already (the merge's
+    # value clashes then keep the newer line and say which they dropped)
+    from memtui.core.judge.merge import _said_already
+
+    assert _said_already("the staging database is reset every night.",
+                         "staging database reset every night")
+    assert not _said_already("the staging database is reset every night.",
+                             "the staging database is never reset")
+    assert not _said_already("the staging database is reset every night.",
+                             "the staging database is reset every 2 nights")
+    assert not _said_already("the staging database is reset every night.",
+                             "the staging cache is flushed every night")
+
+
 def test_a_proposed_merge_keeps_both_lines_that_differ_in_one_word() -> None:
     kept = b"---\nname: unit\n---\nUnit tests run with vitest in watch mode.\n"
     other = b"---\nname: unit-old\n---\nUnit tests run with jest in watch mode.\n"
