@@ -1,10 +1,11 @@
 """Live updates for the main screen: watch every store, rescan only what changed.
 
-Watchdog reports bursts of changed paths (already debounced) on its own thread; they hop to
-the app with ``call_from_thread`` and gather in ``pending``. One worker at a time (group
-``rescan``) rescans the stores they touch and the result is handed to ``show``; paths that
-arrive while it runs wait for the next one, so a burst of writes becomes one or two refreshes
-however long a rescan takes. It gets the screen's context, result and ``show`` as callables,
+Watchdog reports bursts of changed paths (already debounced; the first finished change after
+a quiet period at once) on its own thread; they hop to the app with ``call_from_thread`` and
+gather in ``pending``. One worker at a time (group ``rescan``) rescans the stores they touch
+and the result is handed to ``show``; paths that arrive while it runs wait for the next one,
+so a burst of writes becomes two or three refreshes however long a rescan takes (its first
+file at once, the rest merged). It gets the screen's context, result and ``show`` as callables,
 never the screen's class; a refresh shown, it posts :class:`ScanCompleted` to the screen (the
 screen's handler starts what follows a complete result).
 """
@@ -25,7 +26,7 @@ from textual.message import Message
 from memtui.core.contents import ScanResult
 from memtui.core.scan.refresh import refresh, watch_targets
 from memtui.core.scan.scanner import cache_for, scan
-from memtui.core.scan.watch import StoreWatcher
+from memtui.core.scan.watch import DEBOUNCE_SECONDS, MAX_DELAY_SECONDS, StoreWatcher
 from memtui.core.stores.locations import Context, Locations, locate
 from memtui.tui.work import check, in_thread, run_flow, run_thread
 
@@ -45,6 +46,10 @@ class ScanCompleted(Message):
 
 class LiveUpdates:
     """The watcher of one screen's stores and the refreshes it triggers."""
+
+    debounce: ClassVar[float] = DEBOUNCE_SECONDS
+    max_delay: ClassVar[float] = MAX_DELAY_SECONDS
+    """The watcher's (``StoreWatcher``); tests set them beyond their patience."""
 
     def __init__(
         self,
@@ -94,7 +99,8 @@ class LiveUpdates:
             if self._stopped:
                 return
             if self.watcher is None:
-                self.watcher = StoreWatcher(roots, self._on_change)
+                self.watcher = StoreWatcher(roots, self._on_change, self.debounce,
+                                            self.max_delay)
                 self.watcher.start()
             elif roots != self.watcher.roots:
                 self.watcher.set_roots(roots)

@@ -16,6 +16,7 @@ from memtui.core.demo.build import DemoHome, build_demo_home
 from memtui.core.demo.writers import write_memory
 from memtui.tui.app import MemtuiApp
 from memtui.tui.screens.main import MainScreen
+from memtui.tui.testing import settle
 from memtui.tui.widgets.detail import DetailPane
 from memtui.tui.widgets.store_tree import StoreTree
 
@@ -52,7 +53,7 @@ async def select_memory(pilot: Pilot[None], pane: str, key: str) -> StoreTree:
     await pilot.pause()
     assert tree.select_key(key)
     for _ in range(3):
-        await pilot.app.workers.wait_for_complete()
+        await settle(pilot)  # a worker a later refresh cancelled is over too
         await pilot.pause()
     return tree
 
@@ -70,6 +71,24 @@ async def test_new_file_appears_in_auto_tree(home: DemoHome) -> None:
         await wait_until(pilot, lambda: "fresh_note.md" in tree_memories(screen, "auto"),
                          VISIBLE_WITHIN)
         assert tree_memories(screen, "auto")["fresh_note.md"].description == "just written"
+
+
+async def test_a_lone_new_file_is_shown_without_waiting_for_the_quiet_after_it(
+    home: DemoHome, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The watcher's debounce and max delay outlast the test's patience: only the report at
+    once of the first finished change after a quiet period can bring the file."""
+    from memtui.tui.live import LiveUpdates
+
+    monkeypatch.setattr(LiveUpdates, "debounce", 10 * VISIBLE_WITHIN)
+    monkeypatch.setattr(LiveUpdates, "max_delay", 10 * VISIBLE_WITHIN)
+    async with live_app(home).run_test(size=SIZE) as pilot:
+        screen = await started(pilot)
+        write_memory(home.auto_memory, "lone_note.md", description="alone", type="user")
+        await wait_until(pilot, lambda: "lone_note.md" in tree_memories(screen, "auto"),
+                         VISIBLE_WITHIN)
+        assert tree_memories(screen, "auto")["lone_note.md"].description == "alone"
+        assert screen.live.refreshes == 1
 
 
 async def test_modified_file_shows_its_new_description(home: DemoHome) -> None:
@@ -115,7 +134,7 @@ async def test_burst_of_writes_is_a_few_refreshes(home: DemoHome) -> None:
         await wait_until(pilot, lambda: set(names) <= set(tree_memories(screen, "auto")),
                          VISIBLE_WITHIN)
         await pilot.pause(0.6)  # room for any late refresh to show up in the count
-        await pilot.app.workers.wait_for_complete()
+        await settle(pilot)  # a worker a later refresh cancelled is over too
         assert 1 <= screen.live.refreshes <= 3
 
 
@@ -148,7 +167,7 @@ async def test_selection_and_expanded_folders_survive_a_refresh(home: DemoHome) 
         await wait_until(pilot, lambda: "AAA_note.md" in tree_memories(screen, "agents"),
                          VISIBLE_WITHIN)
         for _ in range(3):
-            await pilot.app.workers.wait_for_complete()
+            await settle(pilot)  # a worker a later refresh cancelled is over too
             await pilot.pause()
 
         assert cursor_key(agents) == f"{planner}::{planner_file}"
@@ -167,7 +186,7 @@ async def test_selection_and_expanded_folders_survive_a_refresh(home: DemoHome) 
 async def test_no_watcher_without_watch(home: DemoHome) -> None:
     async with live_app(home, watch=False).run_test(size=SIZE) as pilot:
         for _ in range(3):
-            await pilot.app.workers.wait_for_complete()
+            await settle(pilot)  # a worker a later refresh cancelled is over too
             await pilot.pause()
         screen = main_screen(pilot)
         assert screen.result is not None and screen.live.watcher is None
@@ -234,7 +253,7 @@ async def test_a_refresh_changes_only_the_nodes_of_changed_memories(home: DemoHo
                     and memories[edited].description == "edited now")
 
         await wait_until(pilot, done, VISIBLE_WITHIN)
-        await pilot.app.workers.wait_for_complete()
+        await settle(pilot)  # a worker a later refresh cancelled is over too
         after = memory_nodes(screen, "auto")
         for rel, node in after.items():
             if rel not in ("mmm_new.md", edited):
@@ -274,7 +293,7 @@ async def test_a_refresh_runs_the_follow_ups_of_its_changed_stores_only(
     monkeypatch.setattr(main_module, "team_check", team)
     async with live_app(home).run_test(size=SIZE) as pilot:
         screen = await started(pilot)
-        await pilot.app.workers.wait_for_complete()
+        await settle(pilot)  # a worker a later refresh cancelled is over too
         assert manifests and teams
         manifests.clear()
         teams.clear()
@@ -283,7 +302,7 @@ async def test_a_refresh_runs_the_follow_ups_of_its_changed_stores_only(
         await wait_until(pilot, lambda: "fresh_agent_note.md" in tree_memories(screen, "agents"),
                          VISIBLE_WITHIN)
         for _ in range(3):
-            await pilot.app.workers.wait_for_complete()
+            await settle(pilot)  # a worker a later refresh cancelled is over too
             await pilot.pause()
         assert manifests == [planner]
         assert teams == []
@@ -366,7 +385,7 @@ async def test_a_memory_md_on_show_keeps_its_numbered_lines(
 
 async def settle_all(pilot: Pilot[None]) -> None:
     for _ in range(3):
-        await pilot.app.workers.wait_for_complete()
+        await settle(pilot)  # a worker a later refresh cancelled is over too
         await pilot.pause()
 
 

@@ -14,7 +14,6 @@ from typing import Any
 from watchdog.events import (
     DirCreatedEvent,
     DirDeletedEvent,
-    DirModifiedEvent,
     DirMovedEvent,
     FileClosedEvent,
     FileCreatedEvent,
@@ -29,7 +28,13 @@ from watchdog.observers import Observer
 DEBOUNCE_SECONDS = 0.05
 """Events closer together than this are merged into one callback (a program writing many files
 writes them closer than that; a refresh that runs meanwhile gathers the next bursts into one:
-``memtui.tui.live``). A new file then shows within 300 ms (``bench/bench_refresh.py``)."""
+``memtui.tui.live``). The first finished change after a quiet period this long is reported at
+once (:data:`FINISHING_EVENTS`): a lone new file does not wait for the quiet after it."""
+
+FINISHING_EVENTS = frozenset({"closed", "deleted", "moved"})
+"""Event types that end a change to a file: written and closed, gone, renamed. A created or
+modified file is still being written (reading it then could find it empty); its close follows
+(where the platform reports closes: inotify does)."""
 
 MAX_DELAY_SECONDS = 0.25
 """A long burst still reports at least this often, so its first files show within 300 ms and
@@ -39,11 +44,12 @@ IGNORED_EVENTS = frozenset({"opened", "closed_no_write"})
 """Event types that never change what a scan sees."""
 
 EVENT_FILTER: list[type[FileSystemEvent]] = [
-    FileCreatedEvent, DirCreatedEvent, FileModifiedEvent, DirModifiedEvent, FileDeletedEvent,
+    FileCreatedEvent, DirCreatedEvent, FileModifiedEvent, FileDeletedEvent,
     DirDeletedEvent, FileMovedEvent, DirMovedEvent, FileClosedEvent,
 ]
 """The events asked of the observer: every one but opened and closed-without-writing, so
-inotify is never asked for ``IN_OPEN`` / ``IN_CLOSE_NOWRITE``. Reading a store (a rescan, the
+inotify is never asked for ``IN_OPEN`` / ``IN_CLOSE_NOWRITE``, and but a directory modified
+(see :class:`_Collector`; the others ask inotify for all it would). Reading a store (a rescan, the
 links check, the recall manifests: thousands of files on a large home) then queues nothing:
 before, each read made two events that the watcher's thread decoded and dropped, the report
 of a real change waited behind them, and a large home's queue overflowed (watchdog then walks
@@ -61,20 +67,25 @@ class WatchPoint:
 
 
 class _Collector(FileSystemEventHandler):
-    """Hands each path an event names to ``sink``, with whether the event can move a watch
-    (anything but a directory's content changing: a directory created, deleted or moved)."""
+    """Hands each path an event names to ``sink``, with whether the event finishes a change
+    (:data:`FINISHING_EVENTS`). A directory's "modified" is dropped: watchdog's inotify
+    emitter makes one for the parent after each event of a file or folder in it (which names
+    the change itself), and inotify raises no other for a directory (its attributes changing
+    is ``IN_ATTRIB``, not asked for). Kept, it would follow a file's close as an event of its
+    own: a second report of every lone write, a folder's files all read again as changed."""
 
     def __init__(self, sink: Callable[[str, bool], None]) -> None:
         self._sink = sink
 
     def on_any_event(self, event: FileSystemEvent) -> None:
-        if event.event_type in IGNORED_EVENTS:
+        if event.event_type in IGNORED_EVENTS or (
+                event.is_directory and event.event_type == "modified"):
             return
-        moves = not (event.is_directory and event.event_type == "modified")
+        finishes = event.event_type in FINISHING_EVENTS
         for attr in ("src_path", "dest_path"):
             path = getattr(event, attr, "")
             if path:
-                self._sink(os.fsdecode(path), moves)
+                self._sink(os.fsdecode(path), finishes)
 
 
 def watch_point(root: Path) -> Path | None:
@@ -131,21 +142,36 @@ def _layout_paths(roots: frozenset[Path]) -> frozenset[Path]:
 
 class Burst:
     """When a burst of events is due to be reported: ``debounce`` after its last event, and
-    never later than ``max_delay`` after its first. The caller passes the time (a monotonic
-    clock), so the rule is checked without one."""
+    never later than ``max_delay`` after its first; but at once at the first event that
+    finishes a change (``finishes``) when the burst began after a quiet ``debounce`` (a lone
+    new file is shown without waiting for the quiet after it; what follows it closely is the
+    next burst, reported the usual way, so a burst of writes is two reports where it was
+    one). The caller passes the time (a monotonic clock), so the rule is checked without
+    one."""
 
     def __init__(self, debounce: float, max_delay: float) -> None:
         self.debounce = debounce
         self.max_delay = max_delay
         self.started: float | None = None
         self.due: float | None = None
+        self.last: float | None = None
+        """The time of the last event (of any burst)."""
+        self.leading = False
+        """The burst began after a quiet period and has not been reported at once yet."""
 
-    def event(self, now: float) -> float | None:
+    def event(self, now: float, finishes: bool = False) -> float | None:
         """An event at ``now``: the burst's new due time, or None when it stays (the burst
         has reached its max delay)."""
+        quiet = self.last is None or now - self.last >= self.debounce
+        self.last = now
         if self.started is None:
             self.started = now
-        due = min(now + self.debounce, self.started + self.max_delay)
+            self.leading = quiet
+        if self.leading and finishes:
+            self.leading = False
+            due = now
+        else:
+            due = min(now + self.debounce, self.started + self.max_delay)
         if due == self.due:
             return None
         self.due = due
@@ -154,11 +180,13 @@ class Burst:
     def reported(self) -> None:
         """The burst was reported (or dropped): the next event starts a new one."""
         self.started = self.due = None
+        self.leading = False
 
 
 class StoreWatcher:
     """Observe directories; after a quiet ``debounce`` period call ``on_change`` once with every
-    path that changed in the burst (never later than ``max_delay`` after the burst began).
+    path that changed in the burst (never later than ``max_delay`` after the burst began; at
+    once for the first finished change after a quiet period: :class:`Burst`).
 
     Missing roots are watched through their nearest existing ancestor; after every burst the
     watched directories are recomputed, so a root that appears gets its own recursive watch
@@ -256,14 +284,14 @@ class StoreWatcher:
                 except OSError as err:
                     self.problems.append(f"cannot watch {point.path}: {err.strerror or err}")
 
-    def _record(self, path: str, moves: bool = True) -> None:
+    def _record(self, path: str, finishes: bool = False) -> None:
         with self._lock:
             changed = Path(path)
             self._pending.add(changed)
-            if moves and not self._moved and changed in self._layout_paths:
+            if not self._moved and changed in self._layout_paths:
                 self._moved = True
             now = time.monotonic()
-            due = self._burst.event(now)
+            due = self._burst.event(now, finishes)
             if due is None:
                 return
             if self._timer is not None:
