@@ -444,6 +444,66 @@ async def test_a_refresh_leaves_the_other_panes_and_the_layout_alone(
         assert rows == expected
 
 
+def tree_lines(tree: StoreTree) -> list[tuple[tuple[int, ...], bool, int]]:
+    """Textual's lines of ``tree``: each row's path (node ids), its ``last`` flag and the
+    line its node says it is on."""
+    return [(tuple(node.id for node in line.path), line.last, line.path[-1].line)
+            for line in tree._tree_lines]
+
+
+async def test_a_few_top_level_files_edit_the_tree_lines_as_a_build_would(
+    home: DemoHome,
+) -> None:
+    """Files added and deleted at the auto memory's top level (the cursor on a row below
+    them): Textual's lines of the tree are edited in place, not built again, and are what a
+    build gives, the cursor still on its memory; more files than a few build them again."""
+    async with live_app(home).run_test(size=SIZE) as pilot:
+        screen = await started(pilot)
+        tree = screen.query_one("#tree-auto", StoreTree)
+        names = sorted(r for r in tree_memories(screen, "auto") if "/" not in r
+                       and r != "MEMORY.md")
+        on = tree.root.children[-1]
+        assert on.data is not None
+        await select_memory(pilot, "auto", on.data.key)
+        builds: list[int] = []
+        build = tree._build
+
+        def counting() -> None:
+            builds.append(1)
+            build()
+
+        tree._build = counting  # type: ignore[method-assign]
+        (home.auto_memory / names[1]).unlink()
+        for name in ("aaa_line.md", "mmm_line.md", "zzz_line.md"):
+            write_memory(home.auto_memory, name, description="new")
+
+        def done() -> bool:
+            memories = tree_memories(screen, "auto")
+            return {"aaa_line.md", "mmm_line.md", "zzz_line.md"} <= set(memories) and (
+                names[1] not in memories)
+
+        await wait_until(pilot, done, VISIBLE_WITHIN)
+        await settle(pilot)
+        assert builds == []
+        edited, width = tree_lines(tree), tree.virtual_size.width
+        assert cursor_key(tree) == on.data.key
+        assert tree.cursor_line == on.line
+        tree._tree_lines_cached = None
+        assert tree_lines(tree) == edited
+        assert tree.virtual_size.width <= width  # never narrower than a build's
+        assert tree.virtual_size.height == len(edited)
+        many = [f"many_{i:02}.md" for i in range(30)]
+        for name in many:
+            write_memory(home.auto_memory, name, description="new")
+        await wait_until(pilot, lambda: set(many) <= set(tree_memories(screen, "auto")),
+                         VISIBLE_WITHIN)
+        await settle(pilot)
+        assert builds
+        edited = tree_lines(tree)
+        tree._tree_lines_cached = None
+        assert tree_lines(tree) == edited
+
+
 async def test_a_refresh_rescans_with_the_locations_found_before(
     home: DemoHome, monkeypatch: pytest.MonkeyPatch
 ) -> None:
