@@ -86,10 +86,12 @@ def _names_changed(target: str, changed: Set[str]) -> bool:
     ``link_of`` looks it up among the store files, as it is or unquoted, resolved from the
     store root (an external one names none). Any other verdict of it (a folder, dangling, a
     file that did not change) is the same before and after: the files differ in ``changed``
-    only, and the folders not at all."""
-    if is_external_target(target):
+    only, and the folders not at all. The changed files are of the store root (``_applies``):
+    a path resolved to one ends in it, so a form without the name in it is not resolved."""
+    forms = [form for form in {target, unquote(target)} if any(rel in form for rel in changed)]
+    if not forms or is_external_target(target):
         return False
-    return any(resolve_target(candidate) in changed for candidate in (target, unquote(target)))
+    return any(resolve_target(form) in changed for form in forms)
 
 
 def _candidates(entries: Sequence[IndexEntry], changed: Set[str]) -> tuple[list[int], list[int]]:
