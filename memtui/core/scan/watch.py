@@ -128,6 +128,12 @@ def watch_points(roots: Iterable[Path]) -> set[WatchPoint]:
     return points
 
 
+def _layout_strings(roots: frozenset[Path]) -> frozenset[str]:
+    """:func:`_layout_paths` as strings, as the observer names paths (joined to a watched
+    directory's path, which is a ``Path``'s string: no doubled or trailing slash)."""
+    return frozenset(map(str, _layout_paths(roots)))
+
+
 def _layout_paths(roots: frozenset[Path]) -> frozenset[Path]:
     """The paths whose change can move a watch: every root and every folder above one (a
     root that appears or goes, or a folder on the way to it). A burst touching none of them
@@ -158,17 +164,22 @@ class Burst:
         """The time of the last event (of any burst)."""
         self.leading = False
         """The burst began after a quiet period and has not been reported at once yet."""
+        self.at_once = False
+        """The burst is due at once: the events until it is reported join it."""
 
     def event(self, now: float, finishes: bool = False) -> float | None:
         """An event at ``now``: the burst's new due time, or None when it stays (the burst
-        has reached its max delay)."""
+        has reached its max delay, or is due at once)."""
         quiet = self.last is None or now - self.last >= self.debounce
         self.last = now
         if self.started is None:
             self.started = now
             self.leading = quiet
+        if self.at_once:
+            return None
         if self.leading and finishes:
             self.leading = False
+            self.at_once = True
             due = now
         else:
             due = min(now + self.debounce, self.started + self.max_delay)
@@ -180,7 +191,7 @@ class Burst:
     def reported(self) -> None:
         """The burst was reported (or dropped): the next event starts a new one."""
         self.started = self.due = None
-        self.leading = False
+        self.leading = self.at_once = False
 
 
 class StoreWatcher:
@@ -201,16 +212,18 @@ class StoreWatcher:
         max_delay: float = MAX_DELAY_SECONDS,
     ) -> None:
         self._roots = frozenset(Path(r) for r in roots)
-        self._layout_paths = _layout_paths(self._roots)
+        self._layout_paths = _layout_strings(self._roots)
         self._on_change = on_change
         self._burst = Burst(debounce, max_delay)
-        self._pending: set[Path] = set()
+        self._pending: set[str] = set()
         self._moved = False
         """A path of the pending burst can move a watch (see :func:`_layout_paths`)."""
         self._lock = threading.Lock()
+        self._due = threading.Condition(self._lock)
+        """Wakes the reporting thread when a burst becomes due earlier than it waits for."""
         self._watch_lock = threading.Lock()
-        self._timer: threading.Timer | None = None
         self._generation = 0
+        """Which start the reporting thread serves: each stop ends the thread of its start."""
         self._observer: Any = None
         self._handler = _Collector(self._record)
         self._scheduled: dict[WatchPoint, Any] = {}
@@ -241,17 +254,20 @@ class StoreWatcher:
             observer.daemon = True
             observer.start()
             self._observer = observer
+            with self._lock:
+                generation = self._generation
+            reporter = threading.Thread(target=self._report, args=(generation,),
+                                        name="memtui-watch-report", daemon=True)
+            reporter.start()
         self._sync_watches()
 
     def stop(self) -> None:
         with self._lock:
-            self._generation += 1
-            if self._timer is not None:
-                self._timer.cancel()
-                self._timer = None
-            self._pending.clear()
+            self._generation += 1  # the reporting thread ends (not waited for: it may be
+            self._pending.clear()  # in a callback waiting for the thread calling this)
             self._moved = False
             self._burst.reported()
+            self._due.notify_all()
         with self._watch_lock:
             observer, self._observer = self._observer, None
             self._scheduled.clear()
@@ -262,7 +278,7 @@ class StoreWatcher:
     def set_roots(self, roots: Iterable[Path]) -> None:
         """Watch ``roots`` from now on; only the watches that differ are replaced."""
         self._roots = frozenset(Path(r) for r in roots)
-        self._layout_paths = _layout_paths(self._roots)
+        self._layout_paths = _layout_strings(self._roots)
         self._sync_watches()
 
     def _sync_watches(self) -> None:
@@ -285,33 +301,49 @@ class StoreWatcher:
                     self.problems.append(f"cannot watch {point.path}: {err.strerror or err}")
 
     def _record(self, path: str, finishes: bool = False) -> None:
+        """The observer's thread: one event's path. No thread is started nor woken for it
+        unless its burst becomes due earlier (a 200-file burst is 600 events: a timer thread
+        started for each took the interpreter from the app and the refresh)."""
         with self._lock:
-            changed = Path(path)
-            self._pending.add(changed)
-            if not self._moved and changed in self._layout_paths:
+            self._pending.add(path)
+            if not self._moved and path in self._layout_paths:
                 self._moved = True
-            now = time.monotonic()
-            due = self._burst.event(now, finishes)
-            if due is None:
-                return
-            if self._timer is not None:
-                self._timer.cancel()
-            self._generation += 1
-            timer = threading.Timer(max(0.0, due - now), self._flush, args=(self._generation,))
-            timer.daemon = True
-            self._timer = timer
-            timer.start()
+            waited = self._burst.due
+            due = self._burst.event(time.monotonic(), finishes)
+            if due is not None and (waited is None or due < waited):
+                self._due.notify_all()
 
-    def _flush(self, generation: int) -> None:
-        with self._lock:
-            if generation != self._generation:
-                return
+    def _next(self, generation: int) -> tuple[set[str], bool] | None:
+        """Wait until the pending burst is due (called with the lock held): its paths and
+        whether one can move a watch; None once the watcher stopped."""
+        while self._generation == generation:
+            due = self._burst.due
+            if due is None:
+                self._due.wait()
+                continue
+            left = due - time.monotonic()
+            if left > 0:
+                self._due.wait(left)  # an event may have put it later (or earlier): look again
+                continue
             changed, self._pending = self._pending, set()
             moved, self._moved = self._moved, False
-            self._timer = None
             self._burst.reported()
-        if not changed or not self.running:
-            return
-        if moved:
-            self._sync_watches()
-        self._on_change(changed)
+            return changed, moved
+        return None
+
+    def _report(self, generation: int) -> None:
+        """The reporting thread of one start: each burst, when due, to ``on_change``."""
+        while True:
+            with self._lock:
+                burst = self._next(generation)
+            if burst is None:
+                return
+            changed, moved = burst
+            if not changed or not self.running:
+                continue
+            try:
+                if moved:
+                    self._sync_watches()
+                self._on_change({Path(path) for path in changed})
+            except Exception as err:  # the next bursts are still reported
+                self.problems.append(f"reporting changes failed: {err}")

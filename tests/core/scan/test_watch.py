@@ -98,6 +98,8 @@ def test_the_first_finished_change_after_a_quiet_period_is_due_at_once() -> None
     burst = Burst(debounce=0.2, max_delay=0.5)
     assert burst.event(10.0) == pytest.approx(10.2)  # created: still being written
     assert burst.event(10.001, finishes=True) == pytest.approx(10.001)  # closed: at once
+    assert burst.event(10.002) is None  # an event before the report joins it
+    assert burst.event(10.003, finishes=True) is None
     burst.reported()
     # what follows closely is a burst of its own, reported the usual way
     assert burst.event(10.01) == pytest.approx(10.21)
