@@ -79,6 +79,14 @@ class LiveUpdates:
         self._stopped = False
         self._busy = False
         self._scan_all = False
+        self._owed = False
+        """A refresh was shown whose follow-ups (:class:`ScanCompleted`) have not started:
+        they start once no refresh runs or waits and the watcher holds no burst, for the
+        newest result (a burst's first file is shown at once: its follow-ups, reading
+        thousands of files on a large home, took the interpreter from the rest's refresh)."""
+        self._relocate: tuple[Context, Locations] | None = None
+        """The context and locations a refresh shown since the last check rescanned with:
+        the stores are found again once nothing else is to do (:meth:`_check_locations`)."""
 
     # watching ----------------------------------------------------------------------------
 
@@ -157,12 +165,9 @@ class LiveUpdates:
                 fresh = await in_thread(lambda: refresh(context, base, changed, cache=cache,
                                                         locations=known))
         finally:
+            if known is not None and fresh is not None and fresh is not base:
+                self._relocate = (context, known)
             self._done(changed, base, fresh)
-        if known is not None and fresh is not None and fresh is not base:
-            # once the refresh is on screen: finding them competes with drawing it
-            self.node.call_after_refresh(
-                run_flow, self.node, partial(self._check_locations, context, known),
-                group="relocate", label="finding the stores again", title="Live refresh")
 
     async def _check_locations(self, context: Context, known: Locations) -> None:
         """After a refresh that rescanned with ``known``: the locations found again; when
@@ -182,10 +187,28 @@ class LiveUpdates:
             if self.result() is base:
                 self.refreshes += 1
                 self.show(fresh)
-                # its follow-ups (threads reading thousands of files on a large home) start
-                # once the refresh is on screen, not while it is drawn
-                self.node.call_after_refresh(self.node.post_message,
-                                             ScanCompleted(fresh, check_links=True))
+                self._owed = True
             else:
                 self.pending.update(changed)  # another scan landed meanwhile: redo on top of it
         self._schedule()
+        self._follow_up()
+
+    def _follow_up(self) -> None:
+        """Once no refresh runs or waits and the watcher holds no burst: the follow-ups of
+        the refreshes shown (:attr:`_owed`), and the stores found again (:attr:`_relocate`),
+        each once the screen is drawn (they compete with drawing it). A burst still coming
+        calls this again when its refresh is done (or found nothing to change)."""
+        watcher = self.watcher
+        if self._busy or self._stopped or (watcher is not None and watcher.holding()):
+            return
+        result = self.result()
+        if self._owed and result is not None:
+            self._owed = False
+            self.node.call_after_refresh(self.node.post_message,
+                                         ScanCompleted(result, check_links=True))
+        relocate, self._relocate = self._relocate, None
+        if relocate is not None:
+            context, known = relocate
+            self.node.call_after_refresh(
+                run_flow, self.node, partial(self._check_locations, context, known),
+                group="relocate", label="finding the stores again", title="Live refresh")

@@ -91,6 +91,36 @@ async def test_a_lone_new_file_is_shown_without_waiting_for_the_quiet_after_it(
         assert screen.live.refreshes == 1
 
 
+async def test_follow_ups_wait_while_the_watcher_holds_a_burst(
+    home: DemoHome, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A refresh shown while the watcher holds more changes (a burst going on) leaves its
+    follow-ups (history, links, team check, recall marks: a large home's thousands of reads)
+    to the refresh of the rest; once nothing is held or pending they run, for the newest
+    result. The debounce outlasts the test: a write after the first one is held."""
+    from memtui.tui.live import LiveUpdates
+
+    monkeypatch.setattr(LiveUpdates, "debounce", 10 * VISIBLE_WITHIN)
+    monkeypatch.setattr(LiveUpdates, "max_delay", 10 * VISIBLE_WITHIN)
+    async with live_app(home).run_test(size=SIZE) as pilot:
+        screen = await started(pilot)
+        write_memory(home.auto_memory, "first_note.md", description="first")
+        await wait_until(pilot, lambda: "first_note.md" in tree_memories(screen, "auto"),
+                         VISIBLE_WITHIN)
+        await settle(pilot)
+        assert screen.completed is screen.result  # nothing held: its follow-ups ran
+        watcher = screen.live.watcher
+        assert watcher is not None
+        write_memory(home.auto_memory, "held_note.md", description="held")
+        await wait_until(pilot, watcher.holding, VISIBLE_WITHIN)
+        told = write_memory(home.auto_memory, "told_note.md", description="told")
+        screen.live.changed({told})  # as the app tells it of its own writes
+        await wait_until(pilot, lambda: "told_note.md" in tree_memories(screen, "auto"),
+                         VISIBLE_WITHIN)
+        await settle(pilot)
+        assert screen.completed is not screen.result  # held: not yet
+
+
 async def test_modified_file_shows_its_new_description(home: DemoHome) -> None:
     async with live_app(home).run_test(size=SIZE) as pilot:
         screen = await started(pilot)

@@ -237,6 +237,11 @@ class StoreWatcher:
     def running(self) -> bool:
         return self._observer is not None
 
+    def holding(self) -> bool:
+        """Whether changes wait to be reported (a burst not due yet)."""
+        with self._lock:
+            return bool(self._pending)
+
     def watched(self) -> set[WatchPoint]:
         """The directories handed to the observer right now."""
         with self._watch_lock:
