@@ -6,8 +6,9 @@ gather in ``pending``. One worker at a time (group ``rescan``) rescans the store
 and the result is handed to ``show``; paths that arrive while it runs wait for the next one,
 so a burst of writes becomes two or three refreshes however long a rescan takes (its first
 file at once, the rest merged). It gets the screen's context, result and ``show`` as callables,
-never the screen's class; a refresh shown, it posts :class:`ScanCompleted` to the screen (the
-screen's handler starts what follows a complete result).
+never the screen's class; refreshes shown, it posts :class:`ScanCompleted` to the screen once
+no other refresh runs, waits or is held by the watcher (the screen's handler starts what
+follows a complete result).
 """
 
 from __future__ import annotations
@@ -79,11 +80,12 @@ class LiveUpdates:
         self._stopped = False
         self._busy = False
         self._scan_all = False
-        self._owed = False
-        """A refresh was shown whose follow-ups (:class:`ScanCompleted`) have not started:
-        they start once no refresh runs or waits and the watcher holds no burst, for the
-        newest result (a burst's first file is shown at once: its follow-ups, reading
-        thousands of files on a large home, took the interpreter from the rest's refresh)."""
+        self._owed: ScanResult | None = None
+        """The newest refresh shown whose follow-ups (:class:`ScanCompleted`) have not
+        started: they start once no refresh runs or waits and the watcher holds no burst
+        (a burst's first file is shown at once: its follow-ups, reading thousands of files
+        on a large home, took the interpreter from the rest's refresh); none when a scan
+        replaced it meanwhile (the scan's own follow-ups run)."""
         self._relocate: tuple[Context, Locations] | None = None
         """The context and locations a refresh shown since the last check rescanned with:
         the stores are found again once nothing else is to do (:meth:`_check_locations`)."""
@@ -187,7 +189,7 @@ class LiveUpdates:
             if self.result() is base:
                 self.refreshes += 1
                 self.show(fresh)
-                self._owed = True
+                self._owed = fresh
             else:
                 self.pending.update(changed)  # another scan landed meanwhile: redo on top of it
         self._schedule()
@@ -201,11 +203,10 @@ class LiveUpdates:
         watcher = self.watcher
         if self._busy or self._stopped or (watcher is not None and watcher.holding()):
             return
-        result = self.result()
-        if self._owed and result is not None:
-            self._owed = False
+        owed, self._owed = self._owed, None
+        if owed is not None and owed is self.result():
             self.node.call_after_refresh(self.node.post_message,
-                                         ScanCompleted(result, check_links=True))
+                                         ScanCompleted(owed, check_links=True))
         relocate, self._relocate = self._relocate, None
         if relocate is not None:
             context, known = relocate
