@@ -47,13 +47,13 @@ EVENT_FILTER: list[type[FileSystemEvent]] = [
     FileCreatedEvent, DirCreatedEvent, FileModifiedEvent, FileDeletedEvent,
     DirDeletedEvent, FileMovedEvent, DirMovedEvent, FileClosedEvent,
 ]
-"""The events asked of the observer: every one but opened and closed-without-writing, so
-inotify is never asked for ``IN_OPEN`` / ``IN_CLOSE_NOWRITE``, and but a directory modified
-(see :class:`_Collector`; the others ask inotify for all it would). Reading a store (a rescan, the
-links check, the recall manifests: thousands of files on a large home) then queues nothing:
-before, each read made two events that the watcher's thread decoded and dropped, the report
-of a real change waited behind them, and a large home's queue overflowed (watchdog then walks
-the whole tree again)."""
+"""The events asked of the observer: every one but opened, closed-without-writing and a
+directory's "modified" (see :class:`_Collector`; the others ask inotify for every change it
+reports), so inotify is never asked for ``IN_OPEN`` / ``IN_CLOSE_NOWRITE``. Reading a store
+(a rescan, the links check, the recall manifests: thousands of files on a large home) then
+queues nothing: before, each read made two events that the watcher's thread decoded and
+dropped, the report of a real change waited behind them, and a large home's queue overflowed
+(watchdog then walks the whole tree again)."""
 
 ChangeCallback = Callable[[set[Path]], None]
 
