@@ -11,6 +11,34 @@ time went: until the watcher reported the last path (its debounce), until the re
 until the trees were rebuilt; and the CPU time of the whole process (every thread) meanwhile.
 Targets (issue 25): a 200-file burst shown within 1 s, a single file within 300 ms.
 
+Measured 2026-12-07 (later) on the shared 2-core machine at load 9.97 to 14.0, this tree and
+main before it (a28ad59, run by this script) alternating, round after round, on one copy of a
+``bench/generate_home.py`` home; each figure a round's median of 3 runs (this tree, then main):
+
+- ``python bench/bench_refresh.py BIG --runs 3 --skip-plan``, 6 rounds: one file shown after
+  244, 287, 172, 264, 244, 330 ms, median 254 (main: 387, 463, 372, 262, 255, 435, median 380;
+  single runs 99 to 427 ms, 6 of 18 past 300; main 183 to 566), process CPU 85 to 128 ms (93
+  to 202); the watcher reports it after 10 to 18 ms (71 to 86). 200 files 645, 473, 547, 431,
+  669, 684 ms, median 596 (777, 904, 751, 643, 1,187, 723, median 764), CPU 211 to 349 ms (335
+  to 542); of that the writing itself, which this script does on the app's own loop (nothing
+  is handled meanwhile), 205 to 350 ms (137 to 335).
+- ``python bench/bench_refresh.py --runs 3 --skip-plan`` (the demo home), 2 rounds at load 11.4
+  to 11.7: one file 86, 94 ms (177, 95), CPU 26, 51 ms (74, 38); 200 files 849, 813 ms (433,
+  1,037), of which writing 596, 636 ms (107, 501): after the writes 253, 177 ms (326, 536).
+
+What changed: the watcher reports the first finished change (a file closed, deleted or moved)
+after a quiet 50 ms at once, not after the quiet that follows it (the rest of a burst is merged
+as before), drops watchdog's copy of each event as its folder's "modified" (which followed a
+lone file's close as an event of its own), and waits for a burst in one reporting thread (a
+timer thread was started for each of a burst's 600 events); a refresh's follow-ups (history,
+links, recall marks) wait until no refresh runs or waits and the watcher holds nothing; the
+tree edits Textual's list of its lines for a few top-level rows instead of building 3,000 again;
+a refresh looks at whether the stores it rescans exist, not all 513, and judges again only the
+index entries whose target can name a changed file. What remains for one file: the refresh's
+~25 ms of CPU (listing 3,000 files ~8 ms, the health delta, keeping 3,000 memory objects), the
+trees' ~15 ms (a node reference made again for each of 3,000 rows, the badges compared), and
+the load: at load 10 to 14 (the target asks for 6) a third of the single runs pass 300 ms.
+
 Measured 2026-12-07 on the shared 2-core machine at load 4.0 to 9.7 (mostly 6 to 9), this tree
 and main before it (2fa4365, run by this script) alternating, round after round, on one copy of
 a ``bench/generate_home.py`` home; each figure a round's median of 3 runs:

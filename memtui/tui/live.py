@@ -1,12 +1,14 @@
 """Live updates for the main screen: watch every store, rescan only what changed.
 
-Watchdog reports bursts of changed paths (already debounced) on its own thread; they hop to
-the app with ``call_from_thread`` and gather in ``pending``. One worker at a time (group
-``rescan``) rescans the stores they touch and the result is handed to ``show``; paths that
-arrive while it runs wait for the next one, so a burst of writes becomes one or two refreshes
-however long a rescan takes. It gets the screen's context, result and ``show`` as callables,
-never the screen's class; a refresh shown, it posts :class:`ScanCompleted` to the screen (the
-screen's handler starts what follows a complete result).
+Watchdog reports bursts of changed paths (already debounced; the first finished change after
+a quiet period at once) on its own thread; they hop to the app with ``call_from_thread`` and
+gather in ``pending``. One worker at a time (group ``rescan``) rescans the stores they touch
+and the result is handed to ``show``; paths that arrive while it runs wait for the next one,
+so a burst of writes becomes two or three refreshes however long a rescan takes (its first
+file at once, the rest merged). It gets the screen's context, result and ``show`` as callables,
+never the screen's class; refreshes shown, it posts :class:`ScanCompleted` to the screen once
+no other refresh runs, waits or is held by the watcher (the screen's handler starts what
+follows a complete result).
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from textual.message import Message
 from memtui.core.contents import ScanResult
 from memtui.core.scan.refresh import refresh, watch_targets
 from memtui.core.scan.scanner import cache_for, scan
-from memtui.core.scan.watch import StoreWatcher
+from memtui.core.scan.watch import DEBOUNCE_SECONDS, MAX_DELAY_SECONDS, StoreWatcher
 from memtui.core.stores.locations import Context, Locations, locate
 from memtui.tui.work import check, in_thread, run_flow, run_thread
 
@@ -45,6 +47,10 @@ class ScanCompleted(Message):
 
 class LiveUpdates:
     """The watcher of one screen's stores and the refreshes it triggers."""
+
+    debounce: ClassVar[float] = DEBOUNCE_SECONDS
+    max_delay: ClassVar[float] = MAX_DELAY_SECONDS
+    """The watcher's (``StoreWatcher``); tests set them beyond their patience."""
 
     def __init__(
         self,
@@ -74,6 +80,15 @@ class LiveUpdates:
         self._stopped = False
         self._busy = False
         self._scan_all = False
+        self._owed: ScanResult | None = None
+        """The newest refresh shown whose follow-ups (:class:`ScanCompleted`) have not
+        started: they start once no refresh runs or waits and the watcher holds no burst
+        (a burst's first file is shown at once: its follow-ups, reading thousands of files
+        on a large home, took the interpreter from the rest's refresh); none when a scan
+        replaced it meanwhile (the scan's own follow-ups run)."""
+        self._relocate: tuple[Context, Locations] | None = None
+        """The context and locations a refresh shown since the last check rescanned with:
+        the stores are found again once nothing else is to do (:meth:`_check_locations`)."""
 
     # watching ----------------------------------------------------------------------------
 
@@ -94,7 +109,8 @@ class LiveUpdates:
             if self._stopped:
                 return
             if self.watcher is None:
-                self.watcher = StoreWatcher(roots, self._on_change)
+                self.watcher = StoreWatcher(roots, self._on_change, self.debounce,
+                                            self.max_delay)
                 self.watcher.start()
             elif roots != self.watcher.roots:
                 self.watcher.set_roots(roots)
@@ -151,12 +167,9 @@ class LiveUpdates:
                 fresh = await in_thread(lambda: refresh(context, base, changed, cache=cache,
                                                         locations=known))
         finally:
+            if known is not None and fresh is not None and fresh is not base:
+                self._relocate = (context, known)
             self._done(changed, base, fresh)
-        if known is not None and fresh is not None and fresh is not base:
-            # once the refresh is on screen: finding them competes with drawing it
-            self.node.call_after_refresh(
-                run_flow, self.node, partial(self._check_locations, context, known),
-                group="relocate", label="finding the stores again", title="Live refresh")
 
     async def _check_locations(self, context: Context, known: Locations) -> None:
         """After a refresh that rescanned with ``known``: the locations found again; when
@@ -176,10 +189,27 @@ class LiveUpdates:
             if self.result() is base:
                 self.refreshes += 1
                 self.show(fresh)
-                # its follow-ups (threads reading thousands of files on a large home) start
-                # once the refresh is on screen, not while it is drawn
-                self.node.call_after_refresh(self.node.post_message,
-                                             ScanCompleted(fresh, check_links=True))
+                self._owed = fresh
             else:
                 self.pending.update(changed)  # another scan landed meanwhile: redo on top of it
         self._schedule()
+        self._follow_up()
+
+    def _follow_up(self) -> None:
+        """Once no refresh runs or waits and the watcher holds no burst: the follow-ups of
+        the refreshes shown (:attr:`_owed`), and the stores found again (:attr:`_relocate`),
+        each once the screen is drawn (they compete with drawing it). A burst still coming
+        calls this again when its refresh is done (or found nothing to change)."""
+        watcher = self.watcher
+        if self._busy or self._stopped or (watcher is not None and watcher.holding()):
+            return
+        owed, self._owed = self._owed, None
+        if owed is not None and owed is self.result():
+            self.node.call_after_refresh(self.node.post_message,
+                                         ScanCompleted(owed, check_links=True))
+        relocate, self._relocate = self._relocate, None
+        if relocate is not None:
+            context, known = relocate
+            self.node.call_after_refresh(
+                run_flow, self.node, partial(self._check_locations, context, known),
+                group="relocate", label="finding the stores again", title="Live refresh")

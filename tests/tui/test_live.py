@@ -16,6 +16,7 @@ from memtui.core.demo.build import DemoHome, build_demo_home
 from memtui.core.demo.writers import write_memory
 from memtui.tui.app import MemtuiApp
 from memtui.tui.screens.main import MainScreen
+from memtui.tui.testing import settle
 from memtui.tui.widgets.detail import DetailPane
 from memtui.tui.widgets.store_tree import StoreTree
 
@@ -52,7 +53,7 @@ async def select_memory(pilot: Pilot[None], pane: str, key: str) -> StoreTree:
     await pilot.pause()
     assert tree.select_key(key)
     for _ in range(3):
-        await pilot.app.workers.wait_for_complete()
+        await settle(pilot)  # a worker a later refresh cancelled is over too
         await pilot.pause()
     return tree
 
@@ -70,6 +71,54 @@ async def test_new_file_appears_in_auto_tree(home: DemoHome) -> None:
         await wait_until(pilot, lambda: "fresh_note.md" in tree_memories(screen, "auto"),
                          VISIBLE_WITHIN)
         assert tree_memories(screen, "auto")["fresh_note.md"].description == "just written"
+
+
+async def test_a_lone_new_file_is_shown_without_waiting_for_the_quiet_after_it(
+    home: DemoHome, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The watcher's debounce and max delay outlast the test's patience: only the report at
+    once of the first finished change after a quiet period can bring the file."""
+    from memtui.tui.live import LiveUpdates
+
+    monkeypatch.setattr(LiveUpdates, "debounce", 10 * VISIBLE_WITHIN)
+    monkeypatch.setattr(LiveUpdates, "max_delay", 10 * VISIBLE_WITHIN)
+    async with live_app(home).run_test(size=SIZE) as pilot:
+        screen = await started(pilot)
+        write_memory(home.auto_memory, "lone_note.md", description="alone", type="user")
+        await wait_until(pilot, lambda: "lone_note.md" in tree_memories(screen, "auto"),
+                         VISIBLE_WITHIN)
+        assert tree_memories(screen, "auto")["lone_note.md"].description == "alone"
+        assert screen.live.refreshes == 1
+
+
+async def test_follow_ups_wait_while_the_watcher_holds_a_burst(
+    home: DemoHome, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A refresh shown while the watcher holds more changes (a burst going on) leaves its
+    follow-ups (history, links, team check, recall marks: a large home's thousands of reads)
+    to the refresh of the rest; once nothing is held or pending they run, for the newest
+    result. The debounce outlasts the test: a write after the first one is held."""
+    from memtui.tui.live import LiveUpdates
+
+    monkeypatch.setattr(LiveUpdates, "debounce", 10 * VISIBLE_WITHIN)
+    monkeypatch.setattr(LiveUpdates, "max_delay", 10 * VISIBLE_WITHIN)
+    async with live_app(home).run_test(size=SIZE) as pilot:
+        screen = await started(pilot)
+        write_memory(home.auto_memory, "first_note.md", description="first")
+        await wait_until(pilot, lambda: "first_note.md" in tree_memories(screen, "auto"),
+                         VISIBLE_WITHIN)
+        await settle(pilot)
+        assert screen.completed is screen.result  # nothing held: its follow-ups ran
+        watcher = screen.live.watcher
+        assert watcher is not None
+        write_memory(home.auto_memory, "held_note.md", description="held")
+        await wait_until(pilot, watcher.holding, VISIBLE_WITHIN)
+        told = write_memory(home.auto_memory, "told_note.md", description="told")
+        screen.live.changed({told})  # as the app tells it of its own writes
+        await wait_until(pilot, lambda: "told_note.md" in tree_memories(screen, "auto"),
+                         VISIBLE_WITHIN)
+        await settle(pilot)
+        assert screen.completed is not screen.result  # held: not yet
 
 
 async def test_modified_file_shows_its_new_description(home: DemoHome) -> None:
@@ -115,7 +164,7 @@ async def test_burst_of_writes_is_a_few_refreshes(home: DemoHome) -> None:
         await wait_until(pilot, lambda: set(names) <= set(tree_memories(screen, "auto")),
                          VISIBLE_WITHIN)
         await pilot.pause(0.6)  # room for any late refresh to show up in the count
-        await pilot.app.workers.wait_for_complete()
+        await settle(pilot)  # a worker a later refresh cancelled is over too
         assert 1 <= screen.live.refreshes <= 3
 
 
@@ -148,7 +197,7 @@ async def test_selection_and_expanded_folders_survive_a_refresh(home: DemoHome) 
         await wait_until(pilot, lambda: "AAA_note.md" in tree_memories(screen, "agents"),
                          VISIBLE_WITHIN)
         for _ in range(3):
-            await pilot.app.workers.wait_for_complete()
+            await settle(pilot)  # a worker a later refresh cancelled is over too
             await pilot.pause()
 
         assert cursor_key(agents) == f"{planner}::{planner_file}"
@@ -167,7 +216,7 @@ async def test_selection_and_expanded_folders_survive_a_refresh(home: DemoHome) 
 async def test_no_watcher_without_watch(home: DemoHome) -> None:
     async with live_app(home, watch=False).run_test(size=SIZE) as pilot:
         for _ in range(3):
-            await pilot.app.workers.wait_for_complete()
+            await settle(pilot)  # a worker a later refresh cancelled is over too
             await pilot.pause()
         screen = main_screen(pilot)
         assert screen.result is not None and screen.live.watcher is None
@@ -234,7 +283,7 @@ async def test_a_refresh_changes_only_the_nodes_of_changed_memories(home: DemoHo
                     and memories[edited].description == "edited now")
 
         await wait_until(pilot, done, VISIBLE_WITHIN)
-        await pilot.app.workers.wait_for_complete()
+        await settle(pilot)  # a worker a later refresh cancelled is over too
         after = memory_nodes(screen, "auto")
         for rel, node in after.items():
             if rel not in ("mmm_new.md", edited):
@@ -274,7 +323,7 @@ async def test_a_refresh_runs_the_follow_ups_of_its_changed_stores_only(
     monkeypatch.setattr(main_module, "team_check", team)
     async with live_app(home).run_test(size=SIZE) as pilot:
         screen = await started(pilot)
-        await pilot.app.workers.wait_for_complete()
+        await settle(pilot)  # a worker a later refresh cancelled is over too
         assert manifests and teams
         manifests.clear()
         teams.clear()
@@ -283,7 +332,7 @@ async def test_a_refresh_runs_the_follow_ups_of_its_changed_stores_only(
         await wait_until(pilot, lambda: "fresh_agent_note.md" in tree_memories(screen, "agents"),
                          VISIBLE_WITHIN)
         for _ in range(3):
-            await pilot.app.workers.wait_for_complete()
+            await settle(pilot)  # a worker a later refresh cancelled is over too
             await pilot.pause()
         assert manifests == [planner]
         assert teams == []
@@ -366,7 +415,7 @@ async def test_a_memory_md_on_show_keeps_its_numbered_lines(
 
 async def settle_all(pilot: Pilot[None]) -> None:
     for _ in range(3):
-        await pilot.app.workers.wait_for_complete()
+        await settle(pilot)  # a worker a later refresh cancelled is over too
         await pilot.pause()
 
 
@@ -423,6 +472,66 @@ async def test_a_refresh_leaves_the_other_panes_and_the_layout_alone(
 
         walk("")
         assert rows == expected
+
+
+def tree_lines(tree: StoreTree) -> list[tuple[tuple[int, ...], bool, int]]:
+    """Textual's lines of ``tree``: each row's path (node ids), its ``last`` flag and the
+    line its node says it is on."""
+    return [(tuple(node.id for node in line.path), line.last, line.path[-1].line)
+            for line in tree._tree_lines]
+
+
+async def test_a_few_top_level_files_edit_the_tree_lines_as_a_build_would(
+    home: DemoHome,
+) -> None:
+    """Files added and deleted at the auto memory's top level (the cursor on a row below
+    them): Textual's lines of the tree are edited in place, not built again, and are what a
+    build gives, the cursor still on its memory; more files than a few build them again."""
+    async with live_app(home).run_test(size=SIZE) as pilot:
+        screen = await started(pilot)
+        tree = screen.query_one("#tree-auto", StoreTree)
+        names = sorted(r for r in tree_memories(screen, "auto") if "/" not in r
+                       and r != "MEMORY.md")
+        on = tree.root.children[-1]
+        assert on.data is not None
+        await select_memory(pilot, "auto", on.data.key)
+        builds: list[int] = []
+        build = tree._build
+
+        def counting() -> None:
+            builds.append(1)
+            build()
+
+        tree._build = counting  # type: ignore[method-assign]
+        (home.auto_memory / names[1]).unlink()
+        for name in ("aaa_line.md", "mmm_line.md", "zzz_line.md"):
+            write_memory(home.auto_memory, name, description="new")
+
+        def done() -> bool:
+            memories = tree_memories(screen, "auto")
+            return {"aaa_line.md", "mmm_line.md", "zzz_line.md"} <= set(memories) and (
+                names[1] not in memories)
+
+        await wait_until(pilot, done, VISIBLE_WITHIN)
+        await settle(pilot)
+        assert builds == []
+        edited, width = tree_lines(tree), tree.virtual_size.width
+        assert cursor_key(tree) == on.data.key
+        assert tree.cursor_line == on.line
+        tree._tree_lines_cached = None
+        assert tree_lines(tree) == edited
+        assert tree.virtual_size.width <= width  # never narrower than a build's
+        assert tree.virtual_size.height == len(edited)
+        many = [f"many_{i:02}.md" for i in range(30)]
+        for name in many:
+            write_memory(home.auto_memory, name, description="new")
+        await wait_until(pilot, lambda: set(many) <= set(tree_memories(screen, "auto")),
+                         VISIBLE_WITHIN)
+        await settle(pilot)
+        assert builds
+        edited = tree_lines(tree)
+        tree._tree_lines_cached = None
+        assert tree_lines(tree) == edited
 
 
 async def test_a_refresh_rescans_with_the_locations_found_before(

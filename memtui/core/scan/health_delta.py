@@ -20,12 +20,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence, Set
 from dataclasses import replace
+from urllib.parse import unquote
 
 from memtui.core.contents import BrokenLink, IndexEntry, LoadReport, Memory, Store
 from memtui.core.fileread import read_full
 from memtui.core.model import StoreKind
 from memtui.core.parse.lazyre import lazy_re
-from memtui.core.parse.link_targets import link_of
+from memtui.core.parse.link_targets import is_external_target, link_of, resolve_target
 from memtui.core.parse.topic_files import is_topic_file
 from memtui.core.parse.wikilinks import broken_wikilinks, wikilinks
 from memtui.core.scan.store_index import INDEX_NAME, _link_targets, is_store_folder
@@ -80,10 +81,23 @@ def _applies(old: Store, new: Store, report: LoadReport, changes: Set[str],
     return True
 
 
+def _names_changed(target: str, changed: Set[str]) -> bool:
+    """Whether a target that is no plain name can name one of the ``changed`` files: as
+    ``link_of`` looks it up among the store files, as it is or unquoted, resolved from the
+    store root (an external one names none). Any other verdict of it (a folder, dangling, a
+    file that did not change) is the same before and after: the files differ in ``changed``
+    only, and the folders not at all. The changed files are of the store root (``_applies``):
+    a path resolved to one ends in it, so a form without the name in it is not resolved."""
+    forms = [form for form in {target, unquote(target)} if any(rel in form for rel in changed)]
+    if not forms or is_external_target(target):
+        return False
+    return any(resolve_target(form) in changed for form in forms)
+
+
 def _candidates(entries: Sequence[IndexEntry], changed: Set[str]) -> tuple[list[int], list[int]]:
     """Positions of the entries whose verdict a change of the ``changed`` files may move (a
-    plain target naming one of them, or any target that is no plain name), and of the
-    entries whose target may name a folder (no ``.md`` at its end)."""
+    target naming one of them: :func:`_names_changed`), and of the entries whose target may
+    name a folder (no ``.md`` at its end)."""
     files: list[int] = []
     folders: list[int] = []
     plain = _PLAIN_NAME.fullmatch
@@ -91,7 +105,7 @@ def _candidates(entries: Sequence[IndexEntry], changed: Set[str]) -> tuple[list[
         target = entry.target
         if target is None:
             continue
-        if target in changed or not plain(target):
+        if target in changed or (not plain(target) and _names_changed(target, changed)):
             files.append(i)
         if not target.endswith(".md"):
             folders.append(i)

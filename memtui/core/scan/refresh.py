@@ -284,13 +284,17 @@ def all_locations(locations: Locations) -> list[StoreLocation]:
     ]
 
 
-def _layout_changed(result: ScanResult, locations: Locations) -> bool:
-    """Whether the set of stores, or whether one exists, differs from ``result``."""
+def _layout_changed(
+    result: ScanResult, locations: Locations, only: set[Path] | None = None
+) -> bool:
+    """Whether the set of stores, or whether one exists, differs from ``result`` (``only``:
+    whether one of these stores exists is looked at, not every store's)."""
     found = {(loc.kind, loc.path) for loc in all_locations(locations)}
     known = {(store.kind, store.path) for store in result.stores}
     if found != known:
         return True
-    return any(store.exists != store.path.is_dir() for store in result.stores)
+    return any(store.exists != store.path.is_dir() for store in result.stores
+               if only is None or store.path in only)
 
 
 def rescan_store(
@@ -331,7 +335,9 @@ def apply_refresh(
     if plan.full:
         return scan(ctx, cache=cache)
     locations = locations if locations is not None else locate(ctx)
-    if _layout_changed(result, locations):
+    # a store root (or a folder above one) that appeared or went is a structural change:
+    # without one, only the stores to rescan are looked at (a large home has 500 stores)
+    if _layout_changed(result, locations, None if plan.structural else plan.stores):
         return scan(ctx, cache=cache)
     if not plan.stores:
         return result

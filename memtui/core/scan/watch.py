@@ -14,7 +14,6 @@ from typing import Any
 from watchdog.events import (
     DirCreatedEvent,
     DirDeletedEvent,
-    DirModifiedEvent,
     DirMovedEvent,
     FileClosedEvent,
     FileCreatedEvent,
@@ -29,7 +28,13 @@ from watchdog.observers import Observer
 DEBOUNCE_SECONDS = 0.05
 """Events closer together than this are merged into one callback (a program writing many files
 writes them closer than that; a refresh that runs meanwhile gathers the next bursts into one:
-``memtui.tui.live``). A new file then shows within 300 ms (``bench/bench_refresh.py``)."""
+``memtui.tui.live``). The first finished change after a quiet period this long is reported at
+once (:data:`FINISHING_EVENTS`): a lone new file does not wait for the quiet after it."""
+
+FINISHING_EVENTS = frozenset({"closed", "deleted", "moved"})
+"""Event types that end a change to a file: written and closed, gone, renamed. A created or
+modified file is still being written (reading it then could find it empty); its close follows
+(where the platform reports closes: inotify does)."""
 
 MAX_DELAY_SECONDS = 0.25
 """A long burst still reports at least this often, so its first files show within 300 ms and
@@ -39,15 +44,16 @@ IGNORED_EVENTS = frozenset({"opened", "closed_no_write"})
 """Event types that never change what a scan sees."""
 
 EVENT_FILTER: list[type[FileSystemEvent]] = [
-    FileCreatedEvent, DirCreatedEvent, FileModifiedEvent, DirModifiedEvent, FileDeletedEvent,
+    FileCreatedEvent, DirCreatedEvent, FileModifiedEvent, FileDeletedEvent,
     DirDeletedEvent, FileMovedEvent, DirMovedEvent, FileClosedEvent,
 ]
-"""The events asked of the observer: every one but opened and closed-without-writing, so
-inotify is never asked for ``IN_OPEN`` / ``IN_CLOSE_NOWRITE``. Reading a store (a rescan, the
-links check, the recall manifests: thousands of files on a large home) then queues nothing:
-before, each read made two events that the watcher's thread decoded and dropped, the report
-of a real change waited behind them, and a large home's queue overflowed (watchdog then walks
-the whole tree again)."""
+"""The events asked of the observer: every one but opened, closed-without-writing and a
+directory's "modified" (see :class:`_Collector`; the others ask inotify for every change it
+reports), so inotify is never asked for ``IN_OPEN`` / ``IN_CLOSE_NOWRITE``. Reading a store
+(a rescan, the links check, the recall manifests: thousands of files on a large home) then
+queues nothing: before, each read made two events that the watcher's thread decoded and
+dropped, the report of a real change waited behind them, and a large home's queue overflowed
+(watchdog then walks the whole tree again)."""
 
 ChangeCallback = Callable[[set[Path]], None]
 
@@ -61,20 +67,25 @@ class WatchPoint:
 
 
 class _Collector(FileSystemEventHandler):
-    """Hands each path an event names to ``sink``, with whether the event can move a watch
-    (anything but a directory's content changing: a directory created, deleted or moved)."""
+    """Hands each path an event names to ``sink``, with whether the event finishes a change
+    (:data:`FINISHING_EVENTS`). A directory's "modified" is dropped: watchdog's inotify
+    emitter makes one for the parent after each event of a file or folder in it (which names
+    the change itself), and inotify raises no other for a directory (its attributes changing
+    is ``IN_ATTRIB``, not asked for). Kept, it would follow a file's close as an event of its
+    own: a second report of every lone write, a folder's files all read again as changed."""
 
     def __init__(self, sink: Callable[[str, bool], None]) -> None:
         self._sink = sink
 
     def on_any_event(self, event: FileSystemEvent) -> None:
-        if event.event_type in IGNORED_EVENTS:
+        if event.event_type in IGNORED_EVENTS or (
+                event.is_directory and event.event_type == "modified"):
             return
-        moves = not (event.is_directory and event.event_type == "modified")
+        finishes = event.event_type in FINISHING_EVENTS
         for attr in ("src_path", "dest_path"):
             path = getattr(event, attr, "")
             if path:
-                self._sink(os.fsdecode(path), moves)
+                self._sink(os.fsdecode(path), finishes)
 
 
 def watch_point(root: Path) -> Path | None:
@@ -117,6 +128,12 @@ def watch_points(roots: Iterable[Path]) -> set[WatchPoint]:
     return points
 
 
+def _layout_strings(roots: frozenset[Path]) -> frozenset[str]:
+    """:func:`_layout_paths` as strings, as the observer names paths (joined to a watched
+    directory's path, which is a ``Path``'s string: no doubled or trailing slash)."""
+    return frozenset(map(str, _layout_paths(roots)))
+
+
 def _layout_paths(roots: frozenset[Path]) -> frozenset[Path]:
     """The paths whose change can move a watch: every root and every folder above one (a
     root that appears or goes, or a folder on the way to it). A burst touching none of them
@@ -131,21 +148,41 @@ def _layout_paths(roots: frozenset[Path]) -> frozenset[Path]:
 
 class Burst:
     """When a burst of events is due to be reported: ``debounce`` after its last event, and
-    never later than ``max_delay`` after its first. The caller passes the time (a monotonic
-    clock), so the rule is checked without one."""
+    never later than ``max_delay`` after its first; but at once at the first event that
+    finishes a change (``finishes``) when the burst began after a quiet ``debounce`` (a lone
+    new file is shown without waiting for the quiet after it; what follows it closely is the
+    next burst, reported the usual way, so a burst of writes is two reports where it was
+    one). The caller passes the time (a monotonic clock), so the rule is checked without
+    one."""
 
     def __init__(self, debounce: float, max_delay: float) -> None:
         self.debounce = debounce
         self.max_delay = max_delay
         self.started: float | None = None
         self.due: float | None = None
+        self.last: float | None = None
+        """The time of the last event (of any burst)."""
+        self.leading = False
+        """The burst began after a quiet period and has not been reported at once yet."""
+        self.at_once = False
+        """The burst is due at once: the events until it is reported join it."""
 
-    def event(self, now: float) -> float | None:
+    def event(self, now: float, finishes: bool = False) -> float | None:
         """An event at ``now``: the burst's new due time, or None when it stays (the burst
-        has reached its max delay)."""
+        has reached its max delay, or is due at once)."""
+        quiet = self.last is None or now - self.last >= self.debounce
+        self.last = now
         if self.started is None:
             self.started = now
-        due = min(now + self.debounce, self.started + self.max_delay)
+            self.leading = quiet
+        if self.at_once:
+            return None
+        if self.leading and finishes:
+            self.leading = False
+            self.at_once = True
+            due = now
+        else:
+            due = min(now + self.debounce, self.started + self.max_delay)
         if due == self.due:
             return None
         self.due = due
@@ -154,11 +191,13 @@ class Burst:
     def reported(self) -> None:
         """The burst was reported (or dropped): the next event starts a new one."""
         self.started = self.due = None
+        self.leading = self.at_once = False
 
 
 class StoreWatcher:
     """Observe directories; after a quiet ``debounce`` period call ``on_change`` once with every
-    path that changed in the burst (never later than ``max_delay`` after the burst began).
+    path that changed in the burst (never later than ``max_delay`` after the burst began; at
+    once for the first finished change after a quiet period: :class:`Burst`).
 
     Missing roots are watched through their nearest existing ancestor; after every burst the
     watched directories are recomputed, so a root that appears gets its own recursive watch
@@ -173,16 +212,18 @@ class StoreWatcher:
         max_delay: float = MAX_DELAY_SECONDS,
     ) -> None:
         self._roots = frozenset(Path(r) for r in roots)
-        self._layout_paths = _layout_paths(self._roots)
+        self._layout_paths = _layout_strings(self._roots)
         self._on_change = on_change
         self._burst = Burst(debounce, max_delay)
-        self._pending: set[Path] = set()
+        self._pending: set[str] = set()
         self._moved = False
         """A path of the pending burst can move a watch (see :func:`_layout_paths`)."""
         self._lock = threading.Lock()
+        self._due = threading.Condition(self._lock)
+        """Wakes the reporting thread when a burst becomes due earlier than it waits for."""
         self._watch_lock = threading.Lock()
-        self._timer: threading.Timer | None = None
         self._generation = 0
+        """Which start the reporting thread serves: each stop ends the thread of its start."""
         self._observer: Any = None
         self._handler = _Collector(self._record)
         self._scheduled: dict[WatchPoint, Any] = {}
@@ -195,6 +236,11 @@ class StoreWatcher:
     @property
     def running(self) -> bool:
         return self._observer is not None
+
+    def holding(self) -> bool:
+        """Whether changes wait to be reported (a burst not due yet)."""
+        with self._lock:
+            return bool(self._pending)
 
     def watched(self) -> set[WatchPoint]:
         """The directories handed to the observer right now."""
@@ -213,17 +259,20 @@ class StoreWatcher:
             observer.daemon = True
             observer.start()
             self._observer = observer
+            with self._lock:
+                generation = self._generation
+            reporter = threading.Thread(target=self._report, args=(generation,),
+                                        name="memtui-watch-report", daemon=True)
+            reporter.start()
         self._sync_watches()
 
     def stop(self) -> None:
         with self._lock:
-            self._generation += 1
-            if self._timer is not None:
-                self._timer.cancel()
-                self._timer = None
-            self._pending.clear()
+            self._generation += 1  # the reporting thread ends (not waited for: it may be
+            self._pending.clear()  # in a callback waiting for the thread calling this)
             self._moved = False
             self._burst.reported()
+            self._due.notify_all()
         with self._watch_lock:
             observer, self._observer = self._observer, None
             self._scheduled.clear()
@@ -234,7 +283,7 @@ class StoreWatcher:
     def set_roots(self, roots: Iterable[Path]) -> None:
         """Watch ``roots`` from now on; only the watches that differ are replaced."""
         self._roots = frozenset(Path(r) for r in roots)
-        self._layout_paths = _layout_paths(self._roots)
+        self._layout_paths = _layout_strings(self._roots)
         self._sync_watches()
 
     def _sync_watches(self) -> None:
@@ -256,34 +305,50 @@ class StoreWatcher:
                 except OSError as err:
                     self.problems.append(f"cannot watch {point.path}: {err.strerror or err}")
 
-    def _record(self, path: str, moves: bool = True) -> None:
+    def _record(self, path: str, finishes: bool = False) -> None:
+        """The observer's thread: one event's path. No thread is started nor woken for it
+        unless its burst becomes due earlier (a 200-file burst is 600 events: a timer thread
+        started for each took the interpreter from the app and the refresh)."""
         with self._lock:
-            changed = Path(path)
-            self._pending.add(changed)
-            if moves and not self._moved and changed in self._layout_paths:
+            self._pending.add(path)
+            if not self._moved and path in self._layout_paths:
                 self._moved = True
-            now = time.monotonic()
-            due = self._burst.event(now)
-            if due is None:
-                return
-            if self._timer is not None:
-                self._timer.cancel()
-            self._generation += 1
-            timer = threading.Timer(max(0.0, due - now), self._flush, args=(self._generation,))
-            timer.daemon = True
-            self._timer = timer
-            timer.start()
+            waited = self._burst.due
+            due = self._burst.event(time.monotonic(), finishes)
+            if due is not None and (waited is None or due < waited):
+                self._due.notify_all()
 
-    def _flush(self, generation: int) -> None:
-        with self._lock:
-            if generation != self._generation:
-                return
+    def _next(self, generation: int) -> tuple[set[str], bool] | None:
+        """Wait until the pending burst is due (called with the lock held): its paths and
+        whether one can move a watch; None once the watcher stopped."""
+        while self._generation == generation:
+            due = self._burst.due
+            if due is None:
+                self._due.wait()
+                continue
+            left = due - time.monotonic()
+            if left > 0:
+                self._due.wait(left)  # an event may have put it later (or earlier): look again
+                continue
             changed, self._pending = self._pending, set()
             moved, self._moved = self._moved, False
-            self._timer = None
             self._burst.reported()
-        if not changed or not self.running:
-            return
-        if moved:
-            self._sync_watches()
-        self._on_change(changed)
+            return changed, moved
+        return None
+
+    def _report(self, generation: int) -> None:
+        """The reporting thread of one start: each burst, when due, to ``on_change``."""
+        while True:
+            with self._lock:
+                burst = self._next(generation)
+            if burst is None:
+                return
+            changed, moved = burst
+            if not changed or not self.running:
+                continue
+            try:
+                if moved:
+                    self._sync_watches()
+                self._on_change({Path(path) for path in changed})
+            except Exception as err:  # the next bursts are still reported
+                self.problems.append(f"reporting changes failed: {err}")

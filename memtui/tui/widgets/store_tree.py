@@ -15,6 +15,7 @@ from typing import ClassVar
 from rich.style import Style
 from rich.text import Text, TextType
 from textual.binding import Binding, BindingType
+from textual.geometry import Size
 from textual.widgets import Tree
 from textual.widgets.tree import NodeID, TreeNode
 
@@ -73,6 +74,10 @@ def details(memory: Memory, width: int) -> Text:
     out.truncate(width, overflow="ellipsis")
     return out
 
+
+FEW_LINE_EDITS = 16
+"""Up to this many top-level rows coming or going, a refresh edits Textual's list of the
+tree's lines in place (:meth:`StoreTree._splice_lines`); more, and the list is built again."""
 
 PLACEHOLDER = Text("…")
 """The label of a memory node not drawn yet: its real label is made when first read
@@ -189,6 +194,9 @@ class StoreTree(Tree[NodeRef]):
         """Memories (absolute paths) recall is never offered (past the 200 newest)."""
         self._tails: dict[NodeID, tuple[int, int]] = {}
         """Each label's tail and badge lengths (:attr:`memtui.tui.labels.Label.kept`)."""
+        self._line_edits: list[tuple[bool, TreeNode[NodeRef]]] | None = None
+        """During :meth:`_update`: the top-level rows :meth:`_place` added (True) or removed
+        (False), in that order; None: the tree changed otherwise (its lines built again)."""
 
     # labels ------------------------------------------------------------------------------
 
@@ -520,9 +528,14 @@ class StoreTree(Tree[NodeRef]):
         if any("/" in rel for rel in gone) or any("/" in m.rel_path for m in came):
             return False
         container = slot.parent
+        edits = self._line_edits
+        if container is not self.root or self.show_root:
+            edits = self._line_edits = None  # rows below a store's node: built again
         for rel in gone:
             node = slot.items.pop(rel)
             container._children.remove(node)
+            if edits is not None:
+                edits.append((False, node))
             self._tree_nodes.pop(node._id, None)
             self._tails.pop(node._id, None)
         for rel, node in slot.items.items():
@@ -547,6 +560,8 @@ class StoreTree(Tree[NodeRef]):
                 children.insert(at, node)
                 items[id(node)] = node
                 slot.items[memory.rel_path] = node
+                if edits is not None:
+                    edits.append((True, node))
         container._updates += 1
         return True
 
@@ -559,6 +574,7 @@ class StoreTree(Tree[NodeRef]):
         cursor_line = self.cursor_line
         stale: list[TreeNode[NodeRef]] = []
         structure = False
+        self._line_edits = []
         for store in stores:
             slot = self._slots[store.path]
             old = slot.store
@@ -575,6 +591,7 @@ class StoreTree(Tree[NodeRef]):
                 expanded = {n.data.key for n in self._all_nodes() if n.is_expanded and n.data}
                 self._fill_slot(slot, expanded)
                 structure = True
+                self._line_edits = None
                 continue
             for notice in slot.notices:
                 notice.data = NodeRef(store)
@@ -582,6 +599,7 @@ class StoreTree(Tree[NodeRef]):
             if [m.rel_path for m in old.memories] != [m.rel_path for m in store.memories]:
                 if not self._place(slot, old, store):
                     self._arrange(slot, store, set())
+                    self._line_edits = None
                 structure = True
             else:
                 by_rel = {m.rel_path: m for m in store.memories}
@@ -593,11 +611,19 @@ class StoreTree(Tree[NodeRef]):
             self._badges.pop(id(old), None)
         self.stores = stores
         self._stale(stale)
+        edits, self._line_edits = self._line_edits, None
         if structure:
-            self._invalidate()
+            spliced = edits is not None and self._splice_lines(edits, stale)
+            if not spliced:
+                self._invalidate()
             gone = cursor is not None and self._tree_nodes.get(cursor.id) is not cursor
             with self.prevent(Tree.NodeHighlighted):
                 lines = self._tree_lines  # the cursor follows its node (not announced)
+                if spliced and self.cursor_line != -1:  # as Tree._build leaves it
+                    if self.cursor_node is not None:
+                        self.cursor_line = self.cursor_node._line
+                    if self.cursor_line >= len(lines):
+                        self.cursor_line = -1
                 if gone:
                     self._cursor_node = None
                     self.cursor_line = -1
@@ -605,6 +631,71 @@ class StoreTree(Tree[NodeRef]):
             if gone and self.has_focus and self.cursor_node is not None:
                 # the item went away: the detail follows the node now under the cursor
                 self.post_message(Tree.NodeHighlighted(self.cursor_node))
+
+    def _splice_lines(
+        self, edits: list[tuple[bool, TreeNode[NodeRef]]], stale: list[TreeNode[NodeRef]]
+    ) -> bool:
+        """Textual's lines of the tree (``Tree._build`` makes them: a row per shown node,
+        each with its path from the top) changed in place for a few top-level rows that came
+        (already among the root's children) or went, as building them again would make them;
+        its virtual width grown to the new and redrawn rows (never narrowed: a row that went
+        as wide as the widest builds them again). A tree of 3,000 rows was built again for
+        one new file: a path list and a label width per row. False (nothing done) when they
+        are not there to edit or the edits are too many."""
+        lines = self._tree_lines_cached
+        if not lines or not edits or len(edits) > FEW_LINE_EDITS or self.show_root:
+            return False
+        line_type = type(lines[0])
+        width = self.virtual_size.width
+        came = [node for added, node in edits if added]
+        went = [node for added, node in edits if not added]
+        for node in went:
+            at = node._line
+            if (not 0 <= at < len(lines) or lines[at].path != [node] or node._children
+                    or self.get_label_width(node) >= width):
+                return False
+        children = self.root._children
+        places: list[tuple[int, TreeNode[NodeRef]]] = []
+        for node in came:
+            try:
+                places.append((children.index(node), node))
+            except ValueError:
+                return False
+        for node in came:  # a row already shown may not be added again
+            if 0 <= node._line < len(lines) and lines[node._line].node is node:
+                return False
+        start = len(lines)
+        for at in sorted((node._line for node in went), reverse=True):
+            del lines[at]
+            start = min(start, at)
+        for node in went:
+            node._line = -1
+        for i in range(start, len(lines)):
+            lines[i].path[-1]._line = i
+        came_ids = {id(node) for node in came}
+        for position, node in sorted(places, key=lambda p: p[0], reverse=True):
+            after = children[position + 1] if position + 1 < len(children) else None
+            if after is None:
+                at = len(lines)
+            elif id(after) in came_ids or (0 <= after._line < len(lines)
+                                           and lines[after._line].node is after):
+                at = after._line
+            else:
+                return False  # half edited: the caller builds them again whole
+            lines.insert(at, line_type([node], True))  # a top-level row: last, as _build
+            node._line = at
+            start = min(start, at)
+        for i in range(start, len(lines)):
+            lines[i].path[-1]._line = i
+        grown = [self.get_label_width(node) + lines[node._line]._get_guide_width(
+                    self.guide_depth, self.show_root)
+                 for node in (*came, *stale) if 0 <= node._line < len(lines)
+                 and lines[node._line].node is node]
+        self._line_cache.clear()
+        self._updates += 1
+        self.virtual_size = Size(max([width, *grown]), len(lines))
+        self.refresh(layout=True)
+        return True
 
     def _changed_nodes(
         self, slot: _Slot, old: Store, store: Store

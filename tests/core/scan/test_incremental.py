@@ -275,3 +275,61 @@ def test_a_refresh_with_the_locations_found_before(
     after = refresh(ctx, before, add_files(home) | edit_description(home), locations=locations)
     monkeypatch.undo()
     assert_same_as_full_scan(ctx, after)
+
+
+def rename_folder(home: DemoHome) -> set[Path]:
+    folder, moved = home.auto_memory / "area", home.auto_memory / "moved"
+    os.rename(folder, moved)
+    return {folder, moved}
+
+
+def remove_folder(home: DemoHome) -> set[Path]:
+    moved = home.auto_memory / "moved"
+    shutil.rmtree(moved)
+    return {moved}
+
+
+def test_refreshes_from_the_watchers_own_reports_equal_full_scans(
+    ctx: Context, home: DemoHome
+) -> None:
+    """Each change above in turn, on top of the previous refresh, with the paths a real
+    watcher reports for it (not the ones the change names: a folder's events, no folder's
+    own "modified", the first close reported at once and the rest after it): each refresh
+    equals a full scan. A marker written after each change is reported after all of its
+    events (inotify delivers in order)."""
+    import threading
+
+    from memtui.core.scan.refresh import watch_targets
+    from memtui.core.scan.watch import StoreWatcher
+
+    reported: list[Path] = []
+    arrived = threading.Condition()
+
+    def collect(paths: set[Path]) -> None:
+        with arrived:
+            reported.extend(paths)
+            arrived.notify_all()
+
+    result = scan(ctx)
+    watcher = StoreWatcher(watch_targets(ctx, result).roots, collect)
+    watcher.start()
+    marker = home.auto_memory / "zz-marker.md"
+    try:
+        for step, change in enumerate([
+            add_files, edit_description, edit_name_and_links, delete_file, rename_file,
+            break_file, edit_index, move_folder, symlink_file, agent_edit, rename_folder,
+            remove_folder,
+        ]):
+            change(home)
+            write_memory(home.auto_memory, marker.name, description=f"step {step}")
+            deadline = time.monotonic() + 60
+            with arrived:
+                while marker not in reported and time.monotonic() < deadline:
+                    arrived.wait(deadline - time.monotonic())
+                assert marker in reported, change.__name__
+                changed = set(reported)
+                reported.clear()
+            result = refresh(ctx, result, changed)
+            assert_same_as_full_scan(ctx, result)
+    finally:
+        watcher.stop()

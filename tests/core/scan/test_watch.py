@@ -94,12 +94,49 @@ def test_a_burst_is_due_a_debounce_after_its_last_event_or_max_delay_after_its_f
     assert long.event(5.0) == pytest.approx(5.3)  # the max delay wins from the first event
 
 
-def test_a_burst_is_one_callback(
+def test_the_first_finished_change_after_a_quiet_period_is_due_at_once() -> None:
+    burst = Burst(debounce=0.2, max_delay=0.5)
+    assert burst.event(10.0) == pytest.approx(10.2)  # created: still being written
+    assert burst.event(10.001, finishes=True) == pytest.approx(10.001)  # closed: at once
+    assert burst.event(10.002) is None  # an event before the report joins it
+    assert burst.event(10.003, finishes=True) is None
+    burst.reported()
+    # what follows closely is a burst of its own, reported the usual way
+    assert burst.event(10.01) == pytest.approx(10.21)
+    assert burst.event(10.02, finishes=True) == pytest.approx(10.22)
+    assert burst.event(10.1, finishes=True) == pytest.approx(10.3)
+    burst.reported()
+    assert burst.event(10.15, finishes=True) == pytest.approx(10.35)  # not quiet yet
+    burst.reported()
+    assert burst.event(11.0, finishes=True) == pytest.approx(11.0)  # quiet again: at once
+    burst.reported()
+    # a burst begun in a quiet period but reported by its timer leads no more
+    assert burst.event(12.0) == pytest.approx(12.2)
+    burst.reported()
+    assert burst.event(12.25, finishes=True) == pytest.approx(12.25)
+
+
+def test_a_lone_write_is_reported_without_waiting_for_the_quiet_after_it(
     tmp_path: Path, calls: Calls, make_watcher: Callable[..., StoreWatcher]
 ) -> None:
-    """The debounce is generous (a stall that long between two writes would split the burst),
-    and no sleep waits for a second callback: a marker written after the first is reported
-    alone, so nothing of the burst was left over (inotify delivers in order)."""
+    """Neither the debounce nor the max delay ends within the test's patience: only the
+    report at once of a finished change can come."""
+    make_watcher([tmp_path], debounce=LONGER_THAN_PATIENCE, max_delay=LONGER_THAN_PATIENCE)
+    note = tmp_path / "note.md"
+    note.write_text("hello", encoding="utf-8")
+    assert calls.wait_for(lambda seen: note in seen)
+    assert len(calls.batches) == 1
+
+
+def test_a_burst_is_at_most_two_callbacks(
+    tmp_path: Path, calls: Calls, make_watcher: Callable[..., StoreWatcher]
+) -> None:
+    """The first file written may be reported at once (unless the next write's events came
+    before the report was made: then it is merged with them), the rest of the burst in one
+    callback. The debounce is generous (a stall that long between two writes would split the
+    burst), and no sleep waits for another callback: a marker written after the burst's
+    report is reported alone, so nothing of the burst was left over (inotify delivers in
+    order)."""
     make_watcher([tmp_path], debounce=1.0, max_delay=LONGER_THAN_PATIENCE)
     files = [tmp_path / f"n{i}.md" for i in range(50)]
     for path in files:
@@ -108,9 +145,11 @@ def test_a_burst_is_one_callback(
     marker = tmp_path / "marker.md"
     marker.write_text("x", encoding="utf-8")
     assert calls.wait_for(lambda seen: marker in seen)
-    first, *later = calls.batches
-    assert set(files) <= first
-    assert not set(files) & set().union(*later)
+    *burst, last = calls.batches
+    assert 1 <= len(burst) <= 2
+    assert files[0] in burst[0]
+    assert set(files) <= set().union(*burst)
+    assert marker in last and not set(files) & last
 
 
 def test_a_long_burst_still_reports_within_max_delay(
