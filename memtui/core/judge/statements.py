@@ -173,8 +173,10 @@ def statement(text: str) -> Statement:
     nobody = False
     reach = 0
     since_negation: list[str] = []
-    for token in tokens:
-        if token in NEGATIONS:
+    for k, token in enumerate(tokens):
+        nxt = tokens[k + 1] if k + 1 < len(tokens) else ""
+        if token in NEGATIONS or (token, nxt) in ALTERNATIVE:
+            # "use Y instead of X": X is denied as "not X" denies it
             reach = NEGATION_REACH
             since_negation = []
             nobody = token in NOBODY
@@ -212,6 +214,10 @@ def statement(text: str) -> Statement:
     numbers = _numbers(tuple(words(_DATE_OR_TIME.sub(" ", text))[:MAX_STATEMENT_WORDS]))
     return Statement(text, tokens, frozenset(stems), numbers, frozenset(negated),
                      frozenset(asserted), frozenset(denied), quantities(text))
+
+
+ALTERNATIVE = frozenset((("instead", "of"), ("rather", "than")))
+"""``use Y instead of X``, ``Y rather than X``: X is denied as a negation denies it."""
 
 
 def split(text: str) -> list[str]:

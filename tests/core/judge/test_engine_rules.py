@@ -48,6 +48,14 @@ def test_a_negation_with_until_is_a_condition_not_a_denial() -> None:
     assert st.denied == frozenset() and "merg" in st.asserted
 
 
+def test_instead_of_and_rather_than_deny_the_alternative() -> None:
+    st = statement("Render charts on the server instead of canvas")
+    assert st.denied == {stem("canvas")} and stem("render") in st.asserted
+    assert statement("Prefer composition rather than inheritance").denied == {stem("inherit")}
+    # "instead" alone ("use it instead") denies nothing
+    assert statement("Use the helper instead.").denied == frozenset()
+
+
 def test_nothing_denies_no_word() -> None:
     assert statement("Nothing secret is checked in.").denied == frozenset()
 
