@@ -317,3 +317,50 @@ def test_a_negated_light_verb_denies_its_object_not_itself() -> None:
     assert statement("Never call panic in service code").denied == {"panic"}
     assert statement("Do not add mocks").denied == {"mock"}
     assert statement("Don't merge broken code").denied == {stem("merge")}
+
+
+def test_other_values_of_one_kind_on_other_subjects_are_not_a_conflict(
+        vectors: Vectors) -> None:
+    """Two near memories that each give a value of one kind (a timeout each) and contradict
+    nothing: parallel values on other subjects (not_conflict), not merely related."""
+    a = item("redis-timeout.md", "Redis commands from the API time out after 2 seconds.",
+             "Redis timeout")
+    b = item("upload-timeout.md", "Uploads to the S3 bucket are cut off after 30 seconds.",
+             "Upload timeout")
+    given = verdict(a, b, vectors)
+    assert given.relation is Relation.NOT_CONFLICT and "“2” vs “30”" in given.reason
+    assert given.relation not in NEEDS_ACTION
+    # no value on one side: nothing differs by design
+    c = item("upload-retries.md", "Uploads to the S3 bucket are retried by the client.",
+             "Upload retries")
+    assert verdict(a, c, vectors).relation is not Relation.NOT_CONFLICT
+
+
+def _local(a: JudgeItem, b: JudgeItem, vectors: Vectors) -> Verdict:
+    from memtui.core.judge.local import judge_pair as local_pair
+
+    return local_pair(Candidate(a, b, 0.5, ()), vectors)
+
+
+def test_parallel_notes_with_nothing_to_compare_are_related(vectors: Vectors) -> None:
+    """Names of one pattern (``changelog-api`` / ``changelog-web``) whose texts give no
+    values that differ, no denial on one side and share no template: two facts of one area
+    (related), not parallel values (not_conflict)."""
+    a = item("changelog-api.md",
+             "The API changelog lives in api/CHANGELOG.md and lists breaking changes first.",
+             "API changelog")
+    b = item("changelog-web.md",
+             "The web changelog is generated from conventional commit messages.",
+             "Web changelog")
+    given = _local(a, b, vectors)
+    assert given.relation is Relation.RELATED and "parallel notes" in given.reason
+
+
+def test_parallel_notes_from_one_template_differ_by_design(vectors: Vectors) -> None:
+    """The same sentence with the subject and its value swapped ("owned by the payments
+    squad" / "owned by the discovery squad"): values that differ by design."""
+    a = item("owner-billing.md", "Billing is owned by the payments squad; ask in #payments.",
+             "Billing owner")
+    b = item("owner-search.md", "Search is owned by the discovery squad; ask in #discovery.",
+             "Search owner")
+    assert _local(a, b, vectors).relation is Relation.NOT_CONFLICT
