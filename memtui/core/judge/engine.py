@@ -873,6 +873,20 @@ def judge_pair(candidate: Candidate, vectors: Vectors | None = None,
             and _same_value(sa, sb, reading))
     ):
         what = "repeats a CLAUDE.md rule" if CLAUDE_MD in (a.kind, b.kind) else "says the same"
+        said = (_gone_in((a if side == "a" else b).body)
+                if side is not None and CLAUDE_MD not in (a.kind, b.kind) else None)
+        kept, old_item = (a, b) if side == "a" else (b, a)
+        if said is not None and not _states_the_new_way(
+                sa if side == "a" else sb, said.group(0),
+                frozenset().union(*(st.asserted for st in (sb if side == "a" else sa))),
+                vectors):
+            # the newer of two near repeats says it changed ("now", "since", "moved"), and
+            # the older does not already say the new way: the newer replaces it
+            return Verdict(
+                Relation.SUPERSEDES, round(min(0.6, reading.pair), 2),
+                f"{what} ({reading.pair:.2f}), and the newer side {str(side).upper()} says it "
+                f"changed (“{said.group(0)}”): {_when(kept)} vs {_when(old_item)}",
+                NAME, winner=side, evidence=quote)
         return Verdict(Relation.DUPLICATE, round(min(0.9, reading.pair), 2),
                        f"{what} ({reading.pair:.2f}; its nearest statements "
                        f"{best[2]:.2f}; rare words shared {overlap:.2f}), nothing differs",

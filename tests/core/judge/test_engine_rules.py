@@ -364,3 +364,24 @@ def test_parallel_notes_from_one_template_differ_by_design(vectors: Vectors) -> 
     b = item("owner-search.md", "Search is owned by the discovery squad; ask in #discovery.",
              "Search owner")
     assert _local(a, b, vectors).relation is Relation.NOT_CONFLICT
+
+
+def test_a_repeat_whose_newer_side_says_it_changed_supersedes(vectors: Vectors) -> None:
+    """The same fact twice, the newer side saying something is so "now" that the older does
+    not say: the newer one replaces the older (supersedes, the newer kept), not a plain
+    duplicate; the older side already saying it, or saying "now" itself, is a duplicate."""
+    old = item("invoices-pdf.md", "Invoice PDFs are rendered by the billing service.",
+               "Invoice PDFs", modified="2026-03-01")
+    new = item("pdf-rendering.md",
+               "Invoice PDFs are rendered by the billing service. Fonts are embedded now.",
+               "PDF rendering", modified="2026-10-01")
+    given = verdict(old, new, vectors)
+    assert given.relation is Relation.SUPERSEDES and given.winner == "b"
+    assert "“now”" in given.reason and "2026-10-01" in given.reason
+    said_already = item("invoices-pdf.md",
+                        "Invoice PDFs are rendered by the billing service with embedded fonts.",
+                        "Invoice PDFs", modified="2026-03-01")
+    assert verdict(said_already, new, vectors).relation is Relation.DUPLICATE
+    newer_old = item("invoices-pdf.md", "Invoice PDFs are rendered by the billing service.",
+                     "Invoice PDFs", modified="2026-11-01")
+    assert verdict(newer_old, new, vectors).relation is Relation.DUPLICATE
