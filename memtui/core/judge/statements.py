@@ -63,10 +63,23 @@ def _stemmer() -> object:
     return snowballstemmer.stemmer("english")
 
 
+ABBREVIATIONS = {
+    "db": "database", "dbs": "databases", "prod": "production", "repo": "repository",
+    "repos": "repositories", "config": "configuration", "configs": "configurations",
+    "auth": "authentication", "docs": "documentation", "infra": "infrastructure",
+    "deps": "dependencies", "dep": "dependency", "k8s": "kubernetes",
+    "postgresql": "postgres", "pg": "postgres", "perf": "performance", "ts": "typescript",
+    "js": "javascript", "py": "python", "msg": "message", "msgs": "messages",
+    "env": "environment", "envs": "environments", "creds": "credentials",
+}
+"""Short names folded into their long one before stemming ("db" is "database", "prod"
+"production"): one word to the engine however a memory writes it."""
+
+
 @lru_cache(maxsize=65_536)
 def stem(word: str) -> str:
     stemmer = _stemmer()
-    return str(stemmer.stemWord(word))  # type: ignore[attr-defined]
+    return str(stemmer.stemWord(ABBREVIATIONS.get(word, word)))  # type: ignore[attr-defined]
 
 
 def content(word: str) -> bool:

@@ -48,6 +48,13 @@ def test_a_negation_with_until_is_a_condition_not_a_denial() -> None:
     assert st.denied == frozenset() and "merg" in st.asserted
 
 
+def test_short_names_are_their_long_name() -> None:
+    assert stem("db") == stem("database") and stem("DBs".lower()) == stem("databases")
+    assert stem("prod") == stem("production") and stem("k8s") == stem("kubernetes")
+    assert stem("repo") == stem("repositories") and stem("pg") == stem("postgresql")
+    assert stem("database") in statement("the staging db is reset nightly").stems
+
+
 def test_instead_of_and_rather_than_deny_the_alternative() -> None:
     st = statement("Render charts on the server instead of canvas")
     assert st.denied == {stem("canvas")} and stem("render") in st.asserted
