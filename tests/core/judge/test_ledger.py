@@ -262,4 +262,4 @@ def test_the_local_rules_name_the_engines_sources() -> None:
         f"{digest.hexdigest()[:16]}")
 
 
-ENGINE_PINNED = "9d4a0df02c9cfade"
+ENGINE_PINNED = "b1bd59fc24af1fe2"
