@@ -120,6 +120,12 @@ log level, message broker: :mod:`memtui.core.judge.kinds`) contradict each other
 REVIEW_PAIR = 0.5
 """A pair the rules cannot pin, each side the other's nearest memory and at least this near,
 is listed for review (as a likely duplicate, with a low confidence) rather than hidden."""
+PARALLEL_VALUES_PAIR = 0.4
+"""Two memories at least this near that give other values of one kind (a timeout each, a
+version each) where no rule found them contradicting: parallel notes, their values differ by
+design (not_conflict), not merely related."""
+PARALLEL_NEAR = 0.55
+PARALLEL_ALIKE = 0.6
 SWAP_NEAR = 0.6
 """Swapped words at least this near (cosine of their embeddings) are values of one kind."""
 MAX_SWAP = 3
@@ -747,6 +753,21 @@ def _same_value(sa: list[Statement], sb: list[Statement], reading: Reading) -> b
     return False
 
 
+def _other_values(sa: list[Statement], sb: list[Statement],
+                  ) -> tuple[str, str, str, str] | None:
+    """Each side gives a value of one kind (a duration, a size, a port, a version), none the
+    same: ``(a's, b's, a's statement, b's statement)`` of the first such statements."""
+    for x in sa:
+        if not x.quantities:
+            continue
+        for y in sb:
+            if y.quantities:
+                other = other_value(x, y)
+                if other is not None:
+                    return other[0], other[1], x.text, y.text
+    return None
+
+
 def _parallel(a: JudgeItem, b: JudgeItem, sa: list[Statement], sb: list[Statement],
               subjects: frozenset[str], reading: Reading) -> Verdict:
     """Parallel notes: scoped when what tells them apart is a condition (internal /
@@ -762,10 +783,30 @@ def _parallel(a: JudgeItem, b: JudgeItem, sa: list[Statement], sb: list[Statemen
             Relation.SCOPED, round(min(0.7, reading.pair), 2),
             f"parallel notes, each under its own condition: “{scope[0]}” vs “{scope[1]}”",
             NAME)
+    if (not _alike(sa, sb, reading) and _other_values(sa, sb) is None
+            and not _one_side_denies(sa, sb) and _other_kind(a, b, sa, sb, reading) == []):
+        return Verdict(
+            Relation.RELATED, round(min(0.5, reading.pair * 0.6), 2),
+            f"parallel notes on different subjects ({names}), no values to compare", NAME)
     return Verdict(
         Relation.NOT_CONFLICT, round(min(0.6, 0.3 + reading.pair / 2), 2),
         f"parallel notes on different subjects ({names}): their values differ by design",
         NAME)
+
+
+def _alike(sa: list[Statement], sb: list[Statement], reading: Reading) -> bool:
+    """Aligned statements written from one template ("Billing is owned by the payments
+    squad" / "Search is owned by the discovery squad"): at least :data:`PARALLEL_ALIKE` of
+    their words, in order, the same."""
+    from difflib import SequenceMatcher
+
+    return any(sim >= PARALLEL_NEAR
+               or SequenceMatcher(a=sa[i].tokens, b=sb[j].tokens, autojunk=False).ratio()
+               >= PARALLEL_ALIKE for i, j, sim in reading.aligned)
+
+
+def _one_side_denies(sa: list[Statement], sb: list[Statement]) -> bool:
+    return any(s.denied for s in sa) != any(s.denied for s in sb)
 
 
 def judge_pair(candidate: Candidate, vectors: Vectors | None = None,
@@ -832,6 +873,20 @@ def judge_pair(candidate: Candidate, vectors: Vectors | None = None,
             and _same_value(sa, sb, reading))
     ):
         what = "repeats a CLAUDE.md rule" if CLAUDE_MD in (a.kind, b.kind) else "says the same"
+        said = (_gone_in((a if side == "a" else b).body)
+                if side is not None and CLAUDE_MD not in (a.kind, b.kind) else None)
+        kept, old_item = (a, b) if side == "a" else (b, a)
+        if said is not None and not _states_the_new_way(
+                sa if side == "a" else sb, said.group(0),
+                frozenset().union(*(st.asserted for st in (sb if side == "a" else sa))),
+                vectors):
+            # the newer of two near repeats says it changed ("now", "since", "moved"), and
+            # the older does not already say the new way: the newer replaces it
+            return Verdict(
+                Relation.SUPERSEDES, round(min(0.6, reading.pair), 2),
+                f"{what} ({reading.pair:.2f}), and the newer side {str(side).upper()} says it "
+                f"changed (“{said.group(0)}”): {_when(kept)} vs {_when(old_item)}",
+                NAME, winner=side, evidence=quote)
         return Verdict(Relation.DUPLICATE, round(min(0.9, reading.pair), 2),
                        f"{what} ({reading.pair:.2f}; its nearest statements "
                        f"{best[2]:.2f}; rare words shared {overlap:.2f}), nothing differs",
@@ -850,6 +905,13 @@ def judge_pair(candidate: Candidate, vectors: Vectors | None = None,
                        f"for review: each is the other's nearest memory ({reading.pair:.2f}), "
                        "no rule tells whether they repeat or disagree", NAME,
                        winner=newer(a, b), evidence=quote)
+    values = _other_values(sa, sb)
+    if values is not None and reading.pair >= PARALLEL_VALUES_PAIR:
+        return Verdict(
+            Relation.NOT_CONFLICT, round(min(0.5, reading.pair * 0.6), 2),
+            f"parallel values on other subjects (“{evidence_quote(values[0], 40)}” vs "
+            f"“{evidence_quote(values[1], 40)}”): no statement of one contradicts the other",
+            NAME, evidence=(evidence_quote(values[2]), evidence_quote(values[3])))
     confidence = round(min(0.5, reading.pair * 0.6), 2)
     return Verdict(Relation.RELATED, confidence,
                    f"near subjects ({reading.pair:.2f}), no disagreement found", NAME,

@@ -87,6 +87,21 @@ KINDS: dict[str, tuple[str, ...]] = {
     "container base image": ("alpine", "distroless", "ubuntu", "debian"),
     "Node version manager": ("nvm", "volta", "fnm"),
     "log level": ("trace", "debug", "info", "warn", "error", "fatal"),
+    "Go linter": ("golangci-lint", "staticcheck", "golint"),
+    "container registry": ("ghcr", "ecr", "gcr", "docker hub", "quay", "artifact registry"),
+    "CSS approach": ("tailwind", "css modules", "styled-components", "sass",
+                     "vanilla-extract"),
+    "JavaScript HTTP client": ("axios", "superagent"),
+    "JavaScript runtime": ("deno", "node.js", "nodejs"),
+    "dependency updater": ("dependabot", "renovate"),
+    "docs site generator": ("docusaurus", "mkdocs", "sphinx", "vitepress"),
+    "tracing backend": ("jaeger", "zipkin", "honeycomb", "lightstep"),
+    "load testing tool": ("k6", "jmeter", "gatling", "vegeta"),
+    "data fetching library": ("react-query", "tanstack query", "swr", "apollo client",
+                              "rtk query"),
+    "Python HTTP client": ("httpx", "aiohttp", "urllib3"),
+    "dashboards": ("grafana", "kibana", "metabase"),
+    "secret scanner": ("gitleaks", "trufflehog", "detect-secrets"),
 }
 """Each kind's values, lower case; a value of two words is matched as a phrase."""
 

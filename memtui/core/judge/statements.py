@@ -63,10 +63,23 @@ def _stemmer() -> object:
     return snowballstemmer.stemmer("english")
 
 
+ABBREVIATIONS = {
+    "db": "database", "dbs": "databases", "prod": "production", "repo": "repository",
+    "repos": "repositories", "config": "configuration", "configs": "configurations",
+    "auth": "authentication", "docs": "documentation", "infra": "infrastructure",
+    "deps": "dependencies", "dep": "dependency", "k8s": "kubernetes",
+    "postgresql": "postgres", "pg": "postgres", "perf": "performance", "ts": "typescript",
+    "js": "javascript", "py": "python", "msg": "message", "msgs": "messages",
+    "env": "environment", "envs": "environments", "creds": "credentials",
+}
+"""Short names folded into their long one before stemming ("db" is "database", "prod"
+"production"): one word to the engine however a memory writes it."""
+
+
 @lru_cache(maxsize=65_536)
 def stem(word: str) -> str:
     stemmer = _stemmer()
-    return str(stemmer.stemWord(word))  # type: ignore[attr-defined]
+    return str(stemmer.stemWord(ABBREVIATIONS.get(word, word)))  # type: ignore[attr-defined]
 
 
 def content(word: str) -> bool:
@@ -173,8 +186,10 @@ def statement(text: str) -> Statement:
     nobody = False
     reach = 0
     since_negation: list[str] = []
-    for token in tokens:
-        if token in NEGATIONS:
+    for k, token in enumerate(tokens):
+        nxt = tokens[k + 1] if k + 1 < len(tokens) else ""
+        if token in NEGATIONS or (token, nxt) in ALTERNATIVE:
+            # "use Y instead of X": X is denied as "not X" denies it
             reach = NEGATION_REACH
             since_negation = []
             nobody = token in NOBODY
@@ -212,6 +227,10 @@ def statement(text: str) -> Statement:
     numbers = _numbers(tuple(words(_DATE_OR_TIME.sub(" ", text))[:MAX_STATEMENT_WORDS]))
     return Statement(text, tokens, frozenset(stems), numbers, frozenset(negated),
                      frozenset(asserted), frozenset(denied), quantities(text))
+
+
+ALTERNATIVE = frozenset((("instead", "of"), ("rather", "than")))
+"""``use Y instead of X``, ``Y rather than X``: X is denied as a negation denies it."""
 
 
 def split(text: str) -> list[str]:

@@ -48,6 +48,21 @@ def test_a_negation_with_until_is_a_condition_not_a_denial() -> None:
     assert st.denied == frozenset() and "merg" in st.asserted
 
 
+def test_short_names_are_their_long_name() -> None:
+    assert stem("db") == stem("database") and stem("DBs".lower()) == stem("databases")
+    assert stem("prod") == stem("production") and stem("k8s") == stem("kubernetes")
+    assert stem("repo") == stem("repositories") and stem("pg") == stem("postgresql")
+    assert stem("database") in statement("the staging db is reset nightly").stems
+
+
+def test_instead_of_and_rather_than_deny_the_alternative() -> None:
+    st = statement("Render charts on the server instead of canvas")
+    assert st.denied == {stem("canvas")} and stem("render") in st.asserted
+    assert statement("Prefer composition rather than inheritance").denied == {stem("inherit")}
+    # "instead" alone ("use it instead") denies nothing
+    assert statement("Use the helper instead.").denied == frozenset()
+
+
 def test_nothing_denies_no_word() -> None:
     assert statement("Nothing secret is checked in.").denied == frozenset()
 
@@ -309,3 +324,71 @@ def test_a_negated_light_verb_denies_its_object_not_itself() -> None:
     assert statement("Never call panic in service code").denied == {"panic"}
     assert statement("Do not add mocks").denied == {"mock"}
     assert statement("Don't merge broken code").denied == {stem("merge")}
+
+
+def test_other_values_of_one_kind_on_other_subjects_are_not_a_conflict(
+        vectors: Vectors) -> None:
+    """Two near memories that each give a value of one kind (a timeout each) and contradict
+    nothing: parallel values on other subjects (not_conflict), not merely related."""
+    a = item("redis-timeout.md", "Redis commands from the API time out after 2 seconds.",
+             "Redis timeout")
+    b = item("upload-timeout.md", "Uploads to the S3 bucket are cut off after 30 seconds.",
+             "Upload timeout")
+    given = verdict(a, b, vectors)
+    assert given.relation is Relation.NOT_CONFLICT and "“2” vs “30”" in given.reason
+    assert given.relation not in NEEDS_ACTION
+    # no value on one side: nothing differs by design
+    c = item("upload-retries.md", "Uploads to the S3 bucket are retried by the client.",
+             "Upload retries")
+    assert verdict(a, c, vectors).relation is not Relation.NOT_CONFLICT
+
+
+def _local(a: JudgeItem, b: JudgeItem, vectors: Vectors) -> Verdict:
+    from memtui.core.judge.local import judge_pair as local_pair
+
+    return local_pair(Candidate(a, b, 0.5, ()), vectors)
+
+
+def test_parallel_notes_with_nothing_to_compare_are_related(vectors: Vectors) -> None:
+    """Names of one pattern (``changelog-api`` / ``changelog-web``) whose texts give no
+    values that differ, no denial on one side and share no template: two facts of one area
+    (related), not parallel values (not_conflict)."""
+    a = item("changelog-api.md",
+             "The API changelog lives in api/CHANGELOG.md and lists breaking changes first.",
+             "API changelog")
+    b = item("changelog-web.md",
+             "The web changelog is generated from conventional commit messages.",
+             "Web changelog")
+    given = _local(a, b, vectors)
+    assert given.relation is Relation.RELATED and "parallel notes" in given.reason
+
+
+def test_parallel_notes_from_one_template_differ_by_design(vectors: Vectors) -> None:
+    """The same sentence with the subject and its value swapped ("owned by the payments
+    squad" / "owned by the discovery squad"): values that differ by design."""
+    a = item("owner-billing.md", "Billing is owned by the payments squad; ask in #payments.",
+             "Billing owner")
+    b = item("owner-search.md", "Search is owned by the discovery squad; ask in #discovery.",
+             "Search owner")
+    assert _local(a, b, vectors).relation is Relation.NOT_CONFLICT
+
+
+def test_a_repeat_whose_newer_side_says_it_changed_supersedes(vectors: Vectors) -> None:
+    """The same fact twice, the newer side saying something is so "now" that the older does
+    not say: the newer one replaces the older (supersedes, the newer kept), not a plain
+    duplicate; the older side already saying it, or saying "now" itself, is a duplicate."""
+    old = item("invoices-pdf.md", "Invoice PDFs are rendered by the billing service.",
+               "Invoice PDFs", modified="2026-03-01")
+    new = item("pdf-rendering.md",
+               "Invoice PDFs are rendered by the billing service. Fonts are embedded now.",
+               "PDF rendering", modified="2026-10-01")
+    given = verdict(old, new, vectors)
+    assert given.relation is Relation.SUPERSEDES and given.winner == "b"
+    assert "“now”" in given.reason and "2026-10-01" in given.reason
+    said_already = item("invoices-pdf.md",
+                        "Invoice PDFs are rendered by the billing service with embedded fonts.",
+                        "Invoice PDFs", modified="2026-03-01")
+    assert verdict(said_already, new, vectors).relation is Relation.DUPLICATE
+    newer_old = item("invoices-pdf.md", "Invoice PDFs are rendered by the billing service.",
+                     "Invoice PDFs", modified="2026-11-01")
+    assert verdict(newer_old, new, vectors).relation is Relation.DUPLICATE

@@ -24,6 +24,11 @@ from memtui.core.judge.verdicts import Candidate, JudgeItem, Relation
     ("Events go through RabbitMQ; Kafka is for analytics.", "message broker",
      {"rabbitmq", "kafka"}),
     ("Deploys are synced by ArgoCD.", "deploy tool", {"argo"}),
+    ("Images are pushed to GHCR on every tag.", "container registry", {"ghcr"}),
+    ("Dependency bumps come from Renovate, grouped weekly.", "dependency updater",
+     {"renovate"}),
+    ("Traces go to Jaeger.", "tracing backend", {"jaeger"}),
+    ("Styles are written with Tailwind utility classes.", "CSS approach", {"tailwind"}),
 ])
 def test_a_text_names_values_of_a_kind(text: str, kind: str, values: set[str]) -> None:
     assert kinds_of(text)[kind] == values
@@ -36,6 +41,7 @@ def test_a_text_names_values_of_a_kind(text: str, kind: str, values: set[str]) -
     "At the moment the API runs on one pod.",  # not the date library
     "At the helm of every deploy is the release captain.",  # not the deploy tool
     "Refunds ship by express delivery.",  # not the Node web framework
+    "The new tempo of releases is weekly.",  # no tracing backend named
 ])
 def test_plain_english_names_no_value(text: str) -> None:
     assert kinds_of(text) == {}
@@ -46,6 +52,12 @@ def test_sides_with_a_value_in_common_do_not_disagree() -> None:
                       "Integration tests use Postgres.") is None
     assert other_kind("web/ tests run on jest.", "web/ tests run on vitest.") == (
         "JavaScript test runner", frozenset({"jest"}), frozenset({"vitest"}))
+
+
+def test_two_dependency_updaters_for_one_repository_are_a_contradiction() -> None:
+    assert other_kind("Dependabot opens the dependency PRs.",
+                      "Dependency update PRs come from Renovate.") == (
+        "dependency updater", frozenset({"dependabot"}), frozenset({"renovate"}))
 
 
 def item(name: str, body: str, description: str = "") -> JudgeItem:
