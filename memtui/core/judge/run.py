@@ -183,10 +183,13 @@ def verdict_batches(
     while waiting:
         if cancelled is not None and cancelled():
             return
-        chunk = [p for p in (waiting.get(i) for i in (first() if first is not None else ()))
-                 if p is not None][:batch]
-        for pair in chunk:
-            del waiting[pair.candidate.id]
+        chunk: list[JudgedPair] = []
+        for pair_id in first() if first is not None else ():
+            if len(chunk) >= batch:
+                break
+            named = waiting.pop(pair_id, None)  # named twice, or judged already: once
+            if named is not None:
+                chunk.append(named)
         while len(chunk) < batch and at < total:
             pair = order[at]
             at += 1

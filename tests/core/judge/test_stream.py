@@ -139,7 +139,7 @@ def test_the_pairs_a_screen_shows_are_judged_first(ctx: Context, pristine: DemoH
     session = start(ctx)
     order = [p.candidate.id for p in judge_order(session.todo)]
     assert len(order) > 12
-    shown = [order[-1], order[-5], "no such pair", order[0]]
+    shown = [order[-1], order[-1], order[-5], "no such pair", order[0]]  # one named twice
     asked: list[int] = []
 
     def first() -> list[str]:
