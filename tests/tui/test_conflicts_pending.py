@@ -76,12 +76,11 @@ async def test_the_pairs_show_judging_at_once_and_take_no_decision_until_judged(
         try:
             screen = await judging(pilot)
             pairs = screen.query_one("#conf-pairs", OptionList)
-            await wait_until(pilot, lambda: len(judge.calls) == 1 and not screen.filling,
-                             TIMEOUT)
-            rows = option_texts(pairs)
+            await wait_until(pilot, lambda: len(judge.calls) == 1, TIMEOUT)
+            rows = option_texts(pairs)  # those the list holds yet
             assert len(rows) > 5 and all(PENDING in r for r in rows), rows
             queued = len(screen.queued)
-            assert "judging" in plain(screen.query_one("#conf-head", Static))
+            assert f"judged 0 of {queued:,}" in plain(screen.query_one("#conf-head", Static))
             assert PENDING in plain(screen.query_one("#conf-message", Static))
             assert PENDING in plain(screen.query_one("#conf-verdict", Static))
             # the highlighted row is judged first
@@ -112,12 +111,14 @@ async def test_the_pairs_show_judging_at_once_and_take_no_decision_until_judged(
             await pilot.pause()
             judged = [n for n, o in enumerate(pairs.options) if PENDING not in str(o.prompt)]
             assert judged == [0, 1]  # the rows on screen first, from the top
-            assert all(a is b for a, b in zip(options, pairs.options, strict=True))
+            assert all(a is b for a, b in zip(options, pairs.options[:len(options)],
+                                              strict=True))
             assert PENDING not in plain(screen.query_one("#conf-verdict", Static))
+            assert f"judged 2 of {queued:,}" in plain(screen.query_one("#conf-head", Static))
             assert screen.check_action("decide", ("not_conflict",)) is True
 
             # the row highlighted now is among the next pairs judged
-            last = len(screen.rows) - 1
+            last = pairs.option_count - 1  # the last row the list holds (not on screen)
             pairs.highlighted = last
             await pilot.pause()
             assert screen.check_action("decide", ("not_conflict",)) is None
@@ -166,3 +167,30 @@ async def test_before_the_pairs_exist_the_message_says_what_the_pairing_does(
         await settle(pilot)
         assert screen.found is not None and screen.pairing is None
         assert "nearest" not in plain(screen.query_one("#conf-message", Static))
+
+
+async def test_while_judging_the_list_holds_the_rows_near_the_cursor(
+    pristine: DemoHome, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Laying out every candidate's row (9,000 at 1,000 memories) took the judge's core for
+    seconds: while pairs are being judged the list holds a few screens past the cursor, more
+    as the cursor gets there, and every row once the verdicts are in."""
+    monkeypatch.setattr(conflicts, "FIRST_ROWS", 1)
+    monkeypatch.setattr(conflicts, "FILL_ROWS", 1)
+    judge = HeldJudge(monkeypatch)
+    async with app_on(pristine, tmp_path / "state").run_test(size=(160, 45)) as pilot:
+        try:
+            screen = await judging(pilot)
+            pairs = screen.query_one("#conf-pairs", OptionList)
+            await wait_until(pilot, lambda: len(judge.calls) == 1, TIMEOUT)
+            await wait_until(pilot, lambda: pairs.option_count >= 3, TIMEOUT)
+            for _ in range(3):  # redraws: the fill does not go on past them
+                await pilot.pause()
+            assert pairs.option_count == 3 < len(screen.rows)  # 3 screens of one row
+            for _ in range(3):
+                await pilot.press("down")
+            assert pairs.highlighted == 3 and pairs.option_count == 6
+        finally:
+            judge.release()
+        await wait_until(pilot, lambda: screen.judging is None and not screen.filling, TIMEOUT)
+        assert pairs.option_count == len(screen.rows)

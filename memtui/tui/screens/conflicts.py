@@ -345,7 +345,7 @@ class ConflictsScreen(ReportsWork, Screen[None]):
         self.query_one("#conf-diff-scroll").border_title = "word diff A → B"
         pairs = self.query_one("#conf-pairs", OptionList)
         pairs.focus()
-        self.watch(pairs, "scroll_y", lambda _y: self.note_on_screen(), init=False)
+        self.watch(pairs, "scroll_y", lambda _y: self.scrolled(), init=False)
         self.apply_size()
         self.find()
 
@@ -505,9 +505,11 @@ class ConflictsScreen(ReportsWork, Screen[None]):
             else:  # made with its verdict when the list gets to it
                 self.pending[at] = self.row_option(key, pair.candidate.id, label)
         rows.relabel(labels)
-        self.say_judging()
-        if isinstance(current, Group) or any(p is current for p in pairs):
-            self.show_row(current)  # its verdict in, or a pair of the group
+        self.show_head()
+        ids = {p.candidate.id for p in pairs}
+        if any(p is current for p in pairs) or (isinstance(current, Group) and any(
+                p.candidate.id in ids for p in current.pairs)):
+            self.show_row(current)  # its verdict in, or one of the group's
             self.refresh_bindings()
 
     def row_option(self, key: tuple[object, ...], row_key: str,
@@ -600,19 +602,7 @@ class ConflictsScreen(ReportsWork, Screen[None]):
         was = self.current()  # stays highlighted while shown, else the row where it was
         self.shown = [p for p in run.pairs
                       if self.listed(p) and in_store(p, self.store_filter)]
-        memories = sum(1 for i in run.items if i.kind != CLAUDE_MD)
-        head = Text(" conflicts ", style="bold reverse")
-        head.append(f"  {self.judge_name} judge · {memories} memories, "
-                    f"{len(run.items) - memories} CLAUDE.md rules · {len(run.pairs)} candidates · "
-                    f"{len(run.open_pairs())} need a decision", style="bold")
-        if self.queued:
-            head.append(f" · {len(self.queued):,} judging", style="bold yellow")
-        if self.store_filter is not None:
-            head.append(f" · only {line(self.store_filter)} (k: next store)", style="bold cyan")
-        usage = found.usage if found is not None else None
-        if usage is not None and usage.requests:
-            head.append(f" · sent {usage.requests} requests, ${usage.cost_usd:.4f}", style="dim")
-        show(self.query_one("#conf-head", Static), head)
+        self.show_head()
         notes = found.notes if found is not None else run.notes
         if found is None or self.judging is not None:
             self.say_judging()
@@ -649,6 +639,28 @@ class ConflictsScreen(ReportsWork, Screen[None]):
         else:
             self.filled()
 
+    def show_head(self) -> None:
+        """The head line: the judge, the counts, how far judging is (one line: drawn again,
+        the screen not laid out again)."""
+        found = self.found
+        run = found.run if found is not None else self.preview_run
+        if run is None:
+            return
+        memories = sum(1 for i in run.items if i.kind != CLAUDE_MD)
+        head = Text(" conflicts ", style="bold reverse")
+        head.append(f"  {self.judge_name} judge · {memories} memories, "
+                    f"{len(run.items) - memories} CLAUDE.md rules · {len(run.pairs)} candidates · "
+                    f"{len(run.open_pairs())} need a decision", style="bold")
+        if self.judging is not None:
+            done, total = self.judging
+            head.append(f" · judged {done:,} of {total:,}", style="bold yellow")
+        if self.store_filter is not None:
+            head.append(f" · only {line(self.store_filter)} (k: next store)", style="bold cyan")
+        usage = found.usage if found is not None else None
+        if usage is not None and usage.requests:
+            head.append(f" · sent {usage.requests} requests, ${usage.cost_usd:.4f}", style="dim")
+        show(self.query_one("#conf-head", Static), head)
+
     def listed(self, pair: JudgedPair) -> bool:
         """``pair`` is in the list the filter shows: the list of pairs needing a decision
         also holds those being judged (:attr:`queued`), until their verdict is in."""
@@ -669,12 +681,15 @@ class ConflictsScreen(ReportsWork, Screen[None]):
             self.say(f"pairing memories ({self.judge_name} judge{doing}) … meanwhile the pairs "
                      "found before whose memories did not change; decisions wait for the "
                      "pairing", "dim")
-        elif self.judging is not None:
-            done, total = self.judging
-            self.say(f"judging ({self.judge_name}): {done:,} of {total:,} pairs judged · rows "
-                     f"marked {PENDING} get their verdict as it comes (the pairs on screen "
-                     "first) and take decisions then · the list is grouped when all are in",
-                     "dim")
+        elif self.judging is not None:  # the same words throughout (the count is in the head):
+            # the message's height follows its text, a new text lays the screen out again
+            self.say(f"judging ({self.judge_name}) · rows marked {PENDING} get their verdict "
+                     "as it comes, those on screen first; their decisions wait for it · "
+                     "grouped when all are in", "dim")
+
+    def scrolled(self) -> None:
+        self.fill_near()
+        self.note_on_screen()
 
     def note_on_screen(self) -> None:
         """:attr:`on_screen`: the pairs of the highlighted row and of the rows the list shows
@@ -713,11 +728,28 @@ class ConflictsScreen(ReportsWork, Screen[None]):
         option costs about 1 ms; thousands at once froze the screen for seconds)."""
         if round_ != self.fill_round or chain != self.fill_chain or not self.is_attached:
             return  # the list was shown again since, another chain took over, or gone
+        if self.queued and self.query_one("#conf-pairs", OptionList).option_count >= \
+                self.rows_near():
+            return  # judging: the rest as the list gets near them (:meth:`fill_near`)
         self.fill_to(self.query_one("#conf-pairs", OptionList).option_count + FILL_ROWS)
         if len(self.pending) > self.query_one("#conf-pairs", OptionList).option_count:
             self.call_after_refresh(self.fill_more, round_, chain)
         else:
             self.filled()
+
+    def rows_near(self) -> int:
+        """Rows the list holds while pairs are being judged: a few screens past the
+        highlighted row and the top one shown. The whole list (9,000 candidates at 1,000
+        memories) is laid out once the verdicts are in and it is grouped: laying out rows it
+        drops then took a core's seconds from the judge."""
+        pairs = self.query_one("#conf-pairs", OptionList)
+        return max(int(pairs.scroll_y) // 2, pairs.highlighted or 0) + 3 * self.first_rows()
+
+    def fill_near(self) -> None:
+        """While pairs are being judged: the rows near the highlighted one and those shown,
+        when the list does not hold them yet (the key or scroll that got there)."""
+        if self.queued and self.is_attached:
+            self.fill_to(self.rows_near())
 
     @property
     def filling(self) -> bool:
@@ -858,6 +890,7 @@ class ConflictsScreen(ReportsWork, Screen[None]):
         if 0 <= event.option_index < len(self.rows):
             self.show_row(self.rows[event.option_index])
             self.refresh_bindings()
+            self.fill_near()
             self.note_on_screen()
 
     @on(OptionList.OptionSelected, "#conf-pairs")
