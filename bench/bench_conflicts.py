@@ -1,7 +1,7 @@
 """Time until the conflicts screen shows its first pair, against ``memtui judge --json`` on
 the same home, in the same run (issue 22's target: the screen within 1 s for 1,000 memories).
 
-    python bench/bench_conflicts.py [HOME_DIR] [--memories 4444] [--runs 1]
+    python bench/bench_conflicts.py [HOME_DIR] [--memories 4444] [--tree DIR] [--screen-only]
 
 HOME_DIR is a home made by ``bench/generate_home.py`` (generated in a temp dir when omitted,
 with ``--memories`` of which about 22 % land in the bench project's stores and the user-scope
@@ -17,8 +17,12 @@ from the key to the first frame drawn with a row in the list (the screen's compo
 with the process's CPU seconds until then. The poll's ``first row`` comes later than that
 frame, and on a warm run mostly only once the list is whole: the pilot's pause waits for every
 widget's queue, and the list's fill (a chunk of rows after each redraw) keeps the screen's
-queue busy. ``first painted`` is the figure a user sees. The CLI is timed from launch to exit,
-CPU seconds beside wall (the machine's load shifts both sides alike).
+queue busy. ``first painted`` is the figure a user sees. Since the rows show before their
+verdicts (marked ``judging…``), ``first verdict painted`` is the first frame with a row that
+has its verdict (the same frame as ``first painted`` on a tree that shows only judged rows).
+The CLI is timed from launch to exit, CPU seconds beside wall (the machine's load shifts both
+sides alike). ``--tree DIR`` times the memtui of another worktree with this script (run it with
+that tree's Python), to alternate two trees on one home; ``--screen-only`` leaves out the CLI.
 
 Figures (h-screen, 2 cores shared with other agents, load 7-11; ``generate_home.py --projects
 20 --memories 4444 --transcript-bytes 1e6``: 1,000 memories, 8,968 candidates, 6,727 rows),
@@ -62,7 +66,9 @@ from pathlib import Path
 
 from scratch import scratch, subdir  # bench/scratch.py, beside this script
 
-ROOT = Path(__file__).resolve().parent.parent
+HERE = Path(__file__).resolve().parent.parent
+ROOT = HERE
+"""The tree whose memtui is timed (``--tree``)."""
 
 
 def child(home: Path) -> None:
@@ -80,14 +86,26 @@ def child(home: Path) -> None:
                          agent_memory_home=home / "agent-memory", env=dict(os.environ))
     painted: list[float] = []
     painted_cpu: list[float] = []
+    verdict: list[float] = []
+    verdict_cpu: list[float] = []
     draw = Screen._compositor_refresh  # the frame the terminal gets: the first with a row
+
+    def judged(rows: OptionList) -> bool:
+        """A row of the first screenful shows a verdict (not ``judging…``)."""
+        return any("judging…" not in str(rows.get_option_at_index(n).prompt)
+                   for n in range(min(rows.option_count, 25)))
 
     def drawn(screen: Screen[object]) -> None:
         draw(screen)
-        if (not painted and isinstance(screen, ConflictsScreen) and screen.is_current
-                and screen.query_one("#conf-pairs", OptionList).option_count):
+        if verdict or not isinstance(screen, ConflictsScreen) or not screen.is_current:
+            return
+        rows = screen.query_one("#conf-pairs", OptionList)
+        if not painted and rows.option_count:
             painted.append(time.perf_counter())
             painted_cpu.append(time.process_time())
+        if painted and judged(rows):
+            verdict.append(time.perf_counter())
+            verdict_cpu.append(time.process_time())
 
     Screen._compositor_refresh = drawn  # type: ignore[method-assign,assignment]
 
@@ -120,6 +138,8 @@ def child(home: Path) -> None:
             return {"seconds": first if first is not None else time.perf_counter() - start,
                     "paint": painted[0] - start if painted else float("nan"),
                     "paint_cpu": painted_cpu[0] - cpu if painted_cpu else float("nan"),
+                    "verdict": verdict[0] - start if verdict else float("nan"),
+                    "verdict_cpu": verdict_cpu[0] - cpu if verdict_cpu else float("nan"),
                     "all": time.perf_counter() - start,
                     "cpu": time.process_time() - cpu,
                     "rows": float(pairs.option_count)}
@@ -157,8 +177,13 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("home", type=Path, nargs="?")
     parser.add_argument("--memories", type=int, default=4444)
+    parser.add_argument("--tree", type=Path, default=HERE,
+                        help="the worktree whose memtui is timed (default: this script's)")
+    parser.add_argument("--screen-only", action="store_true", help="leave out the CLI")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    global ROOT
+    ROOT = args.tree.resolve()
     if args.child:
         child(args.home)
         return 0
@@ -166,7 +191,7 @@ def main() -> int:
         home: Path = args.home
         if home is None:
             home = tmp / "home"
-            subprocess.run([sys.executable, str(ROOT / "bench" / "generate_home.py"), str(home),
+            subprocess.run([sys.executable, str(HERE / "bench" / "generate_home.py"), str(home),
                             "--projects", "20", "--memories", str(args.memories),
                             "--transcript-bytes", "1e6"], check=True, stdout=subprocess.DEVNULL)
         base = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
@@ -175,11 +200,13 @@ def main() -> int:
         cli = [sys.executable, "-m", "memtui", "--claude-home", str(home / "claude"),
                "--project", str(home / "project"), "--agent-memory-home",
                str(home / "agent-memory"), "judge", "--json"]
-        tui = [sys.executable, str(Path(__file__).resolve()), str(home), "--child"]
+        tui = [sys.executable, str(Path(__file__).resolve()), str(home), "--child",
+               "--tree", str(ROOT)]
         rows = []
         edited = next(p for p in sorted((home / "claude" / "projects").glob("*/memory/*.md"))
                       if p.name != "MEMORY.md")
-        for side, cmd in (("cli", cli), ("tui", tui)):
+        sides = (("tui", tui),) if args.screen_only else (("cli", cli), ("tui", tui))
+        for side, cmd in sides:
             env = dict(base, XDG_STATE_HOME=subdir(tmp, f"{side}-state"),
                        XDG_CACHE_HOME=subdir(tmp, f"{side}-cache"),
                        XDG_CONFIG_HOME=subdir(tmp, "config"))
@@ -196,19 +223,20 @@ def main() -> int:
                     if original is not None:
                         edited.write_bytes(original)
                 rows.append((side, when, figures))
-    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    print(f"{ROOT}: load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     for side, when, f in rows:
         what = ("memtui judge --json" if side == "cli" else "conflicts screen, J to first row")
         extra = (f", {int(f.get('items', 0)):,} items, {int(f.get('candidates', 0)):,} "
                  f"candidates" if side == "cli" else
                  f", {int(f['rows'])} rows, first painted {f.get('paint', 0):.2f} s "
-                 f"({f.get('paint_cpu', 0):.2f} s CPU), "
+                 f"({f.get('paint_cpu', 0):.2f} s CPU), first verdict painted "
+                 f"{f.get('verdict', 0):.2f} s ({f.get('verdict_cpu', 0):.2f} s CPU), "
                  f"all judged and shown {f.get('all', 0):.2f} s")
         print(f"{what:34} {when}: {f['seconds']:7.2f} s wall, {f['cpu']:7.2f} s CPU, "
               f"peak RSS {f['rss_mb']:5.0f} MB{extra}")
     by_cli = {w: f for s, w, f in rows if s == "cli"}
     for side, when, f in rows:
-        if side == "tui":
+        if side == "tui" and when in by_cli:
             same = by_cli[when]
             print(f"ratio screen / CLI judge ({when}): {f['seconds'] / same['seconds']:.2f} "
                   f"wall, {f['cpu'] / same['cpu']:.2f} CPU (target: the screen ≤ 1 s)")

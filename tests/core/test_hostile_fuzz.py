@@ -45,7 +45,7 @@ from memtui.core.config import JudgeConfig
 from memtui.core.demo.writers import index_entry, make_git_repo, write_index, write_memory
 from memtui.core.judge import engine
 from memtui.core.judge.anthropic_judge import AnthropicJudge
-from memtui.core.judge.embed import Embedder, Matrix
+from memtui.core.judge.embed import Embedder, Matrix, Progress
 from memtui.core.judge.finder import judge_candidates
 from memtui.core.judge.items import memory_items
 from memtui.core.judge.providers import load_judge
@@ -184,9 +184,9 @@ class CountingEmbedder(Embedder):
         super().__init__()
         self.texts: list[str] = []
 
-    def embed(self, texts: Sequence[str]) -> Matrix:
+    def embed(self, texts: Sequence[str], progress: Progress | None = None) -> Matrix:
         self.texts += texts
-        return super().embed(texts)
+        return super().embed(texts, progress)
 
 
 @FUZZ

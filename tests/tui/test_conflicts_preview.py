@@ -111,9 +111,10 @@ async def test_a_long_list_is_filled_in_chunks_and_moving_past_the_filled_rows_w
         screen = await open_conflicts(pilot)
         await wait_until(pilot, lambda: screen.found is not None, TIMEOUT)
         assert len(screen.rows) >= 3
+        pairs = screen.query_one("#conf-pairs", OptionList)
+        pairs.highlighted = 0  # (the pair highlighted while it was judged stays so: row 2 now)
         screen.fill_round += 1  # stop the fill: only what show_pairs put in at once
         screen.show_pairs()
-        pairs = screen.query_one("#conf-pairs", OptionList)
         screen.fill_round += 1
         assert pairs.option_count == 1  # FIRST_ROWS from the highlighted one (the first)
         screen.action_move(2)

@@ -33,7 +33,7 @@ import contextlib
 import hashlib
 import logging
 import os
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -59,6 +59,12 @@ FEW = 8
 """Calls with at most this many new texts embed them one by one
 (:meth:`Embedder._mean_of_tokens`)."""
 MAX_ENTRIES = 50_000
+STEP_TEXTS = 4 * BATCH
+"""Texts embedded between two reports of progress (a multiple of :data:`BATCH`: the model's
+batches, and so the vectors, are the same as in one call)."""
+
+Progress = Callable[[str, int, int], None]
+"""``progress(step, done, total)``."""
 
 
 def model_id() -> str:
@@ -195,9 +201,10 @@ class Embedder:
                        for i, d in enumerate(digests.tolist())}
         return self._cache
 
-    def embed(self, texts: Sequence[str]) -> Matrix:
+    def embed(self, texts: Sequence[str], progress: Progress | None = None) -> Matrix:
         """One unit vector (float32, :data:`DIMENSIONS`) per text, in order; an empty text is
-        the zero vector (near nothing)."""
+        the zero vector (near nothing). ``progress`` hears of the model's loading and of the
+        texts embedded with it, :data:`STEP_TEXTS` at a time."""
         texts = [tokenizable(text) for text in texts]
         out = np.zeros((len(texts), DIMENSIONS), dtype=np.float32)
         cache = self._load_cache()
@@ -219,11 +226,21 @@ class Embedder:
             # sorted by length so each batch pads to about its own length
             keys.sort(key=lambda k: len(texts[todo[k][0]]))
             chosen = [texts[todo[k][0]] for k in keys]
+            if progress is not None and self._model is None:
+                progress("loading the embedding model", 0, 1)
+                _ = self.model
             if len(chosen) <= FEW:
                 fresh = self._mean_of_tokens(chosen)
             else:
-                fresh = np.asarray(self.model.embed(chosen, norm=False, batch_size=BATCH),
-                                   dtype=np.float32)
+                fresh = np.empty((len(chosen), DIMENSIONS), dtype=np.float32)
+                for start in range(0, len(chosen), STEP_TEXTS):
+                    if progress is not None:
+                        progress("embedding memories", start, len(chosen))
+                    part = chosen[start : start + STEP_TEXTS]
+                    fresh[start : start + len(part)] = np.asarray(
+                        self.model.embed(part, norm=False, batch_size=BATCH), dtype=np.float32)
+                if progress is not None:
+                    progress("embedding memories", len(chosen), len(chosen))
             norms = np.linalg.norm(fresh, axis=1, keepdims=True)
             fresh = np.divide(fresh, norms, out=np.zeros_like(fresh), where=norms > 0)
             for key, vector in zip(keys, fresh, strict=True):
@@ -249,8 +266,8 @@ class Embedder:
                 out[row] = table[np.clip(ids, 0, len(table) - 1)].mean(axis=0)
         return out
 
-    def embed_items(self, items: Sequence[JudgeItem]) -> Matrix:
-        return self.embed([text_of(item) for item in items])
+    def embed_items(self, items: Sequence[JudgeItem], progress: Progress | None = None) -> Matrix:
+        return self.embed([text_of(item) for item in items], progress)
 
     def save(self) -> None:
         """Write the cache: this run's vectors, then older ones up to :data:`MAX_ENTRIES`

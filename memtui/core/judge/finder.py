@@ -38,20 +38,22 @@ def judge_candidates(
     ctx: Context | None = None,
     notes: list[str] | None = None,
     cache: CandidateCache | None = None,
+    progress: Callable[[str, int, int], None] | None = None,
 ) -> list[Candidate]:
     """The candidate pairs of ``items``, best first. ``ctx``: its cache dir keeps the
     embeddings and the pairs found (none without it: :mod:`memtui.core.judge.candidate_cache`;
     the same items again are not paired again; ``cache``: that cache, loaded already);
-    ``notes`` gets why the lexical candidates alone were used."""
+    ``notes`` gets why the lexical candidates alone were used; ``progress``
+    (``progress(step, done, total)``) hears of each step of the finding."""
     if ctx is None:
-        return _find(items, cancelled, None, notes)
+        return _find(items, cancelled, None, notes, progress)
     cache = cache if cache is not None else load_cache(ctx)
     found = cached_answer(items, cache, notes)
     if found is not None:
         return found
     expected = finder_id(semantic_importable())
     said: list[str] = []
-    found = _find(items, cancelled, ctx, said)
+    found = _find(items, cancelled, ctx, said, progress)
     if notes is not None:
         notes.extend(said)
     if not (cancelled is not None and cancelled()):
@@ -90,7 +92,8 @@ def semantic_importable() -> bool:
 
 
 def _find(items: Sequence[JudgeItem], cancelled: Callable[[], bool] | None,
-          ctx: Context | None, notes: list[str] | None) -> list[Candidate]:
+          ctx: Context | None, notes: list[str] | None,
+          progress: Callable[[str, int, int], None] | None = None) -> list[Candidate]:
     try:
         from memtui.core.judge.embed import Embedder
         from memtui.core.judge.neighbours import semantic_candidates
@@ -100,7 +103,8 @@ def _find(items: Sequence[JudgeItem], cancelled: Callable[[], bool] | None,
     try:
         # the model loads only when a text is not in the embedding cache: a second run on
         # the same memories reads every vector from the cache and never loads it
-        return semantic_candidates(items, embedder=embedder, cancelled=cancelled)
+        return semantic_candidates(items, embedder=embedder, cancelled=cancelled,
+                                   progress=progress)
     except (ImportError, OSError, ValueError):
         why = semantic_unavailable()
         if why is None:  # not the model's failure

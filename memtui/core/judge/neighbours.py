@@ -160,13 +160,15 @@ def semantic_candidates(
     cancelled: Callable[[], bool] | None = None,
     timings: dict[str, float] | None = None,
     lexical_threshold: float = LEXICAL_THRESHOLD,
+    progress: Callable[[str, int, int], None] | None = None,
 ) -> list[Candidate]:
     """The lexical candidates of ``items`` fused with their semantic neighbours, best first
     (each pair once, ``a`` sorting first, as :func:`find_candidates` gives them).
     ``embedder``: :meth:`Embedder.for_env` for the cache in memtui's cache dir (the default
     caches nothing); the model missing raises (:func:`memtui.core.judge.embed.unavailable`
     says so beforehand). ``timings``, when given, gets the seconds of each step
-    (``lexical``, ``embed``, ``nearest``, ``fuse``: what the benchmark reports)."""
+    (``lexical``, ``embed``, ``nearest``, ``fuse``: what the benchmark reports); ``progress``
+    (``progress(step, done, total)``) hears of each step."""
     from time import perf_counter
 
     clock = [perf_counter()]
@@ -177,12 +179,18 @@ def semantic_candidates(
             timings[step] = now - clock[0]
         clock[0] = now
 
+    def say(step: str) -> None:
+        if progress is not None:
+            progress(step, 0, 1)
+
     embedder = embedder if embedder is not None else Embedder()
+    say("matching words (the lexical index)")
     lexical = find_candidates(items, threshold=lexical_threshold, cancelled=cancelled)
     lap("lexical")
-    vectors = embedder.embed_items(items)
+    vectors = embedder.embed_items(items, progress)
     embedder.save()
     lap("embed")
+    say("finding each memory's nearest neighbours")
     low, high, value = nearest_arrays(vectors, k, floor, cancelled=cancelled)
     lap("nearest")
     out = _fuse(items, lexical, low.tolist(), high.tolist(), value.tolist())

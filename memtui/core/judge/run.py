@@ -88,14 +88,17 @@ def pair_up(
     notes: list[str] | None = None,
     cache: CandidateCache | None = None,
     found: Sequence[Candidate] | None = None,
+    progress: Progress | None = None,
 ) -> list[JudgedPair]:
     """The candidate pairs of ``items`` (:func:`~memtui.core.judge.finder.judge_candidates`:
     semantic neighbours fused with the lexical and exact signals) with the ledger's state of
     each; ``ctx``: its cache dir keeps the embeddings and the pairs found (``cache``: the
     pairs' cache, loaded already; ``found``: the candidates, when the caller has them
-    already from that cache: :func:`~memtui.core.judge.finder.cached_answer`)."""
+    already from that cache: :func:`~memtui.core.judge.finder.cached_answer`; ``progress``:
+    each step of finding them)."""
     if found is None:
-        found = judge_candidates(items, cancelled=cancelled, ctx=ctx, notes=notes, cache=cache)
+        found = judge_candidates(items, cancelled=cancelled, ctx=ctx, notes=notes, cache=cache,
+                                 progress=progress)
     return [ledger.lookup(c) for c in found]
 
 
@@ -138,6 +141,7 @@ def verdict_batches(
     cancelled: Callable[[], bool] | None = None,
     progress: Progress | None = None,
     items: Sequence[JudgeItem] | None = None,
+    first: Callable[[], Sequence[str]] | None = None,
 ) -> Iterator[list[tuple[JudgedPair, Verdict]]]:
     """The verdicts of ``judge`` on ``todo``, a batch at a time, likeliest first
     (:func:`judge_order`); nothing is recorded (:func:`apply_verdicts` does). The local judge
@@ -147,7 +151,10 @@ def verdict_batches(
     sends whole groups of pairs) is asked once, its verdicts one batch. Stops, between
     batches, once ``cancelled``. (A local judge whose ``judge`` is its own, overridden,
     is asked once too.) ``items``: every item of the home, what the local judge counts how
-    rare a word is among (:func:`~memtui.core.judge.local.run_context`)."""
+    rare a word is among (:func:`~memtui.core.judge.local.run_context`). ``first``, asked
+    before each batch of the local judge, gives the ids of the pairs to judge before the
+    others (the rows a screen shows): those of them not judged yet go first, in its order
+    (a pair's verdict does not depend on the pairs judged with it)."""
     from memtui.core.judge.local import LocalJudge
 
     step_name = f"judging ({judge.name})"
@@ -169,14 +176,28 @@ def verdict_batches(
 
     say(0)
     vectors, nearest = local.run_context([p.candidate for p in order], items)  # as .judge
-    for start in range(0, total, batch):
+    near = {id(p): nearest is not None and nearest[n] for n, p in enumerate(order)}
+    waiting = {p.candidate.id: p for p in order}
+    """The pairs not judged yet, by id (a pair's id is its two sides': one pair each)."""
+    at, done = 0, 0
+    while waiting:
         if cancelled is not None and cancelled():
             return
-        chunk = order[start : start + batch]
-        yield [(p, local.judge_pair(p.candidate, vectors,
-                                    nearest=nearest is not None and nearest[start + n]))
-               for n, p in enumerate(chunk)]
-        say(start + len(chunk))
+        chunk: list[JudgedPair] = []
+        for pair_id in first() if first is not None else ():
+            if len(chunk) >= batch:
+                break
+            named = waiting.pop(pair_id, None)  # named twice, or judged already: once
+            if named is not None:
+                chunk.append(named)
+        while len(chunk) < batch and at < total:
+            pair = order[at]
+            at += 1
+            if waiting.pop(pair.candidate.id, None) is not None:
+                chunk.append(pair)
+        yield [(p, local.judge_pair(p.candidate, vectors, nearest=near[id(p)])) for p in chunk]
+        done += len(chunk)
+        say(done)
 
 
 def apply_verdicts(batch: Iterable[tuple[JudgedPair, Verdict]], ledger: Ledger) -> int:

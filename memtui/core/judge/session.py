@@ -191,7 +191,8 @@ class JudgeSession:
                              notes=list(session.run.notes)))
         _say(progress, "pairing", 0, 1)
         session.run.pairs = pair_up(items, ledger, cancelled=cancelled, ctx=context,
-                                    notes=session.run.notes, cache=cache, found=found)
+                                    notes=session.run.notes, cache=cache, found=found,
+                                    progress=progress)
         if _stopped(cancelled):
             session.run.complete = False
             return session
@@ -252,6 +253,7 @@ class JudgeSession:
         cancelled: Cancelled | None = None,
         *,
         batch: int = BATCH,
+        first: Callable[[], Sequence[str]] | None = None,
     ) -> Iterator[list[JudgedPair]]:
         """:meth:`send`, a batch at a time: judge :attr:`todo` (likeliest first,
         :func:`~memtui.core.judge.run.judge_order`), record each batch's verdicts in the
@@ -260,7 +262,9 @@ class JudgeSession:
         ``run.judged`` counts what was judged. The local judge yields ``batch`` pairs at a
         time; a provider that sends text, all it sent at once. Raises :class:`SpendRefused`
         over the spend cap before anything is sent. Recording holds :attr:`lock` (a decision
-        taken meanwhile on another thread records under it too)."""
+        taken meanwhile on another thread records under it too). ``first``: the ids of the
+        pairs to judge before the others, asked before each batch (the rows a screen shows;
+        :func:`~memtui.core.judge.run.verdict_batches`)."""
         refusal = self.spend_check()
         if refusal is not None:
             raise SpendRefused(refusal)
@@ -270,7 +274,8 @@ class JudgeSession:
         finished = False
         try:
             for verdicts in verdict_batches(todo, self.judge, batch=batch, cancelled=cancelled,
-                                            progress=progress, items=self.run.items):
+                                            progress=progress, items=self.run.items,
+                                            first=first):
                 with self.lock:
                     self.run.judged += apply_verdicts(verdicts, self.ledger)
                 yield [pair for pair, _verdict in verdicts]

@@ -90,6 +90,7 @@ from memtui.tui.plain import line
 from memtui.tui.steady import show
 from memtui.tui.widgets.footer import KeyFooter
 from memtui.tui.widgets.pair_views import (
+    PENDING,
     group_label,
     group_pair_label,
     group_text,
@@ -101,13 +102,21 @@ from memtui.tui.widgets.pair_views import (
     wanted,
     word_diff,
 )
+from memtui.tui.widgets.row_list import RowList
 from memtui.tui.work import ReportsWork, ask, check, in_thread, is_cancelled, progress
 
 SHOW_EVERY = 0.1
 """Seconds at least between two showings of the list while verdicts come in."""
+STREAM_BATCH = 16
+"""Pairs the local judge gives at a time (a few tens of milliseconds): the rows on screen
+first (:attr:`ConflictsScreen.on_screen`), asked again before each batch."""
 DECISIONS = frozenset({"keep", "keep_one", "decide", "scoped", "merge", "undo", "archive",
                        "rejudge"})
 """The actions that wait while the list shows the pairs found before (the pairing runs)."""
+ROW_DECISIONS = frozenset({"keep", "keep_one", "decide", "scoped", "merge"})
+"""The decisions on the highlighted row: they wait while a pair of it is being judged."""
+STEP_EVERY = 0.1
+"""Seconds at least between two showings of what the pairing is doing (a new step at once)."""
 FIRST_ROWS = 100
 """At most this many rows are put into the list at once when it is shown (past the
 highlighted one), and no more than the terminal has lines (a row takes two: the list shows
@@ -145,14 +154,26 @@ def option_key(pair: JudgedPair) -> tuple[object, ...]:
 
 class VerdictsIn(Message):
     """:meth:`ConflictsScreen.judge_stream`: ``done`` of ``total`` pairs judged (``last``: all
-    of them, or as many as the run judged)."""
+    of them, or as many as the run judged); ``pairs``: those judged since the one before."""
 
-    def __init__(self, session: JudgeSession, done: int, total: int, last: bool = False) -> None:
+    def __init__(self, session: JudgeSession, done: int, total: int, last: bool = False,
+                 pairs: list[JudgedPair] | None = None) -> None:
         super().__init__()
         self.session = session
         self.done = done
         self.total = total
         self.last = last
+        self.pairs = pairs or []
+
+
+class Pairing(Message):
+    """:meth:`ConflictsScreen.find`: what reading and pairing the memories is doing."""
+
+    def __init__(self, step: str, done: int, total: int) -> None:
+        super().__init__()
+        self.step = step
+        self.done = done
+        self.total = total
 
 FILTERS: tuple[str, ...] = ("open", "stale", "judged", "all")
 FILTER_LABELS = {
@@ -286,6 +307,19 @@ class ConflictsScreen(ReportsWork, Screen[None]):
         starts another)."""
         self.sides_shown: JudgedPair | None = None
         """The pair whose sides the panes show (:meth:`show_whole_sides`)."""
+        self.queued: set[str] = set()
+        """The pairs (by id) the running judge has still to give a verdict that the list
+        shows: their rows say :data:`~memtui.tui.widgets.pair_views.PENDING`, the list of
+        pairs needing a decision holds them, and no decision is taken on them."""
+        self.on_screen: tuple[str, ...] = ()
+        """The pairs of the rows on screen, the highlighted one first: the judge takes those
+        not judged yet first (read by its thread, set on the UI's)."""
+        self.row_at: dict[str, int] = {}
+        """Each pair row's index in :attr:`rows` (a pair outside any group shown)."""
+        self.row_keys: list[tuple[object, ...]] = []
+        """The key of each row's option in :attr:`options` (:meth:`make_rows`)."""
+        self.pairing: str | None = None
+        """What the pairing is doing, while :meth:`find` reads and pairs the memories."""
 
     def compose(self) -> ComposeResult:
         yield Static(Text(" conflicts ", style="bold reverse"), id="conf-head")
@@ -293,7 +327,7 @@ class ConflictsScreen(ReportsWork, Screen[None]):
                    active="filter-open", id="conf-filters")
         yield Static("", id="conf-message")
         with Horizontal(id="conf-body"):
-            yield OptionList(id="conf-pairs")
+            yield RowList(id="conf-pairs")
             with Vertical(id="conf-detail"):
                 yield Static("", id="conf-verdict")
                 with Horizontal(id="conf-sides"):
@@ -309,7 +343,9 @@ class ConflictsScreen(ReportsWork, Screen[None]):
         self.query_one("#conf-a-scroll").border_title = "A"
         self.query_one("#conf-b-scroll").border_title = "B"
         self.query_one("#conf-diff-scroll").border_title = "word diff A → B"
-        self.query_one("#conf-pairs", OptionList).focus()
+        pairs = self.query_one("#conf-pairs", OptionList)
+        pairs.focus()
+        self.watch(pairs, "scroll_y", lambda _y: self.scrolled(), init=False)
         self.apply_size()
         self.find()
 
@@ -354,10 +390,17 @@ class ConflictsScreen(ReportsWork, Screen[None]):
             self.say(f"{err}; using the local judge", "bold yellow")
             judge = load_provider(self.context, JudgeConfig(), "local")
         result, context, settings = self.result, self.context, self.settings
+        self.queued = set()  # a run before this one: stopped
+        self.pairing = "reading the memories"
         self.say(f"reading and pairing memories ({judge.name} judge) …", "dim")
+        said: dict[str, float] = {}  # each step: when it was last said
 
         def step(name: str, done: int, total: int) -> None:
             progress(f"judge: {name}", done, total)
+            now = time.monotonic()
+            if name not in said or now - said[name] >= STEP_EVERY or done == total:
+                said[name] = now
+                self.post_message(Pairing(name, done, total))
 
         first = self.found is None
         self.judge_name = judge.name
@@ -377,13 +420,15 @@ class ConflictsScreen(ReportsWork, Screen[None]):
             return session
 
         session = await in_thread(start)
-        self.found, self.preview_run = session, None
+        self.found, self.preview_run, self.pairing = session, None, None
         self.judging = None
         if not session.asks_first:
             if session.todo:
                 self.judging = (0, len(session.todo))
+                self.queued = {p.candidate.id for p in session.todo}
+            self.show_pairs()  # the rows on screen known before the judge starts on them
+            if session.todo:
                 self.judge_stream(session)
-            self.show_pairs()
             return
         if await self.confirm_sending(session):
             self.say(f"sending {len(session.todo)} pairs …", "dim")
@@ -405,16 +450,20 @@ class ConflictsScreen(ReportsWork, Screen[None]):
             progress(f"judge: {name}", done, all_)
 
         done, last = 0, time.monotonic()
-        for batch in session.stream(step, lambda: worker.is_cancelled):
+        fresh: list[JudgedPair] = []
+        for batch in session.stream(step, lambda: worker.is_cancelled, batch=STREAM_BATCH,
+                                    first=lambda: self.on_screen):
             done += len(batch)
+            fresh += batch
             now = time.monotonic()
             if worker.is_cancelled:
                 break
             if not self.showing and now - last >= max(SHOW_EVERY, 2 * self.show_cost):
                 self.showing, last = True, now
-                self.post_message(VerdictsIn(session, done, total))
+                self.post_message(VerdictsIn(session, done, total, pairs=fresh))
+                fresh = []
         if not worker.is_cancelled:
-            self.post_message(VerdictsIn(session, done, total, last=True))
+            self.post_message(VerdictsIn(session, done, total, last=True, pairs=fresh))
 
     @on(VerdictsIn)
     def verdicts_in(self, event: VerdictsIn) -> None:
@@ -426,7 +475,73 @@ class ConflictsScreen(ReportsWork, Screen[None]):
             return
         self.judging = None if event.last else (event.done, event.total)
         self.show_started = time.monotonic()
-        self.show_pairs()
+        if event.last:  # every verdict in: the list grouped and filtered again, once
+            self.queued = set()
+            self.show_pairs()
+            return
+        self.queued -= {p.candidate.id for p in event.pairs}
+        self.relabel(event.pairs)
+        self.filled()
+
+    def relabel(self, pairs: list[JudgedPair]) -> None:
+        """The rows of ``pairs``, verdicts in, relabelled where they are (the list is not laid
+        out again: thousands of rows took most of the time judging took); the pane of the
+        highlighted one, if it is among them. Pairs that need no decision keep their row
+        (their verdict says so) until the judge is done and the list is shown again."""
+        labels: list[tuple[int, Text]] = []
+        current = self.current_row()
+        rows = self.query_one("#conf-pairs", RowList)
+        for pair in pairs:
+            at = self.row_at.get(pair.candidate.id)
+            if at is None or at >= len(self.rows) or self.rows[at] is not pair:
+                continue  # not a row of its own (in a group, filtered out, a reread since)
+            key = ("pair", *option_key(pair), False)
+            self.options.pop(self.row_keys[at], None)  # its label said judging
+            self.row_keys[at] = key
+            label = partial(pair_label, pair)
+            if at < rows.option_count:  # in the list: relabelled where it is
+                labels.append((at, label()))
+                self.options[key] = rows.get_option_at_index(at)
+            else:  # made with its verdict when the list gets to it
+                self.pending[at] = self.row_option(key, pair.candidate.id, label)
+        rows.relabel(labels)
+        self.show_head()
+        ids = {p.candidate.id for p in pairs}
+        if any(p is current for p in pairs) or (isinstance(current, Group) and any(
+                p.candidate.id in ids for p in current.pairs)):
+            self.show_row(current)  # its verdict in, or one of the group's
+            self.refresh_bindings()
+
+    def row_option(self, key: tuple[object, ...], row_key: str,
+                   label: Callable[[], Text]) -> Callable[[], Option]:
+        """How to make the option of a row: the one made for ``key`` already, else a new
+        one (made when the list gets to it)."""
+
+        def make() -> Option:
+            made = self.options.get(key) or Option(label(), id=row_key)
+            self.options[key] = made
+            return made
+
+        return make
+
+    @on(Pairing)
+    def pairing_step(self, event: Pairing) -> None:
+        """What reading and pairing the memories is doing, in the message line (until the
+        pairs are in)."""
+        if self.pairing is None:  # the pairs are in
+            return
+        what = event.step
+        if event.total > 1:
+            what += f": {event.done:,} of {event.total:,}"
+        self.pairing = what
+        if self.found is not None:  # judged again: the list shows the pairs found before
+            self.say(f"reading and pairing memories again ({self.judge_name} judge): {what} …",
+                     "dim")
+        elif self.preview_run is not None:
+            self.say_judging()
+        else:
+            self.say(f"before any pair can be shown, {what} ({self.judge_name} judge) …",
+                     "dim")
 
     def filled(self) -> None:
         """The list holds every row: a showing of :meth:`verdicts_in` is done."""
@@ -436,7 +551,12 @@ class ConflictsScreen(ReportsWork, Screen[None]):
         self.showing = False
 
     def worker_ended(self, worker: Worker[Any], failure: str | None) -> None:
-        if failure is not None and worker.group == "judge":
+        if failure is not None and worker.group == "judge-stream" and self.queued:
+            # no verdict comes for the pairs still marked judging: they are shown as they
+            # are (not judged), their decisions no longer wait for one
+            self.queued, self.judging = set(), None
+            self.show_pairs()
+        if failure is not None and worker.group in ("judge", "judge-stream"):
             self.say(failure, "bold red")
 
     async def confirm_sending(self, found: JudgeSession) -> bool:
@@ -481,27 +601,11 @@ class ConflictsScreen(ReportsWork, Screen[None]):
             return
         was = self.current()  # stays highlighted while shown, else the row where it was
         self.shown = [p for p in run.pairs
-                      if wanted(p, self.filter) and in_store(p, self.store_filter)]
-        memories = sum(1 for i in run.items if i.kind != CLAUDE_MD)
-        head = Text(" conflicts ", style="bold reverse")
-        head.append(f"  {self.judge_name} judge · {memories} memories, "
-                    f"{len(run.items) - memories} CLAUDE.md rules · {len(run.pairs)} candidates · "
-                    f"{len(run.open_pairs())} need a decision", style="bold")
-        if self.store_filter is not None:
-            head.append(f" · only {line(self.store_filter)} (k: next store)", style="bold cyan")
-        usage = found.usage if found is not None else None
-        if usage is not None and usage.requests:
-            head.append(f" · sent {usage.requests} requests, ${usage.cost_usd:.4f}", style="dim")
-        show(self.query_one("#conf-head", Static), head)
+                      if self.listed(p) and in_store(p, self.store_filter)]
+        self.show_head()
         notes = found.notes if found is not None else run.notes
-        if found is None:
-            self.say(f"pairing memories ({self.judge_name} judge) … meanwhile the pairs found "
-                     "before whose memories did not change; decisions wait for the pairing",
-                     "dim")
-        elif self.judging is not None:
-            done, total = self.judging
-            self.say(f"judging ({self.judge_name}): {done:,} of {total:,} pairs judged · "
-                     "rows appear as their verdicts come in", "dim")
+        if found is None or self.judging is not None:
+            self.say_judging()
         elif not self.shown:
             where = "" if self.store_filter is None else f" in {line(self.store_filter)}"
             self.say(f"no pair {FILTER_LABELS[self.filter]}{where}" +
@@ -529,10 +633,83 @@ class ConflictsScreen(ReportsWork, Screen[None]):
         else:
             self.show_pair(None)
         self.refresh_bindings()
+        self.note_on_screen()
         if len(self.pending) > pairs.option_count:
             self.call_after_refresh(self.fill_more, self.fill_round, self.fill_chain)
         else:
             self.filled()
+
+    def show_head(self) -> None:
+        """The head line: the judge, the counts, how far judging is (one line: drawn again,
+        the screen not laid out again)."""
+        found = self.found
+        run = found.run if found is not None else self.preview_run
+        if run is None:
+            return
+        memories = sum(1 for i in run.items if i.kind != CLAUDE_MD)
+        head = Text(" conflicts ", style="bold reverse")
+        head.append(f"  {self.judge_name} judge · {memories} memories, "
+                    f"{len(run.items) - memories} CLAUDE.md rules · {len(run.pairs)} candidates · "
+                    f"{len(run.open_pairs())} need a decision", style="bold")
+        if self.judging is not None:
+            done, total = self.judging
+            head.append(f" · judged {done:,} of {total:,}", style="bold yellow")
+        if self.store_filter is not None:
+            head.append(f" · only {line(self.store_filter)} (k: next store)", style="bold cyan")
+        usage = found.usage if found is not None else None
+        if usage is not None and usage.requests:
+            head.append(f" · sent {usage.requests} requests, ${usage.cost_usd:.4f}", style="dim")
+        show(self.query_one("#conf-head", Static), head)
+
+    def listed(self, pair: JudgedPair) -> bool:
+        """``pair`` is in the list the filter shows: the list of pairs needing a decision
+        also holds those being judged (:attr:`queued`), until their verdict is in."""
+        return wanted(pair, self.filter) or (
+            self.filter == "open" and pair.state != "decided"
+            and pair.candidate.id in self.queued)
+
+    def pending_row(self, row: Row | None) -> bool:
+        """A pair of ``row`` is still being judged: its decisions wait."""
+        if isinstance(row, Group):
+            return any(p.candidate.id in self.queued for p in row.pairs)
+        return row is not None and row.candidate.id in self.queued
+
+    def say_judging(self) -> None:
+        """The message while the memories are paired, or their pairs judged."""
+        if self.found is None:
+            doing = f": {self.pairing}" if self.pairing else ""
+            self.say(f"pairing memories ({self.judge_name} judge{doing}) … meanwhile the pairs "
+                     "found before whose memories did not change; decisions wait for the "
+                     "pairing", "dim")
+        elif self.judging is not None:  # the same words throughout (the count is in the head):
+            # the message's height follows its text, a new text lays the screen out again
+            self.say(f"judging ({self.judge_name}) · rows marked {PENDING} get their verdict "
+                     "as it comes, those on screen first; their decisions wait for it · "
+                     "grouped when all are in", "dim")
+
+    def scrolled(self) -> None:
+        self.fill_near()
+        self.note_on_screen()
+
+    def note_on_screen(self) -> None:
+        """:attr:`on_screen`: the pairs of the highlighted row and of the rows the list shows
+        (a row takes two lines), for the judge to take first."""
+        if not self.is_attached or not self.rows:
+            self.on_screen = ()
+            return
+        pairs = self.query_one("#conf-pairs", OptionList)
+        top = max(0, int(pairs.scroll_y) // 2)
+        seen = self.rows[top: top + max(1, pairs.size.height // 2 + 1)]
+        at = pairs.highlighted
+        if at is not None and 0 <= at < len(self.rows):
+            seen = [self.rows[at], *seen]
+        ids: list[str] = []
+        for row in seen:
+            if isinstance(row, Group):
+                ids += (p.candidate.id for p in row.pairs)
+            else:
+                ids.append(row.candidate.id)
+        self.on_screen = tuple(ids)
 
     def first_rows(self) -> int:
         """Rows put in at once past the highlighted one (:data:`FIRST_ROWS`)."""
@@ -551,11 +728,28 @@ class ConflictsScreen(ReportsWork, Screen[None]):
         option costs about 1 ms; thousands at once froze the screen for seconds)."""
         if round_ != self.fill_round or chain != self.fill_chain or not self.is_attached:
             return  # the list was shown again since, another chain took over, or gone
+        if self.queued and self.query_one("#conf-pairs", OptionList).option_count >= \
+                self.rows_near():
+            return  # judging: the rest as the list gets near them (:meth:`fill_near`)
         self.fill_to(self.query_one("#conf-pairs", OptionList).option_count + FILL_ROWS)
         if len(self.pending) > self.query_one("#conf-pairs", OptionList).option_count:
             self.call_after_refresh(self.fill_more, round_, chain)
         else:
             self.filled()
+
+    def rows_near(self) -> int:
+        """Rows the list holds while pairs are being judged: a few screens past the
+        highlighted row and the top one shown. The whole list (9,000 candidates at 1,000
+        memories) is laid out once the verdicts are in and it is grouped: laying out rows it
+        drops then took a core's seconds from the judge."""
+        pairs = self.query_one("#conf-pairs", OptionList)
+        return max(int(pairs.scroll_y) // 2, pairs.highlighted or 0) + 3 * self.first_rows()
+
+    def fill_near(self) -> None:
+        """While pairs are being judged: the rows near the highlighted one and those shown,
+        when the list does not hold them yet (the key or scroll that got there)."""
+        if self.queued and self.is_attached:
+            self.fill_to(self.rows_near())
 
     @property
     def filling(self) -> bool:
@@ -578,6 +772,8 @@ class ConflictsScreen(ReportsWork, Screen[None]):
         the list gets to it): the groups of three or more first (the pairs needing a decision
         only), then every other pair in its order."""
         self.rows = []
+        self.row_at = {}
+        self.row_keys = []
         options: list[Callable[[], Option]] = []
         grouped: set[str] = set()
         known, self.options = self.options, {}
@@ -589,6 +785,7 @@ class ConflictsScreen(ReportsWork, Screen[None]):
 
         def option(key: tuple[object, ...], row_id: str,
                    label: Callable[[], Text]) -> Callable[[], Option]:
+            self.row_keys.append(key)
             if key in known:  # kept now: a later show_pairs reuses it even if not added yet
                 self.options[key] = known[key]
             return partial(make, key, row_id, label)
@@ -618,11 +815,14 @@ class ConflictsScreen(ReportsWork, Screen[None]):
                             ("in-group", *option_key(pair), numbers.get(c.a.key),
                              numbers.get(c.b.key)),
                             c.id, partial(group_pair_label, pair, numbers)))
+        queued = self.queued
         for pair in self.shown:
             if pair.candidate.id not in grouped:
+                pending = pair.candidate.id in queued
+                self.row_at[pair.candidate.id] = len(self.rows)
                 self.rows.append(pair)
-                options.append(option(("pair", *option_key(pair)), pair.candidate.id,
-                                      partial(pair_label, pair)))
+                options.append(option(("pair", *option_key(pair), pending), pair.candidate.id,
+                                      partial(pair_label, pair, pending)))
         return options
 
     def successor(self, was: Row) -> int | None:
@@ -656,7 +856,12 @@ class ConflictsScreen(ReportsWork, Screen[None]):
             for name in ("#conf-verdict", "#conf-a", "#conf-b", "#conf-diff"):
                 show(self.query_one(name, Static), "")
             return
-        show(verdict_static, group if group is not None else verdict_text(pair))
+        if group is not None and self.pending_row(self.current_row()):
+            group = Text.assemble((f"{PENDING} a pair of this group is being judged again: "
+                                   "its decisions wait for the verdict\n", "italic yellow"),
+                                  group)
+        show(verdict_static, group if group is not None else verdict_text(
+            pair, pair.candidate.id in self.queued))
         if sides_key(pair) != sides_key(self.sides_shown):  # the same sides: left as they are
             self.sides_shown = pair                         # (scrolled, whole)
             self.show_sides(pair, SIDE_FIRST_CHARS)
@@ -685,6 +890,8 @@ class ConflictsScreen(ReportsWork, Screen[None]):
         if 0 <= event.option_index < len(self.rows):
             self.show_row(self.rows[event.option_index])
             self.refresh_bindings()
+            self.fill_near()
+            self.note_on_screen()
 
     @on(OptionList.OptionSelected, "#conf-pairs")
     def selected(self, event: OptionList.OptionSelected) -> None:
@@ -736,6 +943,8 @@ class ConflictsScreen(ReportsWork, Screen[None]):
         row = self.current_row()
         if self.found is None and action in DECISIONS:  # the earlier pairs, while pairing
             return False
+        if action in ROW_DECISIONS and self.pending_row(row):
+            return None  # shown, dimmed: the verdict is not in yet
         if action == "keep":  # a pair's sides (a group has none: K)
             return True if isinstance(row, JudgedPair) else None
         if action == "keep_one":  # a group's member
@@ -747,6 +956,8 @@ class ConflictsScreen(ReportsWork, Screen[None]):
     # a group's decisions --------------------------------------------------------------------
 
     def action_keep_one(self) -> None:
+        if self.waits():
+            return
         group = self.current_group()
         if group is not None:
             self.keep_group_flow(group)
@@ -865,8 +1076,19 @@ class ConflictsScreen(ReportsWork, Screen[None]):
 
     # a pair's decisions ---------------------------------------------------------------------
 
+    def waits(self) -> bool:
+        """The highlighted row is still being judged: said, and no decision is taken (its
+        keys are dimmed too: :meth:`check_action`)."""
+        if not self.pending_row(self.current_row()):
+            return False
+        self.notify("This pair is still being judged: its decisions wait for the verdict.",
+                    title="Judging", severity="warning")
+        return True
+
     def action_keep(self, side: str) -> None:
         """Keep one side: the other is archived (previewed, journaled, undoable)."""
+        if self.waits():
+            return
         pair, found = self.current(), self.found
         if pair is not None and found is not None:
             self.keep_flow(pair.candidate, side)
@@ -929,6 +1151,8 @@ class ConflictsScreen(ReportsWork, Screen[None]):
     def action_scoped(self) -> None:
         """Keep both as scoped: the user edits each side's "applies when" note, then the
         preview; both notes are one operation (a group: a note on each member)."""
+        if self.waits():
+            return
         group = self.current_group()
         if group is not None:
             self.group_flow(group, "scoped")
@@ -971,6 +1195,8 @@ class ConflictsScreen(ReportsWork, Screen[None]):
         """Merge: memtui proposes one memory holding both, the user edits it, then the
         preview: it replaces the newer side, the other is archived, as one operation (a
         group: every memory member into the newest)."""
+        if self.waits():
+            return
         group = self.current_group()
         if group is not None:
             self.group_flow(group, "merge")
@@ -1053,6 +1279,8 @@ class ConflictsScreen(ReportsWork, Screen[None]):
         self.find(rejudge=True)
 
     def action_decide(self, decision: str) -> None:
+        if self.waits():
+            return
         group = self.current_group()
         if group is not None:
             self.group_flow(group, decision)

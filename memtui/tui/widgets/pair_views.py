@@ -105,10 +105,24 @@ def word_diff(a: str, b: str) -> Text:
     return out
 
 
-def verdict_text(pair: JudgedPair) -> Text:
+PENDING = "judging…"
+"""A row whose pair the judge has not given its verdict yet (its decisions wait)."""
+PENDING_STYLE = "italic yellow"
+
+
+def verdict_text(pair: JudgedPair, pending: bool = False) -> Text:
+    """The verdict pane: ``pending``, the pair is still being judged (decisions wait)."""
     verdict = pair.verdict or pair.previous
     out = Text()
     out.append(f"[{pair.candidate.id}] ", style="dim")
+    if pending:
+        out.append(f"{PENDING} ", style=f"bold {PENDING_STYLE}")
+        out.append("the judge has not given its verdict on this pair yet; its decisions "
+                   "wait for it" + (" (below: the verdict before one side changed)"
+                                    if verdict is not None else ""), style=PENDING_STYLE)
+        if verdict is None:
+            return out
+        out.append("\n")
     if verdict is None:
         out.append("not judged yet", style="dim")
         return out
@@ -126,17 +140,22 @@ def verdict_text(pair: JudgedPair) -> Text:
     return out
 
 
-def pair_label(pair: JudgedPair) -> Text:
-    """Two lines: the verdict and the state, then the two file names."""
+def pair_label(pair: JudgedPair, pending: bool = False) -> Text:
+    """Two lines: the verdict and the state, then the two file names (``pending``: the
+    pair is still being judged, :data:`PENDING`)."""
     verdict = pair.verdict or pair.previous
     out = Text(no_wrap=True, overflow="ellipsis")
-    if verdict is None:
+    if pending and verdict is None:
+        out.append(PENDING, style=PENDING_STYLE)
+    elif verdict is None:
         out.append("not judged", style="dim")
     else:
         out.append(verdict.relation.value, style=RELATION_STYLE.get(verdict.relation, ""))
         out.append(f" {verdict.confidence:.2f}")
     state = {"decided": ("  ✓ decided", "green"), "stale": ("  ~ stale", "yellow")}
     mark, style = state.get(pair.state, ("", ""))
+    if pending and verdict is not None:
+        mark, style = f"  ~ {pair.state}, {PENDING}", PENDING_STYLE
     out.append(mark, style=style)
     c = pair.candidate
     out.append("\n  " + line(pair_name(c.a, c.b, NAME_WIDTH)), style="dim")

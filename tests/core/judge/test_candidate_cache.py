@@ -170,9 +170,26 @@ def test_the_version_names_the_finders_sources() -> None:
     digest = hashlib.sha256()
     for name in FINDER_SOURCES:
         digest.update((folder / name).read_bytes())
-    assert (VERSION, digest.hexdigest()[:16]) == (3, PINNED), (
+    assert (VERSION, digest.hexdigest()[:16]) == (4, PINNED), (
         "the finder's sources changed: bump candidate_cache.VERSION and pin the new digest "
         f"{digest.hexdigest()[:16]}")
 
 
-PINNED = "f0fff3ffe9e83063"
+PINNED = "099aea7c02e3e8d2"
+
+
+def test_finding_the_candidates_says_each_step(demo: DemoHome, tmp_path: Path) -> None:
+    """The conflicts screen shows what the finder does before the pairs exist: the lexical
+    index, the model loading, the memories embedded (so many of so many), the neighbours."""
+    ctx = demo_context(demo, XDG_CACHE_HOME=str(tmp_path / "cache"))
+    items = items_of(ctx)
+    heard: list[tuple[str, int, int]] = []
+    found = judge_candidates(items, ctx=ctx, progress=lambda *step: heard.append(step))
+    steps = [s for s, _done, _total in heard]
+    assert steps[0].startswith("matching words") and steps[-1].startswith("finding each")
+    embedded = [(done, total) for s, done, total in heard if s == "embedding memories"]
+    assert embedded[0][0] == 0 and embedded[-1][0] == embedded[-1][1] > len(items) // 2
+    assert "loading the embedding model" in steps
+    heard.clear()  # the same memories again: the cached pairs, nothing to say
+    assert shape(judge_candidates(items, ctx=ctx, progress=lambda *s: heard.append(s))) == \
+        shape(found) and heard == []

@@ -153,7 +153,7 @@ class FixedVectors:
     def __init__(self, vectors: np.ndarray) -> None:
         self.vectors = vectors
 
-    def embed_items(self, items: object) -> np.ndarray:
+    def embed_items(self, items: object, progress: object = None) -> np.ndarray:
         return self.vectors
 
     def save(self) -> None:

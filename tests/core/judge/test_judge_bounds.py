@@ -12,7 +12,7 @@ from core.judge.homes import Note, write_home
 
 import memtui.core.judge.local as local
 from memtui.core.judge import engine
-from memtui.core.judge.embed import Embedder, Matrix
+from memtui.core.judge.embed import Embedder, Matrix, Progress
 from memtui.core.judge.finder import judge_candidates
 from memtui.core.judge.items import memory_items
 from memtui.core.judge.statements import MAX_STATEMENT_CHARS, MAX_STATEMENTS, statements_of
@@ -33,9 +33,9 @@ class CountingEmbedder(Embedder):
         super().__init__()
         self.texts: list[str] = []
 
-    def embed(self, texts: Sequence[str]) -> Matrix:
+    def embed(self, texts: Sequence[str], progress: Progress | None = None) -> Matrix:
         self.texts += texts
-        return super().embed(texts)
+        return super().embed(texts, progress)
 
 
 def test_the_engine_reads_a_bounded_number_of_bounded_statements(tmp_path: Path) -> None:

@@ -125,3 +125,32 @@ def test_a_stream_of_some_pairs_gives_the_verdicts_of_a_whole_run(ctx: Context) 
     session.todo = [p for p in session.todo if p.candidate.id in some]
     streamed = {p.candidate.id: p.verdict for b in session.stream(batch=3) for p in b}
     assert len(streamed) == len(some) and all(v == whole[k] for k, v in streamed.items())
+
+
+def test_the_pairs_a_screen_shows_are_judged_first(ctx: Context, pristine: DemoHome,
+                                                   tmp_path: Path) -> None:
+    """``first`` (the rows the conflicts screen shows) is asked before each batch: those of
+    its pairs not judged yet come first, in its order, then the others as before; each pair
+    once, with the verdict a whole run gives it."""
+    whole = start(context(pristine, tmp_path, "whole"))
+    by_id = {p.candidate.id: v for p, v in zip(
+        whole.todo, LocalJudge().judge([p.candidate for p in whole.todo],
+                                       items=whole.run.items), strict=True)}
+    session = start(ctx)
+    order = [p.candidate.id for p in judge_order(session.todo)]
+    assert len(order) > 12
+    shown = [order[-1], order[-1], order[-5], "no such pair", order[0]]  # one named twice
+    asked: list[int] = []
+
+    def first() -> list[str]:
+        asked.append(len(asked))
+        return shown if len(asked) <= 2 else [order[-2]]  # the screen scrolled meanwhile
+
+    batches = [[p.candidate.id for p in b] for b in session.stream(batch=2, first=first)]
+    assert batches[0] == [order[-1], order[-5]]
+    assert batches[1] == [order[0], order[1]]  # order[0] shown, then the likeliest
+    assert batches[2] == [order[-2], order[2]]
+    streamed = [i for b in batches for i in b]
+    assert sorted(streamed) == sorted(order) and len(asked) == len(batches)
+    assert all(p.verdict == by_id[p.candidate.id] for p in session.run.pairs
+               if p.candidate.id in by_id)

@@ -1,0 +1,196 @@
+"""The conflicts screen before the verdicts are in: the pairs show as soon as they exist,
+marked ``judging…``, and take no decision; the pairs on screen are judged first; each
+batch of verdicts relabels its rows where they are; before the pairs exist the message says
+which step the pairing is at. The judge and the finder are held on events: no clock."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+from helpers import tree_state
+from pilots import app_on, notifications, option_texts, plain, wait_until
+from textual.pilot import Pilot
+from textual.widgets import OptionList, Static
+
+from memtui.core.demo.build import DemoHome
+from memtui.core.judge import local, neighbours
+from memtui.core.judge.verdicts import Candidate, Verdict
+from memtui.tui.screens import conflicts
+from memtui.tui.screens.conflicts import ConflictsScreen
+from memtui.tui.testing import settle
+from memtui.tui.widgets.pair_views import PENDING
+
+TIMEOUT = 120.0
+
+
+class HeldJudge:
+    """The local judge's verdicts, one pair each time the test lets one through."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.calls: list[str] = []
+        self.passes = threading.Semaphore(0)
+        self.free = False
+        real = local.judge_pair
+
+        def held(candidate: Candidate, *args: object, **kwargs: object) -> Verdict:
+            self.calls.append(candidate.id)
+            if not self.free:
+                assert self.passes.acquire(timeout=TIMEOUT), "the test never let it go on"
+            return real(candidate, *args, **kwargs)  # type: ignore[arg-type]
+
+        monkeypatch.setattr(local, "judge_pair", held)
+
+    def let(self, count: int) -> None:
+        for _ in range(count):
+            self.passes.release()
+
+    def release(self) -> None:
+        self.free = True
+        self.let(10_000)
+
+
+async def judging(pilot: Pilot[None]) -> ConflictsScreen:
+    """``J`` pressed, once its pairs are listed and their judge has started."""
+    await settle(pilot)  # the scan is in: J judges it
+    await pilot.press("J")
+    await wait_until(pilot, lambda: isinstance(pilot.app.screen, ConflictsScreen)
+                     and pilot.app.screen.found is not None
+                     and bool(pilot.app.screen.queued), TIMEOUT)
+    screen = pilot.app.screen
+    assert isinstance(screen, ConflictsScreen)
+    return screen
+
+
+async def test_the_pairs_show_judging_at_once_and_take_no_decision_until_judged(
+    pristine: DemoHome, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(conflicts, "STREAM_BATCH", 2)
+    monkeypatch.setattr(conflicts, "SHOW_EVERY", 0.0)
+    judge = HeldJudge(monkeypatch)
+    state = tmp_path / "state"
+    app = app_on(pristine, state)
+    memories = tree_state(pristine.root)
+    async with app.run_test(size=(160, 45)) as pilot:
+        try:
+            screen = await judging(pilot)
+            pairs = screen.query_one("#conf-pairs", OptionList)
+            await wait_until(pilot, lambda: len(judge.calls) == 1, TIMEOUT)
+            rows = option_texts(pairs)  # those the list holds yet
+            assert len(rows) > 5 and all(PENDING in r for r in rows), rows
+            queued = len(screen.queued)
+            assert f"judged 0 of {queued:,}" in plain(screen.query_one("#conf-head", Static))
+            assert PENDING in plain(screen.query_one("#conf-message", Static))
+            assert PENDING in plain(screen.query_one("#conf-verdict", Static))
+            # the highlighted row is judged first
+            assert judge.calls[0] == screen.rows[0].candidate.id  # type: ignore[union-attr]
+            for action, parameters in (("decide", ("not_conflict",)), ("keep", ("a",)),
+                                       ("scoped", ()), ("merge", ())):
+                assert screen.check_action(action, parameters) is None  # shown, dimmed
+            for key in ("n", "r", "c", "a", "b", "s", "e"):
+                await pilot.press(key)
+                await pilot.pause()
+                assert pilot.app.screen is screen  # no dialog, nothing planned
+            screen.action_decide("not_conflict")  # not by its key (the palette): refused too
+            screen.action_keep("a")
+            screen.action_merge()
+            screen.action_scoped()
+            await pilot.pause()
+            assert pilot.app.screen is screen
+            assert not any(w.group.startswith("plan-") for w in pilot.app.workers)
+            assert not (state / "judge" / "ledger.json").exists()  # nothing recorded
+            assert notifications(app).count(
+                ("This pair is still being judged: its decisions wait for the verdict.",
+                 "warning")) == 4
+
+            # a batch in: its rows get their verdicts where they are (the same options)
+            options = list(pairs.options)
+            judge.let(2)
+            await wait_until(pilot, lambda: len(screen.queued) == queued - 2, TIMEOUT)
+            await pilot.pause()
+            judged = [n for n, o in enumerate(pairs.options) if PENDING not in str(o.prompt)]
+            assert judged == [0, 1]  # the rows on screen first, from the top
+            assert all(a is b for a, b in zip(options, pairs.options[:len(options)],
+                                              strict=True))
+            assert PENDING not in plain(screen.query_one("#conf-verdict", Static))
+            assert f"judged 2 of {queued:,}" in plain(screen.query_one("#conf-head", Static))
+            assert screen.check_action("decide", ("not_conflict",)) is True
+
+            # the row highlighted now is among the next pairs judged
+            last = pairs.option_count - 1  # the last row the list holds (not on screen)
+            pairs.highlighted = last
+            await pilot.pause()
+            assert screen.check_action("decide", ("not_conflict",)) is None
+            judge.let(2)  # the batch chosen before the highlight moved
+            await wait_until(pilot, lambda: len(judge.calls) >= 5, TIMEOUT)
+            assert judge.calls[4] == screen.rows[last].candidate.id  # type: ignore[union-attr]
+        finally:
+            judge.release()
+        await wait_until(pilot, lambda: screen.judging is None and not screen.queued
+                         and not screen.filling, TIMEOUT)
+        await settle(pilot)
+        rows = option_texts(screen.query_one("#conf-pairs", OptionList))
+        assert rows and not any(PENDING in r for r in rows)
+        assert any("test-db-postgres.md ↔ test-db-sqlite.md" in r and "conflicts_with" in r
+                   for r in rows)  # grouped and filtered once every verdict is in
+        assert not any("payments-owners.md" in r for r in rows)  # not a conflict: gone now
+    assert tree_state(pristine.root) == memories
+
+
+async def test_before_the_pairs_exist_the_message_says_what_the_pairing_does(
+    pristine: DemoHome, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    go = threading.Event()
+    real = neighbours.nearest_arrays
+
+    def held(*args: object, **kwargs: object) -> object:
+        assert go.wait(TIMEOUT), "the test never let the finder go on"
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(neighbours, "nearest_arrays", held)
+    async with app_on(pristine, tmp_path / "state").run_test(size=(160, 45)) as pilot:
+        try:
+            await settle(pilot)
+            await pilot.press("J")
+            await wait_until(pilot, lambda: isinstance(pilot.app.screen, ConflictsScreen)
+                             and "nearest neighbours" in plain(
+                                 pilot.app.screen.query_one("#conf-message", Static)), TIMEOUT)
+            screen = pilot.app.screen
+            assert isinstance(screen, ConflictsScreen) and screen.found is None
+            message = plain(screen.query_one("#conf-message", Static))
+            assert message.startswith("before any pair can be shown"), message
+            assert screen.query_one("#conf-pairs", OptionList).option_count == 0
+            assert screen.check_action("decide", ("not_conflict",)) is False
+        finally:
+            go.set()
+        await settle(pilot)
+        assert screen.found is not None and screen.pairing is None
+        assert "nearest" not in plain(screen.query_one("#conf-message", Static))
+
+
+async def test_while_judging_the_list_holds_the_rows_near_the_cursor(
+    pristine: DemoHome, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Laying out every candidate's row (9,000 at 1,000 memories) took the judge's core for
+    seconds: while pairs are being judged the list holds a few screens past the cursor, more
+    as the cursor gets there, and every row once the verdicts are in."""
+    monkeypatch.setattr(conflicts, "FIRST_ROWS", 1)
+    monkeypatch.setattr(conflicts, "FILL_ROWS", 1)
+    judge = HeldJudge(monkeypatch)
+    async with app_on(pristine, tmp_path / "state").run_test(size=(160, 45)) as pilot:
+        try:
+            screen = await judging(pilot)
+            pairs = screen.query_one("#conf-pairs", OptionList)
+            await wait_until(pilot, lambda: len(judge.calls) == 1, TIMEOUT)
+            await wait_until(pilot, lambda: pairs.option_count >= 3, TIMEOUT)
+            for _ in range(3):  # redraws: the fill does not go on past them
+                await pilot.pause()
+            assert pairs.option_count == 3 < len(screen.rows)  # 3 screens of one row
+            for _ in range(3):
+                await pilot.press("down")
+            assert pairs.highlighted == 3 and pairs.option_count == 6
+        finally:
+            judge.release()
+        await wait_until(pilot, lambda: screen.judging is None and not screen.filling, TIMEOUT)
+        assert pairs.option_count == len(screen.rows)
