@@ -122,7 +122,7 @@ class Deferred:
         whole = whole_text(self.path, self.store_root, self.header, self.text)
         if whole.text is not None:
             memory.secrets = secret_marks(whole.text, memory.rel_path)
-        if cache is not None and st is not None and whole.same:
+        if cache is not None and cache.path is not None and st is not None and whole.same:
             cache.put("memory", self.path, st, memory_payload(memory))
             if whole.read and not whole.binary and not memory.is_index:
                 # what ``whole_file_links`` would read the file again for (the TUI's links
