@@ -59,7 +59,12 @@ class WordFinder:
         """Every word that occurs in ``text``."""
         found: set[str] = set()
         for char, search, group in self.groups:
-            if char in text and (search is None or search(text) is not None):
+            if char not in text:
+                continue
+            if search is None:
+                if group[0] in text:
+                    found.add(group[0])
+            elif search(text) is not None:
                 found.update(word for word in group if word in text)
         return found
 
