@@ -14,7 +14,9 @@ checking each with ``in`` would give, which is what the tests compare it with.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
+
+from memtui.core.parse.lazyre import lazy_re
 
 COMMONEST_FIRST = " etsoainrdhlcmup`\nf,ygw-.b\"()kv:0/|j2;x_1'][5*#364879zq~"
 """Characters of lower-cased markdown prose by how often they occur, the commonest first
@@ -31,15 +33,21 @@ def anchor(word: str) -> int:
     return max(range(len(word)), key=lambda i: (_rarity(word[i]), i))
 
 
-Group = tuple[str, Callable[[str], object] | None, tuple[str, ...]]
+SHORT_TEXT = 512
+"""A text up to this long is looked for each word with ``in`` (as fast, and nothing to
+compile: a warm ``scan --json`` only checks a few short strings per store)."""
+
+Group = tuple[str, "re.Pattern[str] | None", tuple[str, ...]]
 
 
 class WordFinder:
-    """The words of ``words`` (not empty) that occur in a text, by their rarest characters."""
+    """The words of ``words`` (not empty) that occur in a text, by their rarest characters
+    (each group's pattern compiled when a long text first needs it)."""
 
     def __init__(self, words: Iterable[str]) -> None:
+        self.words = tuple(sorted({w for w in words if w}))
         by_anchor: dict[str, list[tuple[int, str]]] = {}
-        for word in sorted({w for w in words if w}):
+        for word in self.words:
             at = anchor(word)
             by_anchor.setdefault(word[at], []).append((at, word))
         groups: list[Group] = []
@@ -51,30 +59,34 @@ class WordFinder:
                     (f"(?<={re.escape(word[: at + 1])})" if at else "") + re.escape(word[at + 1:])
                     for at, word in placed
                 )
-                search = re.compile(f"{re.escape(char)}(?:{around})").search
+                search = lazy_re(f"{re.escape(char)}(?:{around})")
             groups.append((char, search, group))
         self.groups = tuple(groups)
 
     def present(self, text: str) -> set[str]:
         """Every word that occurs in ``text``."""
+        if len(text) <= SHORT_TEXT:
+            return {word for word in self.words if word in text}
         found: set[str] = set()
-        for char, search, group in self.groups:
+        for char, pattern, group in self.groups:
             if char not in text:
                 continue
-            if search is None:
+            if pattern is None:
                 if group[0] in text:
                     found.add(group[0])
-            elif search(text) is not None:
+            elif pattern.search(text) is not None:
                 found.update(word for word in group if word in text)
         return found
 
     def any_in(self, text: str) -> bool:
         """Whether any word occurs in ``text``."""
-        for char, search, group in self.groups:
+        if len(text) <= SHORT_TEXT:
+            return any(word in text for word in self.words)
+        for char, pattern, group in self.groups:
             if char not in text:
                 continue
-            if search is not None:
-                if search(text) is not None:  # a match is one of the words
+            if pattern is not None:
+                if pattern.search(text) is not None:  # a match is one of the words
                     return True
             elif group[0] in text:
                 return True

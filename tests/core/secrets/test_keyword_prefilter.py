@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import random
 
-from memtui.core.secrets.keywords import COMMONEST_FIRST, WordFinder, anchor
+import pytest
+
+from memtui.core.secrets.keywords import COMMONEST_FIRST, SHORT_TEXT, WordFinder, anchor
 from memtui.core.secrets.mask import KEYWORDS
 from memtui.core.secrets.rules import load_rules
 from memtui.core.secrets.scanner import _default_keywords, _Keywords
@@ -35,12 +37,14 @@ def test_the_prefilter_agrees_with_checking_every_keyword() -> None:
     pieces = [*WORDS, *(w[: len(w) // 2] for w in WORDS), *(w[1:] for w in WORDS), " ", "x",
               "_", "-", "k", "3", "1"]
     keywords = _Keywords(load_rules())
-    for _ in range(4000):
+    for i in range(4000):
         text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 12)))
+        text += " " * SHORT_TEXT if i % 2 else ""  # every other one past the short texts' path
         assert keywords.present(text) == {w for w in WORDS if w in text}, text
 
 
-def test_the_finder_agrees_with_in_on_random_words_and_texts() -> None:
+@pytest.mark.parametrize("padding", [0, SHORT_TEXT])  # short texts, and long ones
+def test_the_finder_agrees_with_in_on_random_words_and_texts(padding: int) -> None:
     rng = random.Random(5)
     alphabet = "abc_-k~é"
     for _ in range(300):
@@ -49,6 +53,7 @@ def test_the_finder_agrees_with_in_on_random_words_and_texts() -> None:
         finder = WordFinder(words)
         for _ in range(20):
             text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 30)))
+            text = text + "\n" * padding if rng.random() < 0.5 else "\n" * padding + text
             expected = {w for w in words if w in text}
             assert finder.present(text) == expected, (words, text)
             assert finder.any_in(text) == bool(expected), (words, text)
@@ -56,7 +61,10 @@ def test_the_finder_agrees_with_in_on_random_words_and_texts() -> None:
 
 def test_the_masking_keywords_are_found_the_same_way() -> None:
     finder = WordFinder(KEYWORDS)
+    long = " " * SHORT_TEXT
     for word in KEYWORDS:
         assert finder.present(f"x {word} y") >= {word}
-        assert finder.any_in(word)
+        assert finder.present(f"x {word} y{long}") >= {word}
+        assert finder.any_in(word) and finder.any_in(word + long)
     assert not finder.any_in("a plain line of prose, nothing to see")
+    assert not finder.any_in("a plain line of prose, nothing to see" + long)
