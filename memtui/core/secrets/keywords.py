@@ -15,8 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-
-from memtui.core.parse.lazyre import lazy_re
+from functools import cache
 
 COMMONEST_FIRST = " etsoainrdhlcmup`\nf,ygw-.b\"()kv:0/|j2;x_1'][5*#364879zq~"
 """Characters of lower-cased markdown prose by how often they occur, the commonest first
@@ -37,7 +36,13 @@ SHORT_TEXT = 512
 """A text up to this long is looked for each word with ``in`` (as fast, and nothing to
 compile: a warm ``scan --json`` only checks a few short strings per store)."""
 
-Group = tuple[str, "re.Pattern[str] | None", tuple[str, ...]]
+Group = tuple[str, str | None, tuple[str, ...]]
+"""A character, the pattern of the words anchored at it (None for one word), the words."""
+
+
+@cache
+def _compiled(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern)
 
 
 class WordFinder:
@@ -53,14 +58,14 @@ class WordFinder:
         groups: list[Group] = []
         for char, placed in sorted(by_anchor.items(), key=lambda item: -_rarity(item[0])):
             group = tuple(word for _at, word in placed)
-            search = None
+            pattern = None
             if len(placed) > 1:  # one pattern for all: the char, then each word around it
                 around = "|".join(
                     (f"(?<={re.escape(word[: at + 1])})" if at else "") + re.escape(word[at + 1:])
                     for at, word in placed
                 )
-                search = lazy_re(f"{re.escape(char)}(?:{around})")
-            groups.append((char, search, group))
+                pattern = f"{re.escape(char)}(?:{around})"
+            groups.append((char, pattern, group))
         self.groups = tuple(groups)
 
     def present(self, text: str) -> set[str]:
@@ -74,7 +79,7 @@ class WordFinder:
             if pattern is None:
                 if group[0] in text:
                     found.add(group[0])
-            elif pattern.search(text) is not None:
+            elif _compiled(pattern).search(text) is not None:
                 found.update(word for word in group if word in text)
         return found
 
@@ -86,7 +91,7 @@ class WordFinder:
             if char not in text:
                 continue
             if pattern is not None:
-                if pattern.search(text) is not None:  # a match is one of the words
+                if _compiled(pattern).search(text) is not None:  # a match is one of the words
                     return True
             elif group[0] in text:
                 return True
