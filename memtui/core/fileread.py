@@ -54,6 +54,10 @@ class ReadResult:
     stat: os.stat_result | None = None
     missing: bool = False
     """The file does not exist (or a directory on its path is no directory)."""
+    whole: bytes | None = None
+    """``read_header`` only: the whole file, when the one read that took the header took all of
+    it (at most :data:`READ_CHUNK` bytes) and more than the header: its whole text without
+    opening it again."""
 
 
 def inside(root: Path | str, target: Path | str) -> bool:
@@ -280,7 +284,7 @@ def read_header(
     try:
         if regular and result.size > HUGE_FILE_BYTES:
             result.problems.extend(check_size(result.size))
-        result.data = _read_lines(fd, lines, byte_cap, result.size)
+        result.data, result.whole = _read_lines(fd, lines, byte_cap, result.size)
     except OSError as err:
         return _failed(result, err)
     finally:
@@ -290,10 +294,13 @@ def read_header(
     return result
 
 
-def _read_lines(fd: int, lines: int, byte_cap: int, size: int | None = None) -> bytes:
-    """The first ``lines`` lines from ``fd`` in as few reads as possible, at most ``byte_cap``.
-    ``size``: the file's size when opened; once that much is read no read waits for the end of
-    the file (for a small memory, one read instead of two)."""
+def _read_lines(
+    fd: int, lines: int, byte_cap: int, size: int | None = None
+) -> tuple[bytes, bytes | None]:
+    """The first ``lines`` lines from ``fd`` in as few reads as possible, at most ``byte_cap``,
+    and everything read when that is the whole file, more than those lines and one read
+    (``ReadResult.whole``; else None). ``size``: the file's size when opened; once that much is
+    read no read waits for the end of the file (for a small memory, one read instead of two)."""
     data = b""
     while len(data) < byte_cap:
         chunk = os.read(fd, min(READ_CHUNK, byte_cap - len(data)))
@@ -302,10 +309,11 @@ def _read_lines(fd: int, lines: int, byte_cap: int, size: int | None = None) -> 
         data += chunk
         end = _end_of_line(data, lines)
         if end >= 0:
-            return data[:end]
+            took_all = size is not None and size <= len(data) <= READ_CHUNK
+            return data[:end], data if took_all and end < len(data) else None
         if size is not None and len(data) >= size:
             break
-    return data[:byte_cap]
+    return data[:byte_cap], None
 
 
 def _end_of_line(data: bytes, number: int) -> int:

@@ -48,8 +48,8 @@ NEVER_IN_A_SCAN = {
 WARM_NEVER = {
     "ruamel", "ruamel.yaml", "memtui.core.parse.frontmatter", "memtui.core.parse.jsdate",
     "memtui.core.scan.scanner", "memtui.core.contents", "memtui.core.parse.load_report",
-    "memtui.core.secrets.rules", "memtui.core.secrets.scanner", "memtui.core.secrets.keywords",
-}
+    "memtui.core.secrets.rules", "memtui.core.secrets.scanner",
+}  # (``secrets.keywords`` is the output masking's prefilter too: a warm run looks for keywords)
 
 
 def run(args: list[str], env: dict[str, str], *, settled: bool = True) -> tuple[int, str, set[str]]:

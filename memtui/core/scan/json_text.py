@@ -225,8 +225,10 @@ class StoreRenderer:
         """The store's content JSON after a walk: the stored one while the walk found the same
         files with the same stats (a directory changed, not what it holds), else rendered."""
         name, context = self.key_name(location), self.context_key(location)
-        # a walk's problems are not part of the fragment: such a store is never stored
-        found = walk_fingerprint(walk) if not walk.problems else None
+        # a walk's problems are not part of the fragment: such a store is never stored; nor
+        # is anything without a cache (MEMTUI_NO_CACHE): no file is stat-ed for it
+        stored = not walk.problems and self.fragments.path is not None
+        found = walk_fingerprint(walk) if stored else None
         old = self.fragments.peek(FRAGMENT_KIND, name)
         if found is not None and old is not None and old[0][0] == context:
             (dirs, files, others), newest = found

@@ -122,7 +122,7 @@ class Deferred:
         whole = whole_text(self.path, self.store_root, self.header, self.text)
         if whole.text is not None:
             memory.secrets = secret_marks(whole.text, memory.rel_path)
-        if cache is not None and st is not None and whole.same:
+        if cache is not None and cache.path is not None and st is not None and whole.same:
             cache.put("memory", self.path, st, memory_payload(memory))
             if whole.read and not whole.binary and not memory.is_index:
                 # what ``whole_file_links`` would read the file again for (the TUI's links
@@ -167,12 +167,16 @@ class WholeText:
 
 def whole_text(path: str, store_root: Path, header: ReadResult, text: str) -> WholeText:
     """The whole text of a memory whose header gave ``text``: the header itself when it is the
-    whole file, else the file read whole (``read_full``: up to its cap), the one whole-file
-    read of a scan, made once per file (its secrets and links are then cached by stat)."""
+    whole file, what the header's read took when that was the whole file (``whole``), else
+    the file read whole (``read_full``: up to its cap), the one whole-file read of a scan,
+    made once per file (its secrets and links are then cached by stat)."""
     if not header.readable:
         return WholeText(None)
     if header.complete:
         return WholeText(text)
+    if header.whole is not None:  # the header's one read took the whole file
+        whole = header.whole
+        return WholeText(whole.decode("utf-8", errors="replace"), True, b"\x00" in whole)
     full = read_full(path, store_root)
     if not full.readable:
         return WholeText(None)

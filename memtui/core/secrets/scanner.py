@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cache, partial
 
-from memtui.core.secrets.keywords import trie as _trie
+from memtui.core.secrets.keywords import WordFinder
 from memtui.core.secrets.rules import RuleAllowlist, SecretRule, load_rules
 
 ALLOW_SIGNATURE = "gitleaks:allow"
@@ -169,15 +169,13 @@ lines by the thousand; no keyword holds a newline, so the same keywords are foun
 
 
 class _Keywords:
-    """Which rules' keywords occur in a text, found with one pattern (gitleaks' Aho-Corasick
-    prefilter): every position where a keyword starts is searched for, the longest keyword
-    there is found, and with it every keyword it contains. ``candidates`` gives the rules to
-    run on a text: those without keywords and those whose keywords it holds, in rule order."""
+    """Which rules' keywords occur in a text (gitleaks' Aho-Corasick prefilter, here
+    :class:`~memtui.core.secrets.keywords.WordFinder`). ``candidates`` gives the rules to run
+    on a text: those without keywords and those whose keywords it holds, in rule order."""
 
     def __init__(self, rules: tuple[SecretRule, ...]) -> None:
         words = sorted({k for rule in rules for k in rule.keywords if k})
-        self.pattern = re.compile(_trie(words)) if words else None
-        self.within = {k: frozenset(w for w in words if w in k) for k in words}
+        self.finder = WordFinder(words)
         self.dedupe = not any("\n" in w for w in words)
         self.rules = rules
         self.always = tuple(i for i, rule in enumerate(rules) if not rule.keywords)
@@ -199,15 +197,7 @@ class _Keywords:
 
     def present(self, lowered: str) -> frozenset[str]:
         """The keywords in ``lowered`` (a :meth:`keyword_text`)."""
-        if self.pattern is None:
-            return frozenset()
-        found: set[str] = set()
-        search = self.pattern.search
-        match = search(lowered)
-        while match is not None:
-            found |= self.within[match.group()]
-            match = search(lowered, match.start() + 1)
-        return frozenset(found)
+        return frozenset(self.finder.present(lowered))
 
     def candidates(self, lowered: str) -> list[SecretRule]:
         present = self.present(lowered)

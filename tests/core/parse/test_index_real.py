@@ -18,6 +18,7 @@ from memtui.cli.read_commands import index_summary
 from memtui.core.cache import RACY_SECONDS, ScanCache
 from memtui.core.contents import Store
 from memtui.core.demo.writers import write_index, write_memory
+from memtui.core.fileread import READ_CHUNK
 from memtui.core.model import StoreKind, StoreLocation
 from memtui.core.scan.scanner import scan_store
 from memtui.core.scan.serialize import load_report_json
@@ -248,6 +249,8 @@ def test_whole_file_links_are_cached_by_stat(
 ) -> None:
     root = tmp_path / "memory"
     late_link_store(root)
+    deploy = root / "deploy.md"  # longer than one read: its header's read leaves the rest
+    deploy.write_text(deploy.read_text() + "".join(f"note {i}\n" for i in range(READ_CHUNK // 7)))
     read = counting_reads(monkeypatch)
     cache_file = tmp_path / "cache.marshal"
 
@@ -266,7 +269,6 @@ def test_whole_file_links_are_cached_by_stat(
     read.clear()
     assert check() == ["ghost", "early-ghost"]
     assert read == []  # the report and deploy.md's links both from the cache
-    deploy = root / "deploy.md"
     deploy.write_text(deploy.read_text().replace("[[ghost]]", "[[gone]]"))
     assert check() == ["gone", "early-ghost"]
     assert sorted(read) == ["MEMORY.md", "deploy.md"]  # deploy.md once, by the scan
