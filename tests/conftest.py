@@ -33,6 +33,7 @@ repository's own checks. Each module's tests stay together and in their order.
 
 from __future__ import annotations
 
+import gc
 import io
 import os
 import sys
@@ -56,6 +57,28 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
 
 settings.register_profile("suite", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("suite")
+
+GC_YOUNG = 10_000
+"""Allocations between two collections of the youngest generation (Python's default: 700).
+A pilot allocates a great many short-lived objects (Textual's strips and segments of every
+frame): with the default the cyclic collector took 11 % of the TUI tests' CPU (9,500 young,
+840 middle and 58 full collections in 44 pilots). Only how often it runs changes: every cycle
+is still collected, a little later."""
+
+
+def _collect_less() -> None:
+    _young, middle, old = gc.get_threshold()
+    gc.set_threshold(GC_YOUNG, middle, old)
+
+
+_collect_less()
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """What the run holds to its end (modules, the collected tests) left out of the full
+    collections that follow (``gc.freeze``): each of them went through it all again."""
+    gc.collect()
+    gc.freeze()
 
 MEMORY_TEMP = Path("/dev/shm")
 MEMORY_TEMP_ROOM = 2 << 30

@@ -8,6 +8,7 @@ import hashlib
 import io
 import os
 import stat
+import tempfile
 import time
 import weakref
 from collections.abc import AsyncIterator, Callable
@@ -19,12 +20,17 @@ import textual.app
 import textual.pilot
 from rich.console import Console
 from textual.app import App
+from textual.css.model import RuleSet
+from textual.css.stylesheet import Stylesheet
 from textual.notifications import Notification, SeverityLevel
 from textual.pilot import Pilot
 from textual.widgets import OptionList, Static
 
+from memtui.core.config import load_config
 from memtui.core.contents import Store
 from memtui.core.demo.build import DemoHome
+from memtui.core.judge.ledger import default_ledger_path
+from memtui.core.judge.session import JudgeSession
 from memtui.core.model import StoreKind
 from memtui.core.stores.locations import Context
 from memtui.tui.app import MemtuiApp, make_app
@@ -212,15 +218,45 @@ async def wait_until(pilot: Pilot[None], check: Callable[[], bool], timeout: flo
     return time.monotonic() - start
 
 
-def app_on(home: DemoHome, state: Path, **env: str) -> MemtuiApp:
-    """The app on the demo home (only read: judging writes no memory), the ledger in ``state``."""
-    ctx = Context.create(
+def context_on(home: DemoHome, state: Path, **env: str) -> Context:
+    """What :func:`app_on` runs in: the demo home, memtui's state (the ledger) in ``state``."""
+    return Context.create(
         project=home.project, claude_home=home.claude_home,
         agent_memory_home=home.agent_memory_home,
         env={"HOME": str(home.root), "MEMTUI_NO_CACHE": "1", "MEMTUI_STATE_DIR": str(state),
              "XDG_CONFIG_HOME": str(state / "config"), **env},
     )
-    return make_app(ctx, watch=False)
+
+
+def app_on(home: DemoHome, state: Path, **env: str) -> MemtuiApp:
+    """The app on the demo home (only read: judging writes no memory), the ledger in ``state``."""
+    return make_app(context_on(home, state, **env), watch=False)
+
+
+_JUDGED: dict[str, bytes] = {}
+"""The ledger :func:`judged_before` writes, by the home's root (a module's ``pristine``)."""
+
+
+def judged_before(home: DemoHome, state: Path) -> None:
+    """The ledger in ``state`` (as :func:`app_on` puts it) holds the local judge's verdict on
+    every candidate pair of ``home``, as ``J``'s first run writes it there: for a pilot about
+    what the conflicts screen does after the judging (filters, decisions, marks, the list),
+    which then opens on pairs judged already. The demo's 2,300 pairs took 2 s of CPU to judge
+    and a redraw of the list per batch of verdicts, in every such pilot; now once per home
+    and process (``home`` is never written: ``pristine``). The pilots of the judging itself
+    (verdicts streaming in, the preview while pairing, a provider that sends) start without."""
+    key = str(home.root)
+    data = _JUDGED.get(key)
+    if data is None:
+        with tempfile.TemporaryDirectory(dir=state.parent) as scratch:
+            context = context_on(home, Path(scratch))
+            session = JudgeSession.start(context, load_config(context.env, context.home))
+            session.send()
+            data = session.ledger.to_bytes()
+        _JUDGED[key] = data
+    ledger = default_ledger_path(context_on(home, state).env)
+    ledger.parent.mkdir(parents=True, exist_ok=True)
+    ledger.write_bytes(data)
 
 
 async def open_conflicts(pilot: Pilot[None]) -> ConflictsScreen:
@@ -330,3 +366,29 @@ def idle_by_state(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(App, "run_test", recorded)
     monkeypatch.setattr(textual.app, "wait_for_idle", until_idle)
     monkeypatch.setattr(textual.pilot, "wait_for_idle", until_idle)
+
+
+_PARSED: dict[tuple[object, ...], list[RuleSet]] = {}
+"""Textual CSS parsed in this process, by what the parse depends on (:func:`css_parsed_once`)."""
+
+
+def css_parsed_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each app parses its CSS anew (its widgets' ``DEFAULT_CSS``, the app's and each screen's
+    ``.tcss``; again for a new theme): the same text with the same theme variables gives the
+    same rules, so the pilots (a new app each) parse each once per process, as one app does
+    (Textual's own cache, ``Stylesheet._parse_cache``, is per stylesheet and shares the rule
+    sets between its parses the same way). The key holds everything the parse reads: the
+    text, where it came from, its kind, tie breaker and scope, and the CSS variables."""
+    parse = Stylesheet._parse_rules
+
+    def parse_rules(self: Stylesheet, css: str, read_from: Any, is_default_rules: bool = False,
+                    tie_breaker: int = 0, scope: str = "") -> list[RuleSet]:
+        key = (css, read_from, is_default_rules, tie_breaker, scope,
+               frozenset(self._variables.items()))
+        rules = _PARSED.get(key)
+        if rules is None:
+            rules = parse(self, css, read_from, is_default_rules, tie_breaker, scope)
+            _PARSED[key] = rules
+        return rules
+
+    monkeypatch.setattr(Stylesheet, "_parse_rules", parse_rules)

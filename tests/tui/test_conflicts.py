@@ -9,7 +9,7 @@ import pytest
 from core.judge.homes import Note, store_dir, write_home
 from core.judge.mock_api import MODEL, FakeMessagesAPI
 from helpers import tree_state
-from pilots import app_on, notifications, open_conflicts, option_texts, plain
+from pilots import app_on, judged_before, notifications, open_conflicts, option_texts, plain
 from textual.widgets import OptionList, Static
 
 from memtui.core.demo.build import DemoHome
@@ -62,6 +62,7 @@ async def test_the_ages_of_the_sides_count_from_the_tui_clock(
     conflicts screen's snapshot changed with the hour of the day ("46 days old" became 47)."""
     postgres = pristine.auto_memory / "test-db-postgres.md"
     monkeypatch.setattr(clock, "now", lambda: postgres.stat().st_mtime + 400 * 86_400 + 60)
+    judged_before(pristine, tmp_path / "state")
     app = app_on(pristine, tmp_path / "state")
     async with app.run_test(size=(160, 45)) as pilot:
         screen = await open_conflicts(pilot)
@@ -77,6 +78,7 @@ async def test_a_decision_is_recorded_and_the_pair_is_not_raised_again(
     pristine: DemoHome, tmp_path: Path
 ) -> None:
     state = tmp_path / "state"
+    judged_before(pristine, state)
     app = app_on(pristine, state)
     async with app.run_test(size=(160, 45)) as pilot:
         screen = await open_conflicts(pilot)
@@ -191,6 +193,7 @@ async def test_keeping_a_side_archives_the_other_and_u_puts_every_byte_back(
 
 
 async def test_trees_mark_memories_with_open_conflicts(pristine: DemoHome, tmp_path: Path) -> None:
+    judged_before(pristine, tmp_path / "state")
     app = app_on(pristine, tmp_path / "state")
     async with app.run_test(size=(160, 45)) as pilot:
         screen = await open_conflicts(pilot)
@@ -242,6 +245,7 @@ async def test_k_shows_only_the_pairs_of_one_kind_of_store(
     pristine: DemoHome, tmp_path: Path
 ) -> None:
     """The store filter: k cycles through the kinds of store the pairs' sides live in."""
+    judged_before(pristine, tmp_path / "state")
     app = app_on(pristine, tmp_path / "state")
     async with app.run_test(size=(160, 45)) as pilot:
         screen = await open_conflicts(pilot)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from helpers import copy_demo
-from pilots import app_on, open_conflicts, option_texts, plain, wait_until
+from pilots import app_on, judged_before, open_conflicts, option_texts, plain, wait_until
 from textual.pilot import Pilot
 from textual.widgets import OptionList, Static
 
@@ -107,6 +107,7 @@ async def test_a_long_list_is_filled_in_chunks_and_moving_past_the_filled_rows_w
         real_fill(self, round_, chain)
 
     monkeypatch.setattr(ConflictsScreen, "fill_more", counting)
+    judged_before(pristine, tmp_path / "state")
     async with app_on(pristine, tmp_path / "state").run_test(size=(160, 45)) as pilot:
         screen = await open_conflicts(pilot)
         await wait_until(pilot, lambda: screen.found is not None, TIMEOUT)
@@ -145,6 +146,7 @@ async def test_a_chunk_a_dialog_dropped_is_filled_when_the_screen_is_back(
         real_fill(self, round_, chain)
 
     monkeypatch.setattr(ConflictsScreen, "fill_more", dropping)
+    judged_before(pristine, tmp_path / "state")
     async with app_on(pristine, tmp_path / "state").run_test(size=(160, 45)) as pilot:
         screen = await open_conflicts(pilot)
         await wait_until(pilot, lambda: screen.found is not None and screen.judging is None
@@ -176,6 +178,7 @@ async def test_the_list_first_gets_the_rows_the_terminal_shows(
     from memtui.tui.screens import conflicts
 
     monkeypatch.setattr(conflicts, "FIRST_ROWS", 10_000)
+    judged_before(pristine, tmp_path / "state")
     async with app_on(pristine, tmp_path / "state").run_test(size=(160, 24)) as pilot:
         screen = await open_conflicts(pilot)
         await wait_until(pilot, lambda: screen.found is not None, TIMEOUT)
@@ -201,6 +204,7 @@ async def test_opening_a_group_does_not_group_the_pairs_again(
         return real(*args, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(conflicts, "group_pairs", counted)
+    judged_before(pristine, tmp_path / "state")
     async with app_on(pristine, tmp_path / "state").run_test(size=(160, 45)) as pilot:
         screen = await open_conflicts(pilot)
         await wait_until(pilot, lambda: screen.found is not None and screen.judging is None

@@ -11,12 +11,14 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import math
 import os
 import tempfile
 import threading
 import time
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
+from json.encoder import encode_basestring_ascii as _encode_str
 from pathlib import Path
 
 from memtui.core.fileread import read_file
@@ -146,6 +148,8 @@ def new_entry(candidate: Candidate, verdict: Verdict, note: str | None = None) -
 
 
 _FIELDS = frozenset(LedgerEntry.__dataclass_fields__)
+_FIELD_ORDER = tuple(LedgerEntry.__dataclass_fields__)
+"""The fields in the order ``asdict`` gives them (their names are plain ASCII words)."""
 
 
 @dataclass
@@ -344,10 +348,47 @@ class Ledger:
 
     def to_bytes(self) -> bytes:
         """The file's bytes. ASCII JSON: a key holding a file name's undecodable bytes (a lone
-        surrogate) is written as its ``\\udcXX`` escape and read back the same."""
+        surrogate) is written as its ``\\udcXX`` escape and read back the same. The same
+        bytes as ``json.dumps({"version": …, "entries": [asdict(e) …]}, ensure_ascii=True,
+        indent=1)``, written entry by entry (:func:`_entry_json`): that took a tenth of a
+        second per 2,500 entries, most of it copying each entry (``asdict``) and Python's
+        indenting encoder."""
         with self.lock:
-            data = {
-                "version": VERSION,
-                "entries": [asdict(e) for history in self.entries.values() for e in history],
-            }
-            return json.dumps(data, ensure_ascii=True, indent=1).encode("ascii")
+            entries = [_entry_json(e) for history in self.entries.values() for e in history]
+        body = "[\n" + ",\n".join(entries) + "\n ]" if entries else "[]"
+        return f'{{\n "version": {VERSION},\n "entries": {body}\n}}'.encode("ascii")
+
+
+_ENTRY_INDENT = "   "
+"""An entry's fields in the ledger file: ``indent=1`` at depth 3 (file, entries, entry)."""
+
+
+def _value_json(value: object) -> str:
+    """``value`` as ``json.dumps(value, ensure_ascii=True, indent=1)`` writes it at an entry
+    field's depth: strings, numbers, None and lists of strings directly; anything else (a
+    ledger read from a later memtui may hold other shapes) through ``json.dumps`` itself,
+    indented to the field's depth."""
+    if isinstance(value, str):
+        return _encode_str(value)
+    if value is None or isinstance(value, bool):
+        return "null" if value is None else "true" if value else "false"
+    if type(value) is int:
+        return int.__repr__(value)
+    if type(value) is float and math.isfinite(value):
+        return float.__repr__(value)
+    if type(value) is list and all(isinstance(v, str) for v in value):
+        if not value:
+            return "[]"
+        inner = ",\n" + _ENTRY_INDENT + " "
+        return ("[\n" + _ENTRY_INDENT + " " + inner.join(map(_encode_str, value))
+                + "\n" + _ENTRY_INDENT + "]")
+    text = json.dumps(value, ensure_ascii=True, indent=1)
+    return text.replace("\n", "\n" + _ENTRY_INDENT)
+
+
+def _entry_json(entry: LedgerEntry) -> str:
+    """One entry of the ledger file, as ``asdict`` and the indenting encoder write it."""
+    fields = ",\n".join(
+        f'{_ENTRY_INDENT}"{name}": {_value_json(getattr(entry, name))}' for name in _FIELD_ORDER
+    )
+    return f"  {{\n{fields}\n  }}"

@@ -30,6 +30,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.command import Provider
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.css.scalar import Scalar, Unit
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import OptionList, Static, Tab, Tabs
@@ -188,6 +189,8 @@ RECORD_DECISIONS: dict[str, Relation] = {
     "not_conflict": Relation.NOT_CONFLICT,
 }
 COMPACT_WIDTH = 100
+MESSAGE_ROWS = 3
+"""The most rows ``#conf-message`` takes (a longer message is cut: the notes of a run)."""
 """Under this width the footer is compact (as on the main screen)."""
 Row = JudgedPair | Group
 """A row of the list: a pair, or a group of three or more members (its pairs under it when
@@ -351,6 +354,7 @@ class ConflictsScreen(ReportsWork, Screen[None]):
 
     def on_resize(self) -> None:
         self.apply_size()
+        self.fit_message()
 
     def on_screen_resume(self) -> None:
         """Back from a dialog: the next chunk of the list (and the sides whole) asked for after
@@ -375,7 +379,24 @@ class ConflictsScreen(ReportsWork, Screen[None]):
     # the workers ---------------------------------------------------------------------------
 
     def say(self, message: str, style: str = "") -> None:
-        show(self.query_one("#conf-message", Static), Text(line(message), style=style))
+        widget = self.query_one("#conf-message", Static)
+        if show(widget, Text(line(message), style=style)):
+            self.fit_message(widget)
+
+    def fit_message(self, widget: Static | None = None) -> None:
+        """``#conf-message`` has a fixed height (conflicts.tcss): a new message ("judging n of
+        m", after each batch of verdicts) is drawn without laying the whole screen out again.
+        Its height is the rows its text wraps to (1 to :data:`MESSAGE_ROWS`, as ``auto`` made
+        it), set anew only when that changes (then the screen is laid out)."""
+        widget = widget or self.query_one("#conf-message", Static)
+        width = (widget.size.width or self.size.width) - widget.styles.gutter.width
+        if width <= 0:
+            return  # not laid out yet: on_resize fits it
+        widget.clear_cached_dimensions()  # Static.update keeps the last text's
+        wraps = widget.get_content_height(self.size, self.size, width)
+        rows = max(1, min(MESSAGE_ROWS, wraps))
+        if widget.styles.height != Scalar(rows, Unit.CELLS, Unit.HEIGHT):
+            widget.styles.height = rows
 
     @work(exclusive=True, group="judge", exit_on_error=False, name="judge", description="Judge")
     async def find(self, rejudge: bool = False) -> None:

@@ -4,7 +4,9 @@ never ends in a cut key ("… d De"), and never loses help and quit.
 
 It is laid out again only when what it shows changes: Textual's footer recomposes (new
 widgets, styled anew) on every focus move and every binding refresh, even when the keys are
-the same, and that was most of the time a move from pane to pane took."""
+the same, and that was most of the time a move from pane to pane took. When only keys' enabled
+state changes (the conflicts screen's decisions while a row is a group, or while it pairs), the
+key widgets on show are updated in place (``-disabled``): a recompose took about 57 ms."""
 
 from __future__ import annotations
 
@@ -69,14 +71,42 @@ class KeyFooter(Footer):
         return (shown, self.compact, self.show_command_palette, self.fit_width)
 
     async def recompose(self) -> None:
-        """Compose the keys again, unless they would come out as they are."""
+        """Compose the keys again, unless they would come out as they are, or differ from
+        them only in which keys are enabled (:meth:`enable_in_place`)."""
         if not self.is_attached:
             return
         key = self.layout_key()
         if key is not None and key == self.composed_for:
             return
+        if key is not None and self.enable_in_place(key):
+            self.composed_for = key
+            return
         self.composed_for = key
         await super().recompose()
+
+    def enable_in_place(self, key: Hashable) -> bool:
+        """When ``key`` (a :meth:`layout_key`) differs from the composed one in the keys'
+        enabled state alone, give the key widgets on show their new state, as composing them
+        anew would (``-disabled``, and what a click does); True: done, nothing to compose."""
+        if not isinstance(key, tuple) or not isinstance(self.composed_for, tuple):
+            return False
+        shown, *settings = key
+        composed, *composed_settings = self.composed_for
+        if settings != composed_settings or len(shown) != len(composed):
+            return False
+        if any((k, b, t) != (ck, cb, ct)
+               for (k, b, _e, t), (ck, cb, _ce, ct) in zip(shown, composed, strict=True)):
+            return False
+        enabled = {k: e for k, _b, e, _t in shown}
+        for widget in self.query(FooterKey):
+            if widget.key not in enabled:
+                return False  # not composed from these bindings: compose anew
+        for widget in self.query(FooterKey):
+            disabled = not enabled[widget.key]
+            if widget._disabled != disabled:
+                widget._disabled = disabled
+                widget.set_class(disabled, "-disabled")
+        return True
 
     def compose(self) -> ComposeResult:
         widgets = list(super().compose())

@@ -3,15 +3,19 @@ decision beats every verdict, and a broken ledger file loses nothing."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
+from dataclasses import asdict
 from pathlib import Path
 
 import pytest
 from core.judge.homes import Note, store_dir, write_home
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from memtui.core.demo.writers import write_memory
 from memtui.core.judge.items import memory_items
-from memtui.core.judge.ledger import USER, Ledger
+from memtui.core.judge.ledger import USER, Ledger, LedgerEntry
 from memtui.core.judge.local import LocalJudge
 from memtui.core.judge.run import judge_pairs, pair_up
 from memtui.core.judge.verdicts import LOCAL_RULES, Candidate, Relation, Verdict
@@ -150,21 +154,21 @@ def test_a_verdict_recorded_on_another_thread_while_the_ledger_is_written_is_kep
         ledger.record(second, verdict)
         done.set()
 
-    real_asdict = ledger_module.asdict
+    real_entry_json = ledger_module._entry_json  # called for each entry as it is written
     recorder = threading.Thread(target=record_meanwhile)
 
-    def asdict(entry):  # type: ignore[no-untyped-def]
+    def entry_json(entry):  # type: ignore[no-untyped-def]
         if not recorder.is_alive() and not done.is_set():
             recorder.start()
             assert started.wait(60)
             done.wait(0.5)  # without the lock the record lands now, inside the iteration
-        return real_asdict(entry)
+        return real_entry_json(entry)
 
-    monkeypatch.setattr(ledger_module, "asdict", asdict)
+    monkeypatch.setattr(ledger_module, "_entry_json", entry_json)
     assert ledger.save() is None  # raised RuntimeError before the lock
     recorder.join(60)
     assert done.is_set()
-    monkeypatch.setattr(ledger_module, "asdict", real_asdict)
+    monkeypatch.setattr(ledger_module, "_entry_json", real_entry_json)
     assert ledger.save() is None
     again = Ledger.load(tmp_path / "ledger.json")
     assert again.lookup(first).state == "judged" and again.lookup(second).state == "judged"
@@ -263,3 +267,48 @@ def test_the_local_rules_name_the_engines_sources() -> None:
 
 
 ENGINE_PINNED = "b1bd59fc24af1fe2"
+
+
+def _asdict_bytes(ledger: Ledger) -> bytes:
+    """The ledger file as it was written before (and what ``to_bytes`` must match byte for
+    byte): every entry through ``asdict``, then the indenting JSON encoder."""
+    data = {"version": 1,
+            "entries": [asdict(e) for history in ledger.entries.values() for e in history]}
+    return json.dumps(data, ensure_ascii=True, indent=1).encode("ascii")
+
+
+_TEXT = st.text(st.characters(codec="utf-8") | st.sampled_from("\udcff\udc80\n\t\"\\é☃"),
+                max_size=12)
+_NUMBER = st.floats(allow_nan=True) | st.integers(-(2**70), 2**70)
+_ENTRY = st.builds(
+    LedgerEntry,
+    pair=_TEXT, a=_TEXT, a_digest=_TEXT, b=_TEXT, b_digest=_TEXT,
+    relation=st.sampled_from([r.value for r in Relation]),
+    confidence=_NUMBER, reason=_TEXT, judge=st.sampled_from([USER, "local", "claude-x"]),
+    winner=st.none() | st.sampled_from(["a", "b"]) | _TEXT,
+    evidence=st.lists(_TEXT, max_size=3),
+    fallback=st.none() | _TEXT,
+    time=_NUMBER,
+    note=st.none() | _TEXT,
+    rules=st.none() | st.integers(-5, 10**12) | st.booleans(),
+)
+# what a ledger read from a later (or hand-edited) file may hold in any field
+_ODD = st.recursive(st.none() | st.booleans() | _NUMBER | _TEXT,
+                    lambda inner: st.lists(inner, max_size=3)
+                    | st.dictionaries(_TEXT, inner, max_size=3), max_leaves=6)
+
+
+@given(entries=st.lists(_ENTRY, max_size=6),
+       odd=st.lists(st.tuples(st.sampled_from(sorted(LedgerEntry.__dataclass_fields__)), _ODD),
+                    max_size=3))
+@settings(max_examples=300)
+def test_the_ledger_file_is_byte_for_byte_what_asdict_and_json_wrote(
+    entries: list[LedgerEntry], odd: list[tuple[str, object]]
+) -> None:
+    ledger = Ledger(Path("/nonexistent/ledger.json"))
+    for i, (name, value) in enumerate(odd):
+        if entries:
+            setattr(entries[i % len(entries)], name, value)
+    for entry in entries:
+        ledger.entries.setdefault(str(entry.pair), []).append(entry)
+    assert ledger.to_bytes() == _asdict_bytes(ledger)
