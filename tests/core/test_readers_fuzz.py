@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import os
 import string
-from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -22,8 +21,8 @@ from memtui.core.stores.snapshot import SNAPSHOT_JSON, read_snapshot_meta, read_
 from memtui.core.team.gitconfig import parse_git_config
 from memtui.core.team.repo import origin_repo
 
-FUZZ = settings(max_examples=80, deadline=timedelta(seconds=2))
-"""Small and bounded: the suite stays fast; one example never takes seconds."""
+FUZZ = settings(max_examples=80, deadline=None)
+"""Small: the suite stays fast (no deadline: a busy machine is no failure)."""
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),

@@ -176,7 +176,7 @@ _PIECES = st.sampled_from(
 _TEXT = st.lists(st.one_of(_PIECES, st.text(max_size=12)), max_size=30).map("".join)
 
 
-@settings(max_examples=200, deadline=2000)
+@settings(max_examples=200)
 @given(_TEXT)
 def test_the_entry_parsers_never_raise(text: str) -> None:
     lines = len(text.removeprefix("\ufeff").split("\n"))
@@ -253,7 +253,7 @@ def blocks_line_by_line(text: str) -> list[tuple[int, str, tuple[str, ...] | Non
     return out
 
 
-@settings(max_examples=500, deadline=2000)
+@settings(max_examples=500)
 @given(_TRICKY_TEXT)
 @example("<!-- 2026-03-01 09:00:00 [a] -->\nbody\n\ufeff\n<!-- 2026-03-01 09:00:00 [b] -->\n\x1f")
 def test_blocks_cut_the_text_as_a_line_by_line_reading_does(text: str) -> None:
@@ -264,7 +264,7 @@ def test_blocks_cut_the_text_as_a_line_by_line_reading_does(text: str) -> None:
     assert fast == blocks_line_by_line(text)
 
 
-@settings(max_examples=500, deadline=2000)
+@settings(max_examples=500)
 @given(_TRICKY_TEXT)
 def test_a_block_lifecycle_re_misses_has_no_lifecycle_line(text: str) -> None:
     header = PARAGRAPH_BREAK_RE.split(text, maxsplit=1)[0]
@@ -273,7 +273,7 @@ def test_a_block_lifecycle_re_misses_has_no_lifecycle_line(text: str) -> None:
         assert LIFECYCLE_RE.search(js_trim(text))
 
 
-@settings(max_examples=500, deadline=2000)
+@settings(max_examples=500)
 @given(_TRICKY_TEXT)
 @example("sk-abcdefghijklmnopqrstuv #a")
 @example("ghp_" + "a" * 20 + " #a")
