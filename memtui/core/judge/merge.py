@@ -230,8 +230,9 @@ def propose_merge(kept: bytes, other: bytes, *, kept_is_newer: bool = True) -> b
     return doc.with_body(body + eol if body else "").to_bytes()
 
 
-_LABEL = re.compile(r"^\s*\*\*([^*\n]{1,40}?):?\*\*:?\s*(.*)$")
-"""A labelled paragraph's first line: ``**Why:** …``, ``**How to apply:** …``."""
+_LABEL = re.compile(r"^\s*\*\*([^*\n]{1,40}?)(?::\*\*|\*\*:)\s*(.*)$")
+"""A labelled paragraph's first line: ``**Why:** …``, ``**How to apply**: …`` (a colon makes
+it a label: ``**Never** push to main.`` is a sentence)."""
 REPEATED_SHARE = 0.8
 """The share of a labelled text's content words the kept paragraph must already have (with
 every number and no negation of its own) for the text to count as said already."""

@@ -290,6 +290,11 @@ def test_a_merge_has_one_why_and_one_how_to_apply_the_other_sides_text_folded_in
         "**How to apply:** split anything bigger.\n\n"
         "**Owner:** the planning guild.\n")
     assert merged.count("**Why:**") == 1 and merged.count("**How to apply:**") == 1
+    # a sentence that starts in bold is no label: nothing folds into it
+    kept = b"---\nname: a\n---\n**Never** push to main.\n"
+    other = b"---\nname: b\n---\n**Never** force-push a shared branch.\n"
+    assert propose_merge(kept, other).decode() == (
+        "---\nname: a\n---\n**Never** push to main.\n\n**Never** force-push a shared branch.\n")
 
 
 def test_a_labelled_text_is_left_out_only_when_the_kept_paragraph_says_it_already() -> None:
