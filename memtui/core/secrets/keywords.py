@@ -41,7 +41,8 @@ Group = tuple[str, str | None, tuple[str, ...]]
 
 
 @cache
-def _compiled(pattern: str) -> re.Pattern[str]:
+def compiled(pattern: str) -> re.Pattern[str]:
+    """``pattern`` compiled once, when first needed (the secret modules' patterns)."""
     return re.compile(pattern)
 
 
@@ -79,7 +80,7 @@ class WordFinder:
             if pattern is None:
                 if group[0] in text:
                     found.add(group[0])
-            elif _compiled(pattern).search(text) is not None:
+            elif compiled(pattern).search(text) is not None:
                 found.update(word for word in group if word in text)
         return found
 
@@ -91,7 +92,7 @@ class WordFinder:
             if char not in text:
                 continue
             if pattern is not None:
-                if _compiled(pattern).search(text) is not None:  # a match is one of the words
+                if compiled(pattern).search(text) is not None:  # a match is one of the words
                     return True
             elif group[0] in text:
                 return True

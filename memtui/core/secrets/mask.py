@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from functools import cache
 
-from memtui.core.secrets.keywords import WordFinder
+from memtui.core.secrets.keywords import WordFinder, compiled
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (slow) at run time
 if TYPE_CHECKING:
@@ -80,11 +80,6 @@ _BY_PATTERN_PREFIXES = tuple((_literal_prefix(p), p) for p in BY_PATTERN.values(
 
 
 @cache
-def _compiled(pattern: str) -> re.Pattern[str]:
-    return re.compile(pattern)
-
-
-@cache
 def _plain_finder() -> WordFinder:
     return WordFinder(_PLAIN)
 
@@ -99,7 +94,7 @@ def may_hold_secret(text: str) -> bool:
     if _plain_finder().any_in(text.lower()):
         return True
     for prefix, pattern in _BY_PATTERN_PREFIXES:
-        if prefix in text and _compiled(pattern).search(text) is not None:
+        if prefix in text and compiled(pattern).search(text) is not None:
             return True
     return False
 
