@@ -16,6 +16,7 @@ from textual.widgets import OptionList, Static
 
 from memtui.core.demo.build import DemoHome
 from memtui.core.judge import local, neighbours
+from memtui.core.judge.ledger import Ledger
 from memtui.core.judge.verdicts import Candidate, Verdict
 from memtui.tui.screens import conflicts
 from memtui.tui.screens.conflicts import ConflictsScreen
@@ -194,3 +195,42 @@ async def test_while_judging_the_list_holds_the_rows_near_the_cursor(
             judge.release()
         await wait_until(pilot, lambda: screen.judging is None and not screen.filling, TIMEOUT)
         assert pairs.option_count == len(screen.rows)
+
+
+async def test_a_verdict_that_comes_after_a_decision_leaves_the_decision(
+    pristine: DemoHome, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The screen keeps a pending row's decision keys waiting; without that guard (forced off
+    here), the judge's session alone keeps a decision taken while the pair was being judged:
+    the verdict that arrives later is dropped, on screen and in the ledger."""
+    monkeypatch.setattr(conflicts, "STREAM_BATCH", 2)
+    monkeypatch.setattr(conflicts, "SHOW_EVERY", 0.0)
+    monkeypatch.setattr(ConflictsScreen, "pending_row", lambda _self, _row: False)
+    judge = HeldJudge(monkeypatch)
+    state = tmp_path / "state"
+    app = app_on(pristine, state)
+    async with app.run_test(size=(160, 45)) as pilot:
+        try:
+            screen = await judging(pilot)
+            await wait_until(pilot, lambda: len(judge.calls) == 1, TIMEOUT)
+            pairs = screen.query_one("#conf-pairs", OptionList)
+            pairs.highlighted = 3  # not among the first batch the judge took
+            await pilot.pause()
+            pair = screen.current()
+            assert pair is not None and pair.candidate.id in screen.queued
+            assert pair.candidate.id not in judge.calls
+            await pilot.press("n")
+            await wait_until(pilot, lambda: pair.state == "decided", TIMEOUT)
+        finally:
+            judge.release()
+        await wait_until(pilot, lambda: screen.judging is None and not screen.queued
+                         and not screen.filling, TIMEOUT)
+        await settle(pilot)
+        assert pair.candidate.id in judge.calls  # it was judged after the decision
+        assert pair.state == "decided" and pair.verdict is not None
+        assert pair.verdict.judge == "user" and pair.verdict.relation.value == "not_conflict"
+        assert screen.found is not None
+        assert screen.found.ledger.lookup(pair.candidate).state == "decided"
+    ledger = Ledger.load(state / "judge" / "ledger.json")
+    assert ledger.entries[pair.candidate.id][-1].judge == "user"
+    assert ledger.lookup(pair.candidate).state == "decided"

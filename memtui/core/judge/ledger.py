@@ -291,6 +291,22 @@ class Ledger:
             self.entries.setdefault(candidate.id, []).append(entry)
             return entry
 
+    def decided_since(self, pair_id: str, since: float) -> bool:
+        """The user decided the pair ``pair_id`` at ``since`` or later (a decision of any
+        kind, for any contents of its sides: a scoped note or a merge rewrote them)."""
+        with self.lock:
+            return any(e.decided and e.time >= since for e in self.entries.get(pair_id, ()))
+
+    def record_verdict(self, candidate: Candidate, verdict: Verdict, since: float
+                       ) -> LedgerEntry | None:
+        """Record a judge's ``verdict`` on ``candidate``, judged from ``since`` on, unless the
+        user decided the pair meanwhile (:meth:`decided_since`): a late verdict never lands
+        over a decision (None: not recorded). Checked and recorded under :attr:`lock`."""
+        with self.lock:
+            if self.decided_since(candidate.id, since):
+                return None
+            return self.record(candidate, verdict)
+
     def open_keys(self) -> set[str]:
         """The keys of every side of a pair whose latest entry is a judge's verdict that needs a
         decision (what the trees mark; a side changed since is still marked, as stale)."""

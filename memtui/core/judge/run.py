@@ -200,19 +200,27 @@ def verdict_batches(
         say(done)
 
 
-def apply_verdicts(batch: Iterable[tuple[JudgedPair, Verdict]], ledger: Ledger) -> int:
+def apply_verdicts(batch: Iterable[tuple[JudgedPair, Verdict]], ledger: Ledger,
+                   since: float | None = None) -> list[JudgedPair]:
     """Record each verdict of ``batch`` in ``ledger`` and give it to its pair (``judged``);
-    the number applied."""
-    count = 0
+    the pairs given one. A pair the user decided (``decided``, or in ``ledger`` since
+    ``since``, when the judging began: :meth:`~memtui.core.judge.ledger.Ledger.
+    record_verdict`) keeps its decision: its verdict, come too late, is dropped."""
+    applied: list[JudgedPair] = []
     for pair, verdict in batch:
-        ledger.record(pair.candidate, verdict)
+        if pair.state == "decided":
+            continue
+        if since is None:
+            ledger.record(pair.candidate, verdict)
+        elif ledger.record_verdict(pair.candidate, verdict, since) is None:
+            continue
         pair.previous = pair.verdict or pair.previous
         pair.verdict = verdict
         pair.state = "judged"
         if verdict.fallback:
             pair.notes.append(f"judged locally: {verdict.fallback}")
-        count += 1
-    return count
+        applied.append(pair)
+    return applied
 
 
 def judge_pairs(
@@ -229,5 +237,5 @@ def judge_pairs(
     from ``judge`` and record it; the number judged (:func:`verdict_batches` consumed whole;
     ``items``: every item of the home, as there)."""
     todo = pairs_to_judge(pairs, rejudge=rejudge)
-    return sum(apply_verdicts(batch, ledger) for batch in verdict_batches(
+    return sum(len(apply_verdicts(batch, ledger)) for batch in verdict_batches(
         todo, judge, cancelled=cancelled, progress=progress, items=items))

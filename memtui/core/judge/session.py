@@ -19,6 +19,7 @@ cancelled while judging keeps (and records) the verdicts it got."""
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -257,8 +258,10 @@ class JudgeSession:
     ) -> Iterator[list[JudgedPair]]:
         """:meth:`send`, a batch at a time: judge :attr:`todo` (likeliest first,
         :func:`~memtui.core.judge.run.judge_order`), record each batch's verdicts in the
-        ledger, give them to their pairs and yield those pairs; the ledger is saved once at the
-        end (also when stopped early: cancelled, or the caller closed the generator), and
+        ledger, give them to their pairs and yield those pairs (a pair the user decided since
+        the stream began keeps the decision, in the ledger and in the run: its verdict is
+        dropped and it is not yielded); the ledger is saved once at the end (also when stopped
+        early: cancelled, or the caller closed the generator), and
         ``run.judged`` counts what was judged. The local judge yields ``batch`` pairs at a
         time; a provider that sends text, all it sent at once. Raises :class:`SpendRefused`
         over the spend cap before anything is sent. Recording holds :attr:`lock` (a decision
@@ -272,13 +275,15 @@ class JudgeSession:
         if not todo:
             return
         finished = False
+        since = time.time()  # a decision from now on is the user's answer: no verdict over it
         try:
             for verdicts in verdict_batches(todo, self.judge, batch=batch, cancelled=cancelled,
                                             progress=progress, items=self.run.items,
                                             first=first):
                 with self.lock:
-                    self.run.judged += apply_verdicts(verdicts, self.ledger)
-                yield [pair for pair, _verdict in verdicts]
+                    applied = apply_verdicts(verdicts, self.ledger, since)
+                    self.run.judged += len(applied)
+                yield applied
             finished = True
         finally:
             if _stopped(cancelled) or not finished:

@@ -14,10 +14,11 @@ from memtui.core.config import JudgeConfig
 from memtui.core.demo.build import DemoHome
 from memtui.core.demo.judge_home import build_judge_home
 from memtui.core.judge.finder import judge_candidates
-from memtui.core.judge.ledger import Ledger, default_ledger_path
+from memtui.core.judge.ledger import USER, Ledger, default_ledger_path
 from memtui.core.judge.local import LocalJudge
 from memtui.core.judge.run import collect_items, judge_order
 from memtui.core.judge.session import JudgeSession
+from memtui.core.judge.verdicts import Relation, Verdict
 from memtui.core.model import StoreKind
 from memtui.core.scan.scanner import scan
 from memtui.core.stores.locations import Context
@@ -154,3 +155,31 @@ def test_the_pairs_a_screen_shows_are_judged_first(ctx: Context, pristine: DemoH
     assert sorted(streamed) == sorted(order) and len(asked) == len(batches)
     assert all(p.verdict == by_id[p.candidate.id] for p in session.run.pairs
                if p.candidate.id in by_id)
+
+
+def test_a_verdict_streamed_after_a_decision_does_not_overwrite_it(ctx: Context) -> None:
+    """The user decides pairs while the stream judges (the conflicts screen's keys, another
+    decision written into the ledger by an operation): a verdict that arrives after the
+    decision is neither given to the pair nor recorded over the decision in the ledger."""
+    session = start(ctx)
+    order = judge_order(session.todo)
+    assert len(order) > 6
+    stream = session.stream(batch=2)
+    first = next(stream)
+    later = [p for p in order if p not in first]
+    decided, archived = later[-1], later[-2]
+    session.decide(decided, "not_conflict")  # in the session and its ledger
+    keep = Verdict(Relation.DUPLICATE, 1.0, "decided: keep a", USER)
+    with session.lock:  # as finish_keep adopts a keep operation's decision
+        session.ledger.record(archived.candidate, keep, note="archived b")
+    rest = [p for b in stream for p in b]
+    assert session.run.complete
+    assert decided.state == "decided" and decided.verdict is not None
+    assert decided.verdict.judge == USER and decided.verdict.relation is Relation.NOT_CONFLICT
+    assert archived.verdict is None and archived.state == "new"  # no late verdict given
+    assert decided not in rest and archived not in rest
+    saved = Ledger.load(default_ledger_path(ctx.env))
+    for pair in (decided, archived):
+        latest = saved.entries[pair.candidate.id][-1]
+        assert latest.judge == USER, pair.candidate.id
+    assert saved.lookup(decided.candidate).state == "decided"
