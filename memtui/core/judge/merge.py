@@ -1,10 +1,10 @@
-"""The "merge" decision: one memory holding both sides replaces the two. memtui proposes the
-merged file (:func:`propose_merge`: the kept side's frontmatter, the descriptions combined when
-they differ, the kept body then the other side's lines it does not already have), the user
-edits it, and ONE operation writes it in place of the kept side and archives the other (its
-file and MEMORY.md lines leave the store, its bytes go to memtui's archive, as for "keep one
-side": :mod:`memtui.core.judge.resolve`). Previewed, journaled, ``u`` undoes it byte for byte;
-the decision is recorded in the ledger and goes with the undo.
+"""The "merge" decision: one memory holding both sides replaces the two. memtui proposes the merged
+file (:func:`propose_merge`: the kept side's frontmatter with one description, the newer or the
+more complete one (:func:`merged_description`), the kept body then the other side's lines it does
+not already have), the user edits it, and ONE operation writes it in place of the kept side and
+archives the other (its file and MEMORY.md lines leave the store, its bytes go to memtui's
+archive, as for "keep one side": :mod:`memtui.core.judge.resolve`). Previewed, journaled, ``u``
+undoes it byte for byte; the decision is recorded in the ledger and goes with the undo.
 
 The kept side is the newer one unless the user says otherwise. Where the two sides state the
 same thing with another value (the same line but for a number, a size, a duration, a version,
@@ -51,12 +51,22 @@ def kept_side(candidate: Candidate) -> str:
     return newer(candidate.a, candidate.b) or "a"
 
 
-def _combined_description(kept: str | None, other: str | None) -> str | None:
-    """The description of the merge: the kept one, with the other's after it when it says
-    something the kept one does not; None: leave the frontmatter as it is."""
-    if not other or (kept and normalize(other) in normalize(kept)):
+def merged_description(kept: str | None, other: str | None, *,
+                       kept_is_newer: bool = True) -> str | None:
+    """The one description the merge proposes (never the two joined): the one that says
+    everything the other says and more (its words hold the other's), else the newer side's;
+    a side without one gives way to the other. None: leave the kept frontmatter as it is."""
+    kept, other = (kept or "").strip(), (other or "").strip()
+    if not other:
         return None
-    return f"{kept}; {other}" if kept else other
+    if not kept:
+        return other
+    kept_words, other_words = set(words(kept)), set(words(other))
+    if other_words <= kept_words:
+        return None  # the kept one says it all
+    if kept_words <= other_words:
+        return other  # the other one says it all, and more
+    return None if kept_is_newer else other
 
 
 _VALUE = re.compile(r"\d")
@@ -166,16 +176,16 @@ def value_clashes(newer_body: str, older_body: str) -> list[ValueClash]:
 
 
 def propose_merge(kept: bytes, other: bytes, *, kept_is_newer: bool = True) -> bytes:
-    """The merged memory: ``kept``'s bytes (frontmatter, name and body as they are), its
-    description combined with ``other``'s when they differ, and ``other``'s body lines that
-    ``kept`` does not already have (compared normalized) appended after a blank line. Where a
-    line of ``other`` states a line of ``kept`` with another value (:func:`value_clashes`,
-    ``certain``), only the newer side's line stays: ``kept``'s when ``kept_is_newer``, else
-    ``other``'s in its place."""
+    """The merged memory: ``kept``'s bytes (frontmatter, name and body as they are), one
+    description (:func:`merged_description`: ``other``'s when it is the newer or says more),
+    and ``other``'s body lines that ``kept`` does not already have (compared normalized)
+    appended after a blank line. Where a line of ``other`` states a line of ``kept`` with
+    another value (:func:`value_clashes`, ``certain``), only the newer side's line stays:
+    ``kept``'s when ``kept_is_newer``, else ``other``'s in its place."""
     doc = MemoryDocument.from_bytes(kept)
     theirs = MemoryDocument.from_bytes(other)
-    description = _combined_description(doc.frontmatter.description,
-                                         theirs.frontmatter.description)
+    description = merged_description(doc.frontmatter.description,
+                                     theirs.frontmatter.description, kept_is_newer=kept_is_newer)
     if description is not None:
         doc = doc.with_frontmatter_value("description", description)
     eol = "\r\n" if "\r\n" in (doc.opening or doc.body) else "\n"

@@ -13,6 +13,7 @@ from helpers import tree_state
 from memtui.core.demo.writers import write_memory
 from memtui.core.judge.archive import Archive
 from memtui.core.judge.candidates import find_candidates
+from memtui.core.judge.group_resolve import merge_many
 from memtui.core.judge.items import memory_items
 from memtui.core.judge.ledger import Ledger
 from memtui.core.judge.local import LocalJudge
@@ -27,6 +28,7 @@ from memtui.core.judge.scoped import (
     with_note,
 )
 from memtui.core.judge.verdicts import Candidate, JudgedPair
+from memtui.core.parse.frontmatter_edit import MemoryDocument
 from memtui.core.scan.scanner import scan
 from memtui.core.stores.locations import Context
 from memtui.core.write.apply import apply
@@ -224,10 +226,44 @@ def test_the_proposed_merge_keeps_the_newer_frontmatter_and_repeats_no_line() ->
     other = b"---\nname: api-timeout\ndescription: Retry policy\n---\n" \
             b"The timeout is 30 seconds.\n- retries back off twice\n\nAsk #payments first.\n"
     assert propose_merge(kept, other).decode() == (
-        "---\nname: gateway-timeout\ndescription: Payments gateway timeout; Retry policy\n---\n"
+        "---\nname: gateway-timeout\ndescription: Payments gateway timeout\n---\n"
         "The timeout is 90 seconds.\nRetries back off twice.\n\n"
         "Ask #payments first.\n")  # the older "30 seconds" is dropped for the newer value
     assert propose_merge(kept, kept) == kept  # nothing new: the kept file as it is
+
+
+def description_of(merged: bytes) -> str | None:
+    return MemoryDocument.from_bytes(merged).frontmatter.description
+
+
+def memory(name: str, description: str | None, body: str = "A line.\n") -> bytes:
+    head = f"name: {name}\n" + (f"description: {description}\n" if description else "")
+    return f"---\n{head}---\n{body}".encode()
+
+
+@pytest.mark.parametrize(("newer_", "older", "expected"), [
+    # two descriptions of one memory: the newer side's, never the two joined with ";"
+    ("Feature flags in flight", "Checkout flags: feature flags currently live",
+     "Feature flags in flight"),
+    ("Integration tests hit a real database", "Mock the database in tests for speed",
+     "Integration tests hit a real database"),
+    # one says all the other says and more: the more complete one, whichever is newer
+    ("Feature flags", "Feature flags in flight and who owns them",
+     "Feature flags in flight and who owns them"),
+    ("Deploy window: Tuesdays and Thursdays, 10-16 UTC", "deploy window",
+     "Deploy window: Tuesdays and Thursdays, 10-16 UTC"),
+    # only one side has a description: that one
+    (None, "Payments gateway timeout", "Payments gateway timeout"),
+    ("Payments gateway timeout", None, "Payments gateway timeout"),
+    (None, None, None),
+])
+def test_the_merge_proposes_one_description(newer_: str | None, older: str | None,
+                                            expected: str | None) -> None:
+    newer_side, older_side = memory("new", newer_), memory("old", older, "Another line.\n")
+    assert description_of(propose_merge(newer_side, older_side)) == expected
+    # kept on the older side: the same description is proposed
+    assert description_of(propose_merge(older_side, newer_side, kept_is_newer=False)) == expected
+    assert ";" not in (description_of(merge_many(newer_side, [older_side, older_side])) or "")
 
 
 def test_a_merge_kept_on_the_older_side_takes_the_newer_value_in_place() -> None:
