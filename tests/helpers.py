@@ -7,6 +7,7 @@ import hashlib
 import os
 import shutil
 import stat
+import struct
 import subprocess
 import sys
 import tempfile
@@ -14,8 +15,10 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from watchdog.observers.inotify_c import InotifyConstants, InotifyFD
 
 from memtui.core.demo.build import DemoHome
+from memtui.core.scan.watch import StoreWatcher
 from memtui.core.stores.locations import Context
 from memtui.core.write.apply import CRASH_ENV, apply
 from memtui.core.write.journal import Journal
@@ -250,3 +253,18 @@ class PipedWriter:
         assert self.process.stdin is not None
         self.process.stdin.close()
         self.process.wait()
+
+
+OVERFLOW = struct.pack("iIII", -1, int(InotifyConstants.IN_Q_OVERFLOW), 0, 0)
+"""What the kernel reads out of an inotify descriptor whose queue overflowed (``wd`` -1,
+``IN_Q_OVERFLOW``, no name)."""
+
+
+def overflow_inotify(watcher: StoreWatcher) -> None:
+    """The kernel's overflow record, put where watchdog's reader puts what it read from the
+    watcher's observer's inotify descriptor: watchdog parses it and takes it through its real
+    path (its recursive watches rebuilt, an ``EventsLostEvent`` from each emitter, filtered by the
+    watch's event filter, dispatched to the handler). A real overflow needs 16,384 events
+    queued faster than watchdog's reader empties the queue: not reliably had in a test."""
+    inotify: InotifyFD = watcher._observer._inotify_fd
+    inotify._raw_queue.put(OVERFLOW)

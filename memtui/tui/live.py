@@ -8,7 +8,8 @@ so a burst of writes becomes two or three refreshes however long a rescan takes 
 file at once, the rest merged). It gets the screen's context, result and ``show`` as callables,
 never the screen's class; refreshes shown, it posts :class:`ScanCompleted` to the screen once
 no other refresh runs, waits or is held by the watcher (the screen's handler starts what
-follows a complete result).
+follows a complete result). Events the watcher lost (inotify's queue overflowed: which files
+changed is unknown) make one scan of every store, merged with the paths pending.
 """
 
 from __future__ import annotations
@@ -110,7 +111,7 @@ class LiveUpdates:
                 return
             if self.watcher is None:
                 self.watcher = StoreWatcher(roots, self._on_change, self.debounce,
-                                            self.max_delay)
+                                            self.max_delay, on_lost=self._on_lost)
                 self.watcher.start()
             elif roots != self.watcher.roots:
                 self.watcher.set_roots(roots)
@@ -129,7 +130,23 @@ class LiveUpdates:
         with contextlib.suppress(RuntimeError):  # the app is closing
             self.node.app.call_from_thread(self.changed, paths)
 
+    def _on_lost(self, paths: set[Path]) -> None:
+        """Watcher thread: events were lost (inotify's queue overflowed): every store is
+        scanned again, on the app's thread."""
+        if self._stopped:
+            return
+        with contextlib.suppress(RuntimeError):  # the app is closing
+            self.node.app.call_from_thread(self.lost, paths)
+
     # refreshing --------------------------------------------------------------------------
+
+    def lost(self, paths: Iterable[Path] = ()) -> None:
+        """App thread: the watcher lost events, which paths changed is unknown: one scan of
+        every store, which the paths pending (and ``paths``) join (one running now: the scan
+        follows it)."""
+        self.pending.update(paths)
+        self._scan_all = True
+        self._schedule()
 
     def changed(self, paths: Iterable[Path]) -> None:
         """App thread: these paths changed; refresh the stores they belong to."""

@@ -7,9 +7,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import demo_app
+from helpers import demo_app, overflow_inotify
 from pilots import rendered, started, wait_until
 from textual.pilot import Pilot
+from watchdog.events import FileSystemEvent
 
 from memtui.core.contents import Memory
 from memtui.core.demo.build import DemoHome, build_demo_home
@@ -580,3 +581,38 @@ async def test_a_setting_changed_meanwhile_scans_the_stores_anew(home: DemoHome)
                 s for s in result.stores if s.path == home.auto_memory).location.enabled
 
         await wait_until(pilot, disabled, VISIBLE_WITHIN)
+
+
+async def test_events_lost_by_the_watcher_make_one_scan_of_every_store(home: DemoHome) -> None:
+    """inotify's queue overflowed: the kernel dropped the events of a new memory, and
+    watchdog says only that events were lost. The tree must not stay stale: every store is
+    scanned again, once. The loss is the kernel's overflow record, given to the watcher's
+    real observer (``overflow_inotify``); the dropped events, those of the new file."""
+    async with live_app(home).run_test(size=SIZE) as pilot:
+        screen = await started(pilot)
+        await wait_until(pilot, lambda: screen.live.watcher is not None
+                         and bool(screen.live.watcher.watched()), VISIBLE_WITHIN)
+        watcher = screen.live.watcher
+        assert watcher is not None
+        dropped: list[str] = []
+        dispatch = watcher._handler.dispatch
+
+        def losing(event: FileSystemEvent) -> None:  # the kernel's queue is full
+            dropped.append(str(event.src_path))
+
+        watcher._handler.dispatch = losing  # type: ignore[method-assign]
+        lost = write_memory(home.auto_memory, "lost_note.md", description="its events lost")
+        marker = home.auto_memory / "lost_marker.md"
+        marker.write_text("x", encoding="utf-8")  # inotify delivers in order: after the note's
+        await wait_until(pilot, lambda: str(marker) in dropped, VISIBLE_WITHIN)
+        assert str(lost) in dropped
+        watcher._handler.dispatch = dispatch  # type: ignore[method-assign]
+        await settle(pilot)
+        assert "lost_note.md" not in tree_memories(screen, "auto")  # nothing told of it
+        refreshes = screen.live.refreshes
+        overflow_inotify(watcher)
+        await wait_until(pilot, lambda: "lost_note.md" in tree_memories(screen, "auto"),
+                         VISIBLE_WITHIN)
+        assert tree_memories(screen, "auto")["lost_note.md"].description == "its events lost"
+        await settle(pilot)
+        assert screen.live.refreshes == refreshes + 1 and watcher.lost_reports == 1

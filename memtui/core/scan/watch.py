@@ -15,6 +15,7 @@ from watchdog.events import (
     DirCreatedEvent,
     DirDeletedEvent,
     DirMovedEvent,
+    EventsLostEvent,
     FileClosedEvent,
     FileCreatedEvent,
     FileDeletedEvent,
@@ -45,7 +46,7 @@ IGNORED_EVENTS = frozenset({"opened", "closed_no_write"})
 
 EVENT_FILTER: list[type[FileSystemEvent]] = [
     FileCreatedEvent, DirCreatedEvent, FileModifiedEvent, FileDeletedEvent,
-    DirDeletedEvent, FileMovedEvent, DirMovedEvent, FileClosedEvent,
+    DirDeletedEvent, FileMovedEvent, DirMovedEvent, FileClosedEvent, EventsLostEvent,
 ]
 """The events asked of the observer: every one but opened, closed-without-writing and a
 directory's "modified" (see :class:`_Collector`; the others ask inotify for every change it
@@ -53,7 +54,9 @@ reports), so inotify is never asked for ``IN_OPEN`` / ``IN_CLOSE_NOWRITE``. Read
 (a rescan, the links check, the recall manifests: thousands of files on a large home) then
 queues nothing: before, each read made two events that the watcher's thread decoded and
 dropped, the report of a real change waited behind them, and a large home's queue overflowed
-(watchdog then walks the whole tree again)."""
+(watchdog then walks the whole tree again). ``EventsLostEvent``: the kernel's queue overflowed
+and events were dropped (watchdog rebuilds its recursive watches, then emits it once per
+watch); a watch scheduled with a filter gets it only when the filter names it."""
 
 ChangeCallback = Callable[[set[Path]], None]
 
@@ -74,8 +77,14 @@ class _Collector(FileSystemEventHandler):
     is ``IN_ATTRIB``, not asked for). Kept, it would follow a file's close as an event of its
     own: a second report of every lone write, a folder's files all read again as changed."""
 
-    def __init__(self, sink: Callable[[str, bool], None]) -> None:
+    def __init__(self, sink: Callable[[str, bool], None], lost: Callable[[], None]) -> None:
         self._sink = sink
+        self._lost = lost
+
+    def on_events_lost(self, event: EventsLostEvent) -> None:
+        """The kernel dropped events of a watch (its queue overflowed): which paths changed
+        is unknown (watchdog hands this to ``on_events_lost`` only, never ``on_any_event``)."""
+        self._lost()
 
     def on_any_event(self, event: FileSystemEvent) -> None:
         if event.event_type in IGNORED_EVENTS or (
@@ -199,6 +208,11 @@ class StoreWatcher:
     path that changed in the burst (never later than ``max_delay`` after the burst began; at
     once for the first finished change after a quiet period: :class:`Burst`).
 
+    Events lost (inotify's queue overflowed: which paths changed is unknown) make the burst
+    they join due at once and reported to ``on_lost`` instead, with its paths, once: the
+    receiver scans everything again (without ``on_lost``, ``on_change`` gets every root as
+    changed).
+
     Missing roots are watched through their nearest existing ancestor; after every burst the
     watched directories are recomputed, so a root that appears gets its own recursive watch
     (and one that disappears falls back to its ancestor). ``on_change`` runs on a watcher
@@ -210,10 +224,16 @@ class StoreWatcher:
         on_change: ChangeCallback,
         debounce: float = DEBOUNCE_SECONDS,
         max_delay: float = MAX_DELAY_SECONDS,
+        on_lost: ChangeCallback | None = None,
     ) -> None:
         self._roots = frozenset(Path(r) for r in roots)
         self._layout_paths = _layout_strings(self._roots)
         self._on_change = on_change
+        self._on_lost = on_lost
+        self._lost = False
+        """Events of the pending burst were lost (:meth:`_record_lost`)."""
+        self.lost_reports = 0
+        """Bursts reported as lost (each: one rescan of everything)."""
         self._burst = Burst(debounce, max_delay)
         self._pending: set[str] = set()
         self._moved = False
@@ -225,7 +245,7 @@ class StoreWatcher:
         self._generation = 0
         """Which start the reporting thread serves: each stop ends the thread of its start."""
         self._observer: Any = None
-        self._handler = _Collector(self._record)
+        self._handler = _Collector(self._record, self._record_lost)
         self._scheduled: dict[WatchPoint, Any] = {}
         self.problems: list[str] = []
 
@@ -240,7 +260,7 @@ class StoreWatcher:
     def holding(self) -> bool:
         """Whether changes wait to be reported (a burst not due yet)."""
         with self._lock:
-            return bool(self._pending)
+            return bool(self._pending) or self._lost
 
     def watched(self) -> set[WatchPoint]:
         """The directories handed to the observer right now."""
@@ -270,7 +290,7 @@ class StoreWatcher:
         with self._lock:
             self._generation += 1  # the reporting thread ends (not waited for: it may be
             self._pending.clear()  # in a callback waiting for the thread calling this)
-            self._moved = False
+            self._moved = self._lost = False
             self._burst.reported()
             self._due.notify_all()
         with self._watch_lock:
@@ -318,9 +338,20 @@ class StoreWatcher:
             if due is not None and (waited is None or due < waited):
                 self._due.notify_all()
 
-    def _next(self, generation: int) -> tuple[set[str], bool] | None:
-        """Wait until the pending burst is due (called with the lock held): its paths and
-        whether one can move a watch; None once the watcher stopped."""
+    def _record_lost(self) -> None:
+        """The observer's thread: events were lost. The burst is due at once (the events that
+        come until it is reported join it); a loss reported by several watches is one."""
+        with self._lock:
+            self._lost = True
+            waited = self._burst.due
+            due = self._burst.event(time.monotonic(), finishes=True)
+            if due is not None and (waited is None or due < waited):
+                self._due.notify_all()
+
+    def _next(self, generation: int) -> tuple[set[str], bool, bool] | None:
+        """Wait until the pending burst is due (called with the lock held): its paths,
+        whether one can move a watch and whether events were lost; None once the watcher
+        stopped."""
         while self._generation == generation:
             due = self._burst.due
             if due is None:
@@ -332,8 +363,9 @@ class StoreWatcher:
                 continue
             changed, self._pending = self._pending, set()
             moved, self._moved = self._moved, False
+            lost, self._lost = self._lost, False
             self._burst.reported()
-            return changed, moved
+            return changed, moved, lost
         return None
 
     def _report(self, generation: int) -> None:
@@ -343,12 +375,20 @@ class StoreWatcher:
                 burst = self._next(generation)
             if burst is None:
                 return
-            changed, moved = burst
-            if not changed or not self.running:
+            changed, moved, lost = burst
+            if not (changed or lost) or not self.running:
                 continue
             try:
-                if moved:
+                if moved or lost:
                     self._sync_watches()
-                self._on_change({Path(path) for path in changed})
+                paths = {Path(path) for path in changed}
+                if not lost:
+                    self._on_change(paths)
+                    continue
+                self.lost_reports += 1
+                if self._on_lost is not None:
+                    self._on_lost(paths)
+                else:
+                    self._on_change(paths | set(self._roots))
             except Exception as err:  # the next bursts are still reported
                 self.problems.append(f"reporting changes failed: {err}")

@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from helpers import overflow_inotify
 
 from memtui.core.scan.watch import Burst, StoreWatcher, WatchPoint, watch_points
 
@@ -270,3 +271,38 @@ def test_a_burst_inside_the_roots_leaves_the_watches_alone(
     assert calls.wait_for(lambda seen: missing.parent in seen or missing in seen)
     assert computed
     assert WatchPoint(missing, True) in watcher.watched()
+
+
+def test_lost_events_are_one_report_to_rescan_everything(
+    tmp_path: Path, calls: Calls
+) -> None:
+    """Events the kernel dropped (its queue overflowed) cannot be named: the watcher says
+    they were lost (``on_lost``, with the paths of the burst they joined) so that everything
+    is scanned again, instead of nothing at all."""
+    (tmp_path / "sub").mkdir()
+    lost = Calls()
+    watcher = StoreWatcher([tmp_path], calls, on_lost=lost)
+    watcher.start()
+    try:
+        marker = tmp_path / "sub" / "marker.md"
+        marker.write_text("x", encoding="utf-8")
+        assert calls.wait_for(lambda seen: marker in seen)  # the watch is live
+        overflow_inotify(watcher)
+        assert lost.wait_for(lambda _seen: bool(lost.batches)), "the loss was not reported"
+        after = tmp_path / "sub" / "after.md"  # the watches still report what follows
+        after.write_text("x", encoding="utf-8")
+        assert calls.wait_for(lambda seen: after in seen)
+    finally:
+        watcher.stop()
+    assert watcher.lost_reports == len(lost.batches) >= 1
+
+
+def test_without_on_lost_a_loss_reports_every_root_as_changed(
+    tmp_path: Path, calls: Calls, make_watcher: Callable[..., StoreWatcher]
+) -> None:
+    watcher = make_watcher([tmp_path])
+    marker = tmp_path / "marker.md"
+    marker.write_text("x", encoding="utf-8")
+    assert calls.wait_for(lambda seen: marker in seen)
+    overflow_inotify(watcher)
+    assert calls.wait_for(lambda seen: tmp_path in seen)
