@@ -60,12 +60,19 @@ async def test_what_a_screen_offers_anew_shows_in_its_footer(
         # the decisions are hidden while the judge pairs, and offered once the rows are in
         assert ("merge", False) in offered(screen)
         assert shown(screen) == offered(screen)
-        # a group's row offers no "Keep A" (its members have no sides); a pair's row does
+        # the keys of the highlighted row: a group's offers "Keep one" (K) and no "Keep A" /
+        # "Keep B" (its members have no sides); a pair's row offers "Keep A" / "Keep B"
         kinds = set()
         for _ in range(len(screen.rows)):
-            kinds.add(isinstance(screen.current_row(), JudgedPair))
-            keep_a = ("keep('a')", not isinstance(screen.current_row(), JudgedPair))
-            assert keep_a in shown(screen)
+            pair = isinstance(screen.current_row(), JudgedPair)
+            kinds.add(pair)
+            actions = {action for action, _disabled in shown(screen)}
+            if pair:
+                assert {("keep('a')", False), ("keep('b')", False)} <= shown(screen)
+                assert "keep_one" not in actions
+            else:
+                assert ("keep_one", False) in shown(screen)
+                assert not {"keep('a')", "keep('b')"} & actions
             assert shown(screen) == offered(screen)
             if kinds == {True, False}:
                 break

@@ -216,7 +216,7 @@ class ConflictsScreen(ReportsWork, Screen[None]):
         Binding("k", "store_filter", "Store", show=False, id="conflicts.store",
                 tooltip="Show only the pairs with a side in the next kind of store (agent, "
                 "auto, CLAUDE.md, team…), then every store again"),
-        Binding("K", "keep_one", "Keep one", show=False, id="conflicts.keep_one",
+        Binding("K", "keep_one", "Keep one", id="conflicts.keep_one",
                 tooltip="A group: keep the member you pick, archive every other one (one "
                 "operation; previewed, undoable)"),
         Binding("a", "keep('a')", "Keep A", id="conflicts.keep_a",
@@ -249,6 +249,12 @@ class ConflictsScreen(ReportsWork, Screen[None]):
         Binding("question_mark", "help", "Help", id=HELP_KEY_ID,
                 tooltip="Help: every key of this screen (? or esc closes it)"),
     ]
+    FOOTER_EITHER: ClassVar[tuple[tuple[tuple[str, ...], ...], ...]] = (
+        (("keep('a')", "keep('b')"), ("keep_one",)),
+    )
+    """The footer shows a pair's keep keys or a group's, never both (:meth:`check_action`):
+    its width is that of the wider (:meth:`~memtui.tui.widgets.footer.KeyFooter.
+    natural_width`)."""
     HELP_EXTRA = (
         HelpRow("↑ ↓", "Move in the list of pairs and groups"),
         HelpRow("⏎", "A group: show or hide its pairs"),
@@ -966,10 +972,12 @@ class ConflictsScreen(ReportsWork, Screen[None]):
             return False
         if action in ROW_DECISIONS and self.pending_row(row):
             return None  # shown, dimmed: the verdict is not in yet
-        if action == "keep":  # a pair's sides (a group has none: K)
-            return True if isinstance(row, JudgedPair) else None
-        if action == "keep_one":  # a group's member
-            return True if isinstance(row, Group) else None
+        # the footer shows the keys of the highlighted row: a pair's sides (a, b), a group's
+        # member (K); the others' are hidden, not dimmed (None: no row at all)
+        if action == "keep":
+            return True if isinstance(row, JudgedPair) else None if row is None else False
+        if action == "keep_one":
+            return isinstance(row, Group)
         if action in ("decide", "scoped", "merge"):
             return True if row is not None else None
         return True

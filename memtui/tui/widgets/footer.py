@@ -127,14 +127,20 @@ class KeyFooter(Footer):
         """The columns the keys need laid out in full (`` key label `` each, one per action),
         the palette's key included: from the bindings the app and the screen declare with
         ``show``, not from the active ones (those depend on focus and timing, and the footer
-        must not come out compact or not by chance)."""
-        actions: set[str] = set()
-        cells = PALETTE_CELLS
+        must not come out compact or not by chance). Keys a node says are never shown
+        together (``FOOTER_EITHER``: sets of actions, one set at a time) count as the widest
+        set."""
+        actions: dict[str, int] = {}
         for node in (self.app, self.screen):
             for binding in own_bindings(node):
                 if binding.show and binding.action not in actions:
-                    actions.add(binding.action)
-                    cells += len(key_display(node, binding)) + len(binding.description) + 3
+                    actions[binding.action] = (len(key_display(node, binding))
+                                               + len(binding.description) + 3)
+        cells = PALETTE_CELLS + sum(actions.values())
+        for node in (self.app, self.screen):  # keys never shown together: the widest set
+            for either in getattr(node, "FOOTER_EITHER", ()):
+                widths = [sum(actions.get(a, 0) for a in keys) for keys in either]
+                cells -= sum(widths) - max(widths, default=0)
         return cells
 
     def fit(self, width: int, compact_below: int) -> None:
