@@ -89,10 +89,13 @@ async def test_the_pairs_show_judging_at_once_and_take_no_decision_until_judged(
             for action, parameters in (("decide", ("not_conflict",)), ("keep", ("a",)),
                                        ("scoped", ()), ("merge", ())):
                 assert screen.check_action(action, parameters) is None  # shown, dimmed
-            for key in ("n", "r", "c", "a", "b", "s", "e"):
-                await pilot.press(key)
+            waiting = (f"Still judging this pair: 0 of {queued:,} done. Its decisions wait "
+                       "for its verdict.", "warning")
+            for count, key in enumerate(("n", "r", "c", "a", "b", "s", "e"), 1):
+                await pilot.press(key)  # a dimmed key says why nothing happens
                 await pilot.pause()
                 assert pilot.app.screen is screen  # no dialog, nothing planned
+                assert notifications(app).count(waiting) == count, notifications(app)
             screen.action_decide("not_conflict")  # not by its key (the palette): refused too
             screen.action_keep("a")
             screen.action_merge()
@@ -101,9 +104,7 @@ async def test_the_pairs_show_judging_at_once_and_take_no_decision_until_judged(
             assert pilot.app.screen is screen
             assert not any(w.group.startswith("plan-") for w in pilot.app.workers)
             assert not (state / "judge" / "ledger.json").exists()  # nothing recorded
-            assert notifications(app).count(
-                ("This pair is still being judged: its decisions wait for the verdict.",
-                 "warning")) == 4
+            assert notifications(app).count(waiting) == 7 + 4
 
             # a batch in: its rows get their verdicts where they are (the same options)
             options = list(pairs.options)
@@ -234,3 +235,4 @@ async def test_a_verdict_that_comes_after_a_decision_leaves_the_decision(
     ledger = Ledger.load(state / "judge" / "ledger.json")
     assert ledger.entries[pair.candidate.id][-1].judge == "user"
     assert ledger.lookup(pair.candidate).state == "decided"
+

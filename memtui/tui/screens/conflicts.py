@@ -25,7 +25,7 @@ from functools import partial
 from typing import Any, ClassVar
 
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.command import Provider
@@ -1108,11 +1108,30 @@ class ConflictsScreen(ReportsWork, Screen[None]):
     def waits(self) -> bool:
         """The highlighted row is still being judged: said, and no decision is taken (its
         keys are dimmed too: :meth:`check_action`)."""
-        if not self.pending_row(self.current_row()):
+        row = self.current_row()
+        if not self.pending_row(row):
             return False
-        self.notify("This pair is still being judged: its decisions wait for the verdict.",
+        done, total = self.judging or (0, len(self.queued))
+        if isinstance(row, Group):
+            what, wait = "a pair of this group", "Its decisions wait for the verdicts."
+        else:
+            what, wait = "this pair", "Its decisions wait for its verdict."
+        self.notify(f"Still judging {what}: {done:,} of {total:,} done. {wait}",
                     title="Judging", severity="warning")
         return True
+
+    def on_key(self, event: events.Key) -> None:
+        """A decision key pressed on a row still being judged: its binding is disabled
+        (:meth:`check_action` gives None: dimmed in the footer, and Textual does not run
+        it), so the key would do nothing without a word. The key reaches the screen before
+        the bindings are looked at (it bubbles up from the focused widget): say why."""
+        active = self.active_bindings.get(event.key)
+        if active is None or active.enabled:
+            return
+        name = active.binding.action.partition("(")[0]
+        if name in ROW_DECISIONS and self.waits():
+            event.stop()
+            event.prevent_default()
 
     def action_keep(self, side: str) -> None:
         """Keep one side: the other is archived (previewed, journaled, undoable)."""
