@@ -16,10 +16,11 @@ from textual.widgets import OptionList, Static
 
 from memtui.core.demo.build import DemoHome
 from memtui.core.judge import local, neighbours
+from memtui.core.judge.groups import needs_decision
 from memtui.core.judge.ledger import Ledger
-from memtui.core.judge.verdicts import Candidate, Verdict
+from memtui.core.judge.verdicts import Candidate, JudgedPair, Verdict
 from memtui.tui.screens import conflicts
-from memtui.tui.screens.conflicts import ConflictsScreen
+from memtui.tui.screens.conflicts import ConflictsScreen, row_id
 from memtui.tui.testing import settle
 from memtui.tui.widgets.pair_views import PENDING
 
@@ -124,9 +125,11 @@ async def test_the_pairs_show_judging_at_once_and_take_no_decision_until_judged(
             pairs.highlighted = last
             await pilot.pause()
             assert screen.check_action("decide", ("not_conflict",)) is None
+            target = screen.rows[last]  # a row above it may leave the list: it stays on it
+            assert isinstance(target, JudgedPair)
             judge.let(2)  # the batch chosen before the highlight moved
             await wait_until(pilot, lambda: len(judge.calls) >= 5, TIMEOUT)
-            assert judge.calls[4] == screen.rows[last].candidate.id  # type: ignore[union-attr]
+            assert judge.calls[4] == target.candidate.id
         finally:
             judge.release()
         await wait_until(pilot, lambda: screen.judging is None and not screen.queued
@@ -236,3 +239,68 @@ async def test_a_verdict_that_comes_after_a_decision_leaves_the_decision(
     assert ledger.entries[pair.candidate.id][-1].judge == "user"
     assert ledger.lookup(pair.candidate).state == "decided"
 
+
+def listed_ids(screen: ConflictsScreen) -> list[str]:
+    """The ids of the rows the list holds, in order, checked against :attr:`rows`."""
+    pairs = screen.query_one("#conf-pairs", OptionList)
+    ids = [str(o.id) for o in pairs.options]
+    assert ids == [row_id(r) for r in screen.rows[:len(ids)]]
+    return ids
+
+
+async def test_a_pair_that_needs_no_decision_leaves_the_list_as_its_verdict_arrives(
+    pristine: DemoHome, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """While judging, "needs a decision" lists the pairs being judged; one whose verdict says
+    it needs none (not a conflict, compatible, related) leaves the list when its verdict is
+    in, not when every verdict is. The cursor stays on its pair, or goes to the pair after
+    the one that left; the head's count follows."""
+    monkeypatch.setattr(conflicts, "STREAM_BATCH", 1)
+    monkeypatch.setattr(conflicts, "SHOW_EVERY", 0.0)
+    judge = HeldJudge(monkeypatch)
+    async with app_on(pristine, tmp_path / "state").run_test(size=(160, 45)) as pilot:
+        try:
+            screen = await judging(pilot)
+            pairs = screen.query_one("#conf-pairs", OptionList)
+            await wait_until(pilot, lambda: len(judge.calls) == 1, TIMEOUT)
+            first = screen.rows[0]
+            assert isinstance(first, JudgedPair) and judge.calls[0] == first.candidate.id
+            at = next(n for n, r in enumerate(screen.rows) if isinstance(r, JudgedPair)
+                      and "payments-owners.md" in r.candidate.b.rel_path + r.candidate.a.rel_path)
+            payments = screen.rows[at]
+            assert isinstance(payments, JudgedPair) and at > 0
+            following = screen.rows[at + 1:]
+            screen.fill_to(at + 5)
+            pairs.highlighted = at
+            await pilot.pause()
+            assert screen.current() is payments
+            judge.let(1)  # the first row's verdict, then the highlighted row is judged
+            await wait_until(pilot, lambda: first.candidate.id not in screen.queued
+                             and len(judge.calls) >= 2, TIMEOUT)
+            await pilot.pause()
+            assert screen.current() is payments  # above it, a row stayed or left: no jump
+            assert (first in screen.rows) == (needs_decision(first) is not None)
+            assert judge.calls[1] == payments.candidate.id
+            judge.let(1)
+            await wait_until(pilot, lambda: payments.candidate.id not in screen.queued, TIMEOUT)
+            await pilot.pause()
+            assert payments.verdict is not None and needs_decision(payments) is None
+            assert payments not in screen.rows  # not a conflict: out of the list at once
+            assert payments.candidate.id not in listed_ids(screen)
+            after = next(r for r in following if r in screen.rows)
+            assert screen.current_row() is after  # the pair after the one that left
+            assert pairs.highlighted == screen.rows.index(after)
+            assert all(r.candidate.id in screen.queued or needs_decision(r) is not None
+                       for r in screen.rows if isinstance(r, JudgedPair))
+            assert screen.found is not None
+            need = len(screen.found.run.open_pairs())
+            head = plain(screen.query_one("#conf-head", Static))
+            assert f"{need} need a decision" in head, head
+            assert need == sum(1 for r in screen.rows if isinstance(r, JudgedPair)
+                               and r.candidate.id not in screen.queued)
+        finally:
+            judge.release()
+        await wait_until(pilot, lambda: screen.judging is None and not screen.queued
+                         and not screen.filling, TIMEOUT)
+        await settle(pilot)
+        assert not any("payments-owners.md" in r for r in option_texts(pairs))

@@ -507,14 +507,63 @@ class ConflictsScreen(ReportsWork, Screen[None]):
             self.show_pairs()
             return
         self.queued -= {p.candidate.id for p in event.pairs}
-        self.relabel(event.pairs)
+        self.relabel(self.drop_rows(event.pairs))
         self.filled()
+
+    def drop_rows(self, pairs: list[JudgedPair]) -> list[JudgedPair]:
+        """Of ``pairs``, verdicts in, those with a row of their own that the filters no longer
+        list (in "needs a decision": not a conflict, compatible, related) leave the list at
+        once (:meth:`remove_rows`); the others, returned, are relabelled where they are."""
+        gone: list[int] = []
+        kept: list[JudgedPair] = []
+        for pair in pairs:
+            at = self.row_at.get(pair.candidate.id)
+            if (at is not None and at < len(self.rows) and self.rows[at] is pair
+                    and not (self.listed(pair) and in_store(pair, self.store_filter))):
+                gone.append(at)
+            else:
+                kept.append(pair)
+        if gone:
+            self.remove_rows(gone)
+        return kept
+
+    def remove_rows(self, indexes: list[int]) -> None:
+        """Take the rows at ``indexes`` (pairs of no group) out of the list where they are,
+        the others staying as they are (not laid out again). The cursor stays on its row;
+        when its row left, it goes to the next row still listed (else the one before)."""
+        drop = set(indexes)
+        rows = self.query_one("#conf-pairs", RowList)
+        at = rows.highlighted
+        target: int | None = None
+        if at is not None and 0 <= at < len(self.rows):
+            target = next((n for n in range(at, len(self.rows)) if n not in drop),
+                          next((n for n in range(at, -1, -1) if n not in drop), None))
+        dropped = {row_id(self.rows[n]) for n in drop}
+        for n in sorted(drop, reverse=True):  # the list stays a prefix of the rows at each
+            self.options.pop(self.row_keys[n], None)  # step (a removal scrolls: the rows
+            del self.rows[n], self.row_keys[n], self.pending[n]  # near are filled in)
+            if n < rows.option_count:
+                rows.remove_option_at_index(n)
+        own = set(self.row_at) - dropped  # pairs of no group shown
+        self.row_at = {r.candidate.id: n for n, r in enumerate(self.rows)
+                       if isinstance(r, JudgedPair) and r.candidate.id in own}
+        self.shown = [p for p in self.shown if p.candidate.id not in dropped]
+        if target is None or not self.rows:
+            self.show_pair(None)
+            self.refresh_bindings()
+            return
+        new = target - sum(1 for n in drop if n < target)
+        self.fill_to(new + 1)
+        rows.highlighted = new
+        self.show_row(self.rows[new])
+        self.refresh_bindings()
+        self.note_on_screen()
 
     def relabel(self, pairs: list[JudgedPair]) -> None:
         """The rows of ``pairs``, verdicts in, relabelled where they are (the list is not laid
         out again: thousands of rows took most of the time judging took); the pane of the
-        highlighted one, if it is among them. Pairs that need no decision keep their row
-        (their verdict says so) until the judge is done and the list is shown again."""
+        highlighted one, if it is among them. Pairs that need no decision have left the list
+        already (:meth:`drop_rows`)."""
         labels: list[tuple[int, Text]] = []
         current = self.current_row()
         rows = self.query_one("#conf-pairs", RowList)
