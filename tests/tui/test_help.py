@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from helpers import demo_app
 from pilots import open_review, plain
+from textual.actions import parse
 from textual.command import CommandPalette
 from textual.pilot import Pilot
 from textual.screen import Screen
@@ -200,9 +201,14 @@ async def test_every_binding_of_a_screen_is_in_its_palette(demo: DemoHome, where
         screen = await open_screen(pilot, where)
         bindings = own_bindings(screen)
         assert len(bindings) >= {"main": 15, "review": 5, "conflicts": 10, "distil": 5}[where]
+        # a key the highlighted row has no use for is not offered (a conflicts group's row:
+        # no "Keep A" / "Keep B"; a pair's: no "Keep one"), as its footer hides it
+        hidden = {b.id for b in bindings if screen.check_action(*parse(b.action)[1:]) is False}
+        assert hidden <= {"conflicts.keep_a", "conflicts.keep_b", "conflicts.keep_one"}
         prompts = "\n".join(await palette_prompts(pilot))
         for binding in bindings:
-            assert meaning(binding) in prompts, f"{binding.id} is not in the palette"
+            if binding.id not in hidden:
+                assert meaning(binding) in prompts, f"{binding.id} is not in the palette"
         assert "Theme" in prompts and "Keys" not in prompts.split("\n")
 
 
