@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -598,21 +599,29 @@ async def test_events_lost_by_the_watcher_make_one_scan_of_every_store(home: Dem
         dispatch = watcher._handler.dispatch
 
         def losing(event: FileSystemEvent) -> None:  # the kernel's queue is full
-            dropped.append(str(event.src_path))
+            dropped.append(f"{event.event_type} {event.src_path}")
 
         watcher._handler.dispatch = losing  # type: ignore[method-assign]
         lost = write_memory(home.auto_memory, "lost_note.md", description="its events lost")
         marker = home.auto_memory / "lost_marker.md"
         marker.write_text("x", encoding="utf-8")  # inotify delivers in order: after the note's
-        await wait_until(pilot, lambda: str(marker) in dropped, VISIBLE_WITHIN)
-        assert str(lost) in dropped
+        await wait_until(pilot, lambda: f"closed {marker}" in dropped, VISIBLE_WITHIN)
+        assert f"closed {lost}" in dropped
         watcher._handler.dispatch = dispatch  # type: ignore[method-assign]
         await settle(pilot)
         assert "lost_note.md" not in tree_memories(screen, "auto")  # nothing told of it
         refreshes = screen.live.refreshes
+        told: list[set[Path]] = []  # the changed paths the watcher reports: none
+        changed = screen.live.changed
+
+        def telling(paths: Iterable[Path]) -> None:
+            told.append(set(paths))
+            changed(paths)
+
+        screen.live.changed = telling  # type: ignore[method-assign]
         overflow_inotify(watcher)
         await wait_until(pilot, lambda: "lost_note.md" in tree_memories(screen, "auto"),
                          VISIBLE_WITHIN)
         assert tree_memories(screen, "auto")["lost_note.md"].description == "its events lost"
         await settle(pilot)
-        assert screen.live.refreshes == refreshes + 1 and watcher.lost_reports == 1
+        assert (screen.live.refreshes, watcher.lost_reports, told) == (refreshes + 1, 1, [])

@@ -77,19 +77,20 @@ class _Collector(FileSystemEventHandler):
     is ``IN_ATTRIB``, not asked for). Kept, it would follow a file's close as an event of its
     own: a second report of every lone write, a folder's files all read again as changed."""
 
-    def __init__(self, sink: Callable[[str, bool], None], lost: Callable[[], None]) -> None:
+    def __init__(self, sink: Callable[[str, bool], None], lost: Callable[[str], None]) -> None:
         self._sink = sink
         self._lost = lost
 
     def on_events_lost(self, event: EventsLostEvent) -> None:
         """The kernel dropped events of a watch (its queue overflowed): which paths changed
-        is unknown (watchdog hands this to ``on_events_lost`` only, never ``on_any_event``)."""
-        self._lost()
+        is unknown (watchdog hands this to ``on_events_lost`` only, never ``on_any_event``).
+        ``src_path``: the watch's directory."""
+        self._lost(os.fsdecode(event.src_path))
 
     def on_any_event(self, event: FileSystemEvent) -> None:
-        if event.event_type in IGNORED_EVENTS or (
+        if event.event_type in IGNORED_EVENTS or isinstance(event, EventsLostEvent) or (
                 event.is_directory and event.event_type == "modified"):
-            return
+            return  # a loss names the watch, not a change: :meth:`on_events_lost` has it
         finishes = event.event_type in FINISHING_EVENTS
         for attr in ("src_path", "dest_path"):
             path = getattr(event, attr, "")
@@ -232,6 +233,8 @@ class StoreWatcher:
         self._on_lost = on_lost
         self._lost = False
         """Events of the pending burst were lost (:meth:`_record_lost`)."""
+        self._lost_watches: set[str] = set()
+        """The watches (their directories) whose loss the latest overflow's report holds."""
         self.lost_reports = 0
         """Bursts reported as lost (each: one rescan of everything)."""
         self._burst = Burst(debounce, max_delay)
@@ -324,6 +327,9 @@ class StoreWatcher:
                     )
                 except OSError as err:
                     self.problems.append(f"cannot watch {point.path}: {err.strerror or err}")
+            watching = {str(point.path) for point in self._scheduled}
+        with self._lock:  # a watch gone tells no overflow: the next one's first teller is new
+            self._lost_watches &= watching
 
     def _record(self, path: str, finishes: bool = False) -> None:
         """The observer's thread: one event's path. No thread is started nor woken for it
@@ -338,10 +344,19 @@ class StoreWatcher:
             if due is not None and (waited is None or due < waited):
                 self._due.notify_all()
 
-    def _record_lost(self) -> None:
-        """The observer's thread: events were lost. The burst is due at once (the events that
-        come until it is reported join it); a loss reported by several watches is one."""
+    def _record_lost(self, watch: str) -> None:
+        """The observer's thread: events of ``watch`` were lost. One overflow of the kernel's
+        queue is told by every watch (watchdog's emitters, each on its thread, in no order,
+        some maybe after the report): one report for all, one rescan. A watch that tells
+        again is a new overflow: a new report (the first one's rescan may have read before
+        it). The burst is due at once (the events that come until it is reported join it)."""
         with self._lock:
+            if watch not in self._lost_watches:
+                self._lost_watches.add(watch)
+                if not self._lost and len(self._lost_watches) > 1:
+                    return  # the latest overflow, told by another watch: its report went
+            else:
+                self._lost_watches = {watch}
             self._lost = True
             waited = self._burst.due
             due = self._burst.event(time.monotonic(), finishes=True)

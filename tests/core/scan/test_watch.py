@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from helpers import overflow_inotify
+from watchdog.events import FileSystemEvent
 
 from memtui.core.scan.watch import Burst, StoreWatcher, WatchPoint, watch_points
 
@@ -278,23 +279,49 @@ def test_lost_events_are_one_report_to_rescan_everything(
 ) -> None:
     """Events the kernel dropped (its queue overflowed) cannot be named: the watcher says
     they were lost (``on_lost``, with the paths of the burst they joined) so that everything
-    is scanned again, instead of nothing at all."""
-    (tmp_path / "sub").mkdir()
+    is scanned again, instead of nothing at all. Every watch tells of one overflow (each
+    emitter on its thread, in no order): one report; a second overflow: a second one."""
+    roots = [tmp_path / "one", tmp_path / "two", tmp_path / "three"]
+    for root in roots:
+        (root / "sub").mkdir(parents=True)
     lost = Calls()
-    watcher = StoreWatcher([tmp_path], calls, on_lost=lost)
+    told: list[str] = []
+    watcher = StoreWatcher(roots, calls, on_lost=lost)
+    dispatch = watcher._handler.dispatch
+
+    def recording(event: FileSystemEvent) -> None:
+        if event.event_type == "events_lost":
+            told.append(str(event.src_path))
+        dispatch(event)
+
+    watcher._handler.dispatch = recording  # type: ignore[method-assign]
     watcher.start()
     try:
-        marker = tmp_path / "sub" / "marker.md"
+        assert len(watcher.watched()) == 3
+        marker = roots[0] / "sub" / "marker.md"
         marker.write_text("x", encoding="utf-8")
-        assert calls.wait_for(lambda seen: marker in seen)  # the watch is live
-        overflow_inotify(watcher)
-        assert lost.wait_for(lambda _seen: bool(lost.batches)), "the loss was not reported"
-        after = tmp_path / "sub" / "after.md"  # the watches still report what follows
+        assert calls.wait_for(lambda seen: marker in seen)  # the watches are live
+        for round_ in (1, 2):
+            overflow_inotify(watcher)
+            assert lost.wait_for(lambda _seen, n=round_: len(lost.batches) >= n), round_
+            assert wait_for(lambda n=round_: len(told) == 3 * n and not watcher.holding())
+            assert len(lost.batches) == watcher.lost_reports == round_  # every watch told
+        assert sorted(told) == sorted(2 * [str(r) for r in roots])
+        assert not set(roots) & set().union(*calls.batches)  # a loss is no change of a root
+        after = roots[2] / "sub" / "after.md"  # the watches still report what follows
         after.write_text("x", encoding="utf-8")
         assert calls.wait_for(lambda seen: after in seen)
     finally:
         watcher.stop()
-    assert watcher.lost_reports == len(lost.batches) >= 1
+
+
+def wait_for(check: Callable[[], bool], timeout: float = PATIENCE) -> bool:
+    deadline = time.monotonic() + timeout
+    while not check():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.01)
+    return True
 
 
 def test_without_on_lost_a_loss_reports_every_root_as_changed(
