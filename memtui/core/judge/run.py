@@ -33,6 +33,10 @@ class JudgeRun:
     """Pairs that got a new verdict in this run."""
     complete: bool = True
     notes: list[str] = field(default_factory=list)
+    early: str | None = None
+    """A run shown before its pairs are all found (a session's ``preview``): ``"cached"``, the
+    pairs found before whose sides did not change; ``"cheap"``, those found without the model
+    (:func:`~memtui.core.judge.finder.cheap_candidates`). None: the pairs found."""
 
     def open_pairs(self) -> list[JudgedPair]:
         """Pairs a user should look at: a current or previous verdict that needs action and
@@ -89,16 +93,18 @@ def pair_up(
     cache: CandidateCache | None = None,
     found: Sequence[Candidate] | None = None,
     progress: Progress | None = None,
+    lexical: Sequence[Candidate] | None = None,
 ) -> list[JudgedPair]:
     """The candidate pairs of ``items`` (:func:`~memtui.core.judge.finder.judge_candidates`:
     semantic neighbours fused with the lexical and exact signals) with the ledger's state of
     each; ``ctx``: its cache dir keeps the embeddings and the pairs found (``cache``: the
     pairs' cache, loaded already; ``found``: the candidates, when the caller has them
     already from that cache: :func:`~memtui.core.judge.finder.cached_answer`; ``progress``:
-    each step of finding them)."""
+    each step of finding them; ``lexical``: :func:`~memtui.core.judge.finder.
+    cheap_candidates`' answer, when the caller has it)."""
     if found is None:
         found = judge_candidates(items, cancelled=cancelled, ctx=ctx, notes=notes, cache=cache,
-                                 progress=progress)
+                                 progress=progress, lexical=lexical)
     return [ledger.lookup(c) for c in found]
 
 

@@ -29,7 +29,12 @@ from memtui.core.config import Config, JudgeConfig
 from memtui.core.contents import ScanResult
 from memtui.core.judge.body_cache import BodyCache
 from memtui.core.judge.body_cache import default_path as body_cache_path
-from memtui.core.judge.finder import cached_answer, load_cache
+from memtui.core.judge.finder import (
+    cached_answer,
+    cheap_candidates,
+    load_cache,
+    semantic_importable,
+)
 from memtui.core.judge.ledger import USER, Ledger, default_ledger_path
 from memtui.core.judge.providers import Estimate, Judge, load_judge
 from memtui.core.judge.refresh import Reread, refresh_run
@@ -155,7 +160,10 @@ class JudgeSession:
         again) a run of the earlier candidates whose sides did not change, with the ledger's
         state of each (:func:`~memtui.core.judge.finder.cached_candidates`; none when nothing
         changed: the cache's pairs are the answer, asked for once,
-        :func:`~memtui.core.judge.finder.cached_answer`)."""
+        :func:`~memtui.core.judge.finder.cached_answer`); when there are none such (a cold
+        start) and the semantic finder is to run, the pairs found without the model instead
+        (:func:`~memtui.core.judge.finder.cheap_candidates`; the finder goes on from them).
+        The run's ``early`` says which."""
         if max_pairs < 1:
             raise ValueError(f"max_pairs must be 1 or more, not {max_pairs}")
         judge = (
@@ -186,13 +194,20 @@ class JudgeSession:
             return session
         cache = load_cache(context)
         found = cached_answer(items, cache, session.run.notes)  # asked once: 9,000 candidates
-        if found is None and preview is not None and (known := cache.known(items)):
-            preview(JudgeRun(items, [ledger.lookup(c) for c in known],
-                             notes=list(session.run.notes)))
+        lexical = None
+        if found is None and preview is not None:
+            early, known = "cached", cache.known(items)
+            if not known and semantic_importable():  # cold: the model's pairs take seconds
+                _say(progress, "matching names, contents and words", 0, 1)
+                early, known = "cheap", cheap_candidates(items, cancelled)
+                lexical = known
+            if known and not _stopped(cancelled):
+                preview(JudgeRun(items, [ledger.lookup(c) for c in known],
+                                 notes=list(session.run.notes), early=early))
         _say(progress, "pairing", 0, 1)
         session.run.pairs = pair_up(items, ledger, cancelled=cancelled, ctx=context,
                                     notes=session.run.notes, cache=cache, found=found,
-                                    progress=progress)
+                                    progress=progress, lexical=lexical)
         if _stopped(cancelled):
             session.run.complete = False
             return session
