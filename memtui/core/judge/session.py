@@ -18,11 +18,12 @@ cancelled while judging keeps (and records) the verdicts it got."""
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Generic, TypeVar
 
 from memtui.core.cache import ScanCache
 from memtui.core.config import Config, JudgeConfig
@@ -51,13 +52,14 @@ from memtui.core.judge.run import (
     verdict_batches,
 )
 from memtui.core.judge.scoped import ScopedPlan, scoped_verdict
-from memtui.core.judge.verdicts import JudgedPair, Relation, Verdict
+from memtui.core.judge.verdicts import JudgedPair, JudgeItem, Relation, Verdict
 from memtui.core.model import StoreKind
 from memtui.core.stores.claudemd import MANAGED_CLAUDE_MD
 from memtui.core.stores.locations import Context
 
 if TYPE_CHECKING:
     from memtui.core.judge.anthropic_judge import Usage
+    from memtui.core.judge.engine import Vectors
 
 Cancelled = Callable[[], bool]
 
@@ -67,6 +69,37 @@ RECORD_ONLY: dict[str, Relation] = {
     "not_conflict": Relation.NOT_CONFLICT,
 }
 """Decisions that change no file: recorded, the pair is not raised again until a side changes."""
+
+
+T = TypeVar("T")
+
+
+class Ahead(Generic[T]):
+    """A value made on a thread of its own (a daemon: a run dropped meanwhile does not wait
+    for it); :meth:`get` waits for it, None when making it failed (the caller makes it
+    then)."""
+
+    def __init__(self, make: Callable[[], T]) -> None:
+        self._value: T | None = None
+        self._thread = threading.Thread(target=self._run, args=(make,), daemon=True,
+                                        name="memtui-judge-ahead")
+        self._thread.start()
+
+    def _run(self, make: Callable[[], T]) -> None:
+        with contextlib.suppress(Exception):
+            self._value = make()
+
+    def get(self) -> T | None:
+        self._thread.join()
+        return self._value
+
+
+def _judges_locally(judge: Judge) -> bool:
+    """``judge`` is the local judge as :func:`~memtui.core.judge.run.verdict_batches` runs
+    it (its verdicts need the words' rarity among the items)."""
+    from memtui.core.judge.local import LocalJudge
+
+    return isinstance(judge, LocalJudge) and type(judge).judge is LocalJudge.judge
 
 
 class SpendRefused(Exception):
@@ -126,6 +159,11 @@ class JudgeSession:
     the machine). Kept after :meth:`send`, which empties :attr:`todo`."""
     held_back: int = 0
     """Pairs to judge beyond the pair limit: not sent (the best first go)."""
+    rarity: tuple[list[JudgeItem], Ahead[Vectors]] | None = field(default=None, repr=False,
+                                                                 compare=False)
+    """The local judge's embeddings and rarity of the items (what they were made of with
+    them), made on a thread of their own while the pairs were found; :meth:`stream` takes them
+    (once) when the run's items are still those."""
     lock: threading.RLock = field(default_factory=threading.RLock, repr=False, compare=False)
     """Held while the ledger or the pairs' verdicts change (:meth:`stream` runs on a worker
     thread, decisions on the UI's)."""
@@ -204,6 +242,12 @@ class JudgeSession:
             if known and not _stopped(cancelled):
                 preview(JudgeRun(items, [ledger.lookup(c) for c in known],
                                  notes=list(session.run.notes), early=early))
+        if found is None and _judges_locally(judge) and semantic_importable():
+            # the words' rarity the local verdicts need, read from every item while the
+            # pairs are found (the tokenizer and the matrix products leave the GIL)
+            from memtui.core.judge import engine
+
+            session.rarity = (items, Ahead(lambda: engine.Vectors(items=items)))
         _say(progress, "pairing", 0, 1)
         session.run.pairs = pair_up(items, ledger, cancelled=cancelled, ctx=context,
                                     notes=session.run.notes, cache=cache, found=found,
@@ -284,13 +328,15 @@ class JudgeSession:
         if refusal is not None:
             raise SpendRefused(refusal)
         todo, self.todo = self.todo, []
+        ahead, self.rarity = self.rarity, None
         if not todo:
             return
+        rarity = ahead[1].get() if ahead is not None and ahead[0] is self.run.items else None
         finished = False
         try:
             for verdicts in verdict_batches(todo, self.judge, batch=batch, cancelled=cancelled,
                                             progress=progress, items=self.run.items,
-                                            first=first):
+                                            first=first, rarity=rarity):
                 with self.lock:
                     self.run.judged += apply_verdicts(verdicts, self.ledger)
                 yield [pair for pair, _verdict in verdicts]
