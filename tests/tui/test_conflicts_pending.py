@@ -15,7 +15,7 @@ from textual.pilot import Pilot
 from textual.widgets import OptionList, Static
 
 from memtui.core.demo.build import DemoHome
-from memtui.core.judge import local, neighbours
+from memtui.core.judge import local, neighbours, session
 from memtui.core.judge.groups import needs_decision
 from memtui.core.judge.ledger import Ledger
 from memtui.core.judge.verdicts import Candidate, JudgedPair, Verdict
@@ -143,23 +143,32 @@ async def test_the_pairs_show_judging_at_once_and_take_no_decision_until_judged(
     assert tree_state(pristine.root) == memories
 
 
+class Gate:
+    """A function of a module held until the test lets it go on (an event, no clock)."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch, module: object, name: str) -> None:
+        self.go = threading.Event()
+        self.entered = threading.Event()
+        real = getattr(module, name)
+
+        def held(*args: object, **kwargs: object) -> object:
+            self.entered.set()
+            assert self.go.wait(TIMEOUT), "the test never let it go on"
+            return real(*args, **kwargs)
+
+        monkeypatch.setattr(module, name, held)
+
+
 async def test_before_the_pairs_exist_the_message_says_what_the_pairing_does(
     pristine: DemoHome, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    go = threading.Event()
-    real = neighbours.nearest_arrays
-
-    def held(*args: object, **kwargs: object) -> object:
-        assert go.wait(TIMEOUT), "the test never let the finder go on"
-        return real(*args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(neighbours, "nearest_arrays", held)
+    cheap = Gate(monkeypatch, session, "cheap_candidates")  # the first pairs, held
     async with app_on(pristine, tmp_path / "state").run_test(size=(160, 45)) as pilot:
         try:
             await settle(pilot)
             await pilot.press("J")
             await wait_until(pilot, lambda: isinstance(pilot.app.screen, ConflictsScreen)
-                             and "nearest neighbours" in plain(
+                             and cheap.entered.is_set() and "matching names" in plain(
                                  pilot.app.screen.query_one("#conf-message", Static)), TIMEOUT)
             screen = pilot.app.screen
             assert isinstance(screen, ConflictsScreen) and screen.found is None
@@ -168,10 +177,59 @@ async def test_before_the_pairs_exist_the_message_says_what_the_pairing_does(
             assert screen.query_one("#conf-pairs", OptionList).option_count == 0
             assert screen.check_action("decide", ("not_conflict",)) is False
         finally:
-            go.set()
-        await settle(pilot)
-        assert screen.found is not None and screen.pairing is None
+            cheap.go.set()
+        await wait_until(pilot, lambda: screen.found is not None and screen.judging is None
+                         and not screen.filling, TIMEOUT)
+        assert screen.pairing is None
         assert "nearest" not in plain(screen.query_one("#conf-message", Static))
+
+
+async def test_cold_the_pairs_found_without_the_model_show_first_and_its_neighbours_join(
+    pristine: DemoHome, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cold start (no candidates found before): the pairs of the same content, name or
+    words are listed, marked judging, while the embeddings and their nearest neighbours are
+    found (seconds, cold); then the neighbours' pairs join the list, the cursor stays on its
+    pair, and the judge starts."""
+    monkeypatch.setattr(conflicts, "FIRST_ROWS", 100)
+    nearest = Gate(monkeypatch, neighbours, "nearest_arrays")  # the model's pairs, held
+    judge = HeldJudge(monkeypatch)
+    async with app_on(pristine, tmp_path / "state").run_test(size=(160, 45)) as pilot:
+        try:
+            await settle(pilot)
+            await pilot.press("J")
+            await wait_until(pilot, lambda: isinstance(pilot.app.screen, ConflictsScreen)
+                             and pilot.app.screen.preview_run is not None, TIMEOUT)
+            screen = pilot.app.screen
+            assert isinstance(screen, ConflictsScreen) and screen.found is None
+            assert screen.preview_run is not None and screen.preview_run.early == "cheap"
+            pairs = screen.query_one("#conf-pairs", OptionList)
+            await wait_until(pilot, lambda: pairs.option_count > 3, TIMEOUT)
+            rows = option_texts(pairs)
+            assert rows and all(PENDING in r for r in rows)
+            assert any("deploy-freeze.md ↔ deploy-freeze.md" in r for r in rows)  # same name
+            early = {conflicts.row_id(r) for r in screen.rows}
+            message = plain(screen.query_one("#conf-message", Static))
+            assert "pairing memories" in message and "same content, name or words" in message
+            assert "decisions wait" in message
+            assert screen.check_action("decide", ("not_conflict",)) is False
+            assert not judge.calls  # no verdict before the pairing is done
+            for _ in range(2):
+                await pilot.press("down")
+            kept = conflicts.row_id(screen.rows[pairs.highlighted or 0])
+            assert pairs.highlighted == 2
+            nearest.go.set()
+            await wait_until(pilot, lambda: screen.found is not None, TIMEOUT)
+            assert screen.preview_run is None
+            now = {conflicts.row_id(r) for r in screen.rows}
+            assert early < now  # the neighbours' pairs joined, none left
+            assert conflicts.row_id(screen.rows[pairs.highlighted or 0]) == kept
+            assert "same content, name or words" not in plain(
+                screen.query_one("#conf-message", Static))
+        finally:
+            nearest.go.set()
+            judge.release()
+        await wait_until(pilot, lambda: screen.judging is None and not screen.filling, TIMEOUT)
 
 
 async def test_while_judging_the_list_holds_the_rows_near_the_cursor(

@@ -3,20 +3,23 @@ wordllama's static embeddings, cached by content digest in memtui's cache dir.
 
 **The model.** ``wordllama`` (MIT) ships its ``l2_supercat`` token embeddings (256
 dimensions, 16 MB of safetensors) and their tokenizer inside its wheel, so nothing is
-downloaded, ever: :func:`load_model` passes the package's own directory as ``cache_dir`` and
-``disable_download=True``. (Its default lookup looks for the tokenizer in
-``wordllama/tokenizer/``, but the wheel ships it in ``wordllama/tokenizers/``; it then tries
-``~/.cache/wordllama`` and at last *downloads*. With the package's own directory as the cache,
-``<pkg>/tokenizers/`` is where it looks second, and finds it.) A text's vector is the mean of
-its tokens' vectors, normalized: paraphrases that share no word but near words ("mock" /
-"stub", "Postgres" / "database") come out near.
+downloaded, ever: :func:`load_model` reads those two files from the package's own directory
+(``WordLlama.load(cache_dir=<the package>, disable_download=True)`` finds the same two; its
+default lookup looks for the tokenizer in ``wordllama/tokenizer/`` while the wheel ships it in
+``wordllama/tokenizers/``, then tries ``~/.cache/wordllama`` and at last *downloads*), and
+computes what wordllama's ``embed`` computes (:class:`StaticModel`) without importing
+wordllama itself or turning its whole table to float32 (a third of a second of a cold
+conflicts screen, with the padding it tokenizes and averages over). A text's vector is the
+mean of its tokens' vectors, normalized: paraphrases that share no word but near words
+("mock" / "stub", "Postgres" / "database") come out near.
 
 Why wordllama and not model2vec (the other family of static embeddings, also MIT): no
 model2vec release ships weights in its wheel (``model2vec-0.10.0-py3-none-any.whl`` is 278 KB
 of code; its models, such as ``potion-base-8M``, come from the Hugging Face hub at run time),
 and memtui must never download at run time. wordllama's wheel is 19 MB with everything in it.
 
-**Import rule.** wordllama is imported only here, numpy only here and in ``neighbours``, both
+**Import rule.** wordllama's files are read only here (with ``tokenizers`` and
+``safetensors``), numpy only here and in ``neighbours``, both
 by the judge alone: ``memtui scan`` loads neither
 (``tests/core/judge/test_embed.py::test_the_scan_imports_no_numpy_nor_model``).
 
@@ -31,10 +34,10 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import logging
 import os
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
+from importlib.util import find_spec
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -54,14 +57,13 @@ DIMENSIONS = 256
 MAX_TEXT_CHARS = 4_000
 """Characters of a memory's text that are embedded (a memory is meant to be short; a mean of
 more tokens says less)."""
-BATCH = 64
 FEW = 8
-"""Calls with at most this many new texts embed them one by one
-(:meth:`Embedder._mean_of_tokens`)."""
+"""Calls with at most this many new texts tokenize them one by one
+(:meth:`StaticModel.means`)."""
 MAX_ENTRIES = 50_000
-STEP_TEXTS = 4 * BATCH
-"""Texts embedded between two reports of progress (a multiple of :data:`BATCH`: the model's
-batches, and so the vectors, are the same as in one call)."""
+STEP_TEXTS = 256
+"""Texts embedded between two reports of progress (each text's vector is its own: the same
+in a call of any size)."""
 
 Progress = Callable[[str, int, int], None]
 """``progress(step, done, total)``."""
@@ -74,38 +76,89 @@ def model_id() -> str:
     return f"wordllama-{version('wordllama')}-{MODEL_CONFIG}-{DIMENSIONS}"
 
 
-@contextlib.contextmanager
-def _logging_left_alone() -> Iterator[None]:
-    """wordllama's ``__init__`` calls ``logging.basicConfig(level=INFO)``, which would give
-    the root logger a stderr handler (and the TUI stray lines): undone after the import."""
-    root = logging.getLogger()
-    handlers, level = list(root.handlers), root.level
+WEIGHTS = f"weights/{MODEL_CONFIG}_{DIMENSIONS}.safetensors"
+TOKENIZER = f"tokenizers/{MODEL_CONFIG}_tokenizer_config.json"
+TENSOR = "embedding.weight"
+"""The files of wordllama's wheel that make the model, under its package directory, and the
+weights' tensor: where ``WordLlama.load`` finds them given that directory as ``cache_dir``."""
+
+
+def package_dir() -> Path:
+    """wordllama's installed package directory, found without importing it (its import
+    takes a fifth of a second and sets up the root logger)."""
+    spec = find_spec("wordllama")
+    locations = list(spec.submodule_search_locations or []) if spec is not None else []
+    if not locations:
+        raise ImportError("No module named 'wordllama'")
+    return Path(locations[0]).resolve()
+
+
+class StaticModel:
+    """wordllama's model as its ``embed(texts, norm=False)`` computes it: each text's tokens
+    (its tokenizer, no special tokens) and the mean of their rows of the token table. The
+    table stays as the wheel ships it (float16, 16 MB): the rows a text names are turned to
+    float32 (exactly) before their mean, where wordllama turns the whole table first (32 MB,
+    a tenth of a second); the tokenizer pads nothing (wordllama pads each batch to its
+    longest text and masks the padding out of a mean over the padded rows: the same sums).
+    ``tests/core/judge/test_embed.py`` checks the vectors equal wordllama's own."""
+
+    def __init__(self, table: npt.NDArray[Any], tokenizer: Any) -> None:
+        self.table = table
+        self.tokenizer = tokenizer
+
+    @property
+    def dimensions(self) -> int:
+        return int(self.table.shape[1])
+
+    def means(self, texts: Sequence[str], *, batch: bool = True) -> Matrix:
+        """The mean token vector of each text (float32; a text of no token: zeros).
+        ``batch``: the tokenizer's one batch call (its threads), else a call per text (for a
+        few short texts, handing work to the threads costs more than tokenizing)."""
+        texts = list(texts)
+        out = np.zeros((len(texts), self.dimensions), dtype=np.float32)
+        if batch and len(texts) > 1:
+            encodings = self.tokenizer.encode_batch(texts, add_special_tokens=False)
+        else:
+            encodings = [self.tokenizer.encode(text, add_special_tokens=False)
+                         for text in texts]
+        last = len(self.table) - 1
+        for row, encoding in enumerate(encodings):
+            ids = encoding.ids
+            if ids:
+                rows = self.table[np.clip(np.asarray(ids, dtype=np.int64), 0, last)]
+                out[row] = rows.astype(np.float32).mean(axis=0)
+        return out
+
+
+def load_model() -> StaticModel:
+    """wordllama's model from the files inside its own package (never a download: a missing
+    file raises ``FileNotFoundError``, one that cannot be read ``ValueError``)."""
+    package = package_dir()
+    weights, tokenizer_file = package / WEIGHTS, package / TOKENIZER
+    for path in (weights, tokenizer_file):
+        if not path.is_file():
+            raise FileNotFoundError(f"wordllama's {path.name} is not in {package}")
+    from safetensors import safe_open
+    from tokenizers import Tokenizer
+
     try:
-        yield
-    finally:
-        for handler in root.handlers[:]:
-            if handler not in handlers:
-                root.removeHandler(handler)
-        root.setLevel(level)
-
-
-def load_model() -> Any:
-    """wordllama's inference object from the files inside its own package (never a download:
-    a missing file raises ``FileNotFoundError``)."""
-    with _logging_left_alone():
-        import wordllama
-        from wordllama import WordLlama
-
-    package = Path(wordllama.__file__).resolve().parent
-    with _logging_left_alone():
-        return WordLlama.load(
-            MODEL_CONFIG, cache_dir=package, dim=DIMENSIONS, disable_download=True
-        )
+        tokenizer = Tokenizer.from_file(str(tokenizer_file))
+        with safe_open(str(weights), framework="np", device="cpu") as handle:
+            table = handle.get_tensor(TENSOR)
+    except OSError:
+        raise
+    except Exception as err:  # the tokenizers and safetensors errors are plain Exceptions
+        raise ValueError(f"wordllama's files cannot be read: {err}") from err
+    tokenizer.no_padding()
+    tokenizer.no_truncation()
+    if table.ndim != 2 or table.shape[1] != DIMENSIONS:
+        raise ValueError(f"wordllama's {weights.name} is not {DIMENSIONS} wide: {table.shape}")
+    return StaticModel(table, tokenizer)
 
 
 @lru_cache(maxsize=1)
-def shared_model() -> Any:
-    """One model per process (loading it takes most of a second)."""
+def shared_model() -> StaticModel:
+    """One model per process."""
     return load_model()
 
 
@@ -160,7 +213,8 @@ class Embedder:
         is off)."""
         return cls(default_cache_path(env, home))
 
-    def __init__(self, cache_path: Path | None = None, model: Any = None) -> None:
+    def __init__(self, cache_path: Path | None = None,
+                 model: StaticModel | None = None) -> None:
         self.cache_path = cache_path
         self._model = model
         self._cache: dict[bytes, Matrix] | None = None
@@ -173,7 +227,7 @@ class Embedder:
         return self._model is not None
 
     @property
-    def model(self) -> Any:
+    def model(self) -> StaticModel:
         if self._model is None:
             self._model = shared_model()
         return self._model
@@ -223,22 +277,20 @@ class Embedder:
                 todo.setdefault(key, []).append(i)
         if todo:
             keys = list(todo)
-            # sorted by length so each batch pads to about its own length
             keys.sort(key=lambda k: len(texts[todo[k][0]]))
             chosen = [texts[todo[k][0]] for k in keys]
             if progress is not None and self._model is None:
                 progress("loading the embedding model", 0, 1)
                 _ = self.model
             if len(chosen) <= FEW:
-                fresh = self._mean_of_tokens(chosen)
+                fresh = self.model.means(chosen, batch=False)
             else:
                 fresh = np.empty((len(chosen), DIMENSIONS), dtype=np.float32)
                 for start in range(0, len(chosen), STEP_TEXTS):
                     if progress is not None:
                         progress("embedding memories", start, len(chosen))
                     part = chosen[start : start + STEP_TEXTS]
-                    fresh[start : start + len(part)] = np.asarray(
-                        self.model.embed(part, norm=False, batch_size=BATCH), dtype=np.float32)
+                    fresh[start : start + len(part)] = self.model.means(part)
                 if progress is not None:
                     progress("embedding memories", len(chosen), len(chosen))
             norms = np.linalg.norm(fresh, axis=1, keepdims=True)
@@ -248,22 +300,6 @@ class Embedder:
                 for i in todo[key]:
                     out[i] = vector
             self.computed += len(keys)
-        return out
-
-    def _mean_of_tokens(self, texts: Sequence[str]) -> Matrix:
-        """What wordllama's ``embed(texts, norm=False)`` gives (the mean of each text's
-        token vectors), one text at a time: for the few texts of one call (a pair's
-        statements), the tokenizer's batch call costs more in handing work to its threads
-        than in tokenizing."""
-        model = self.model
-        table = model.embedding
-        out = np.zeros((len(texts), table.shape[1]), dtype=np.float32)
-        for row, text in enumerate(texts):
-            encoding = model.tokenizer.encode(text, add_special_tokens=False)
-            ids = np.asarray(encoding.ids, dtype=np.int64)
-            ids = ids[np.asarray(encoding.attention_mask, dtype=bool)]
-            if len(ids):
-                out[row] = table[np.clip(ids, 0, len(table) - 1)].mean(axis=0)
         return out
 
     def embed_items(self, items: Sequence[JudgeItem], progress: Progress | None = None) -> Matrix:

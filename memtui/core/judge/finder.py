@@ -39,21 +39,23 @@ def judge_candidates(
     notes: list[str] | None = None,
     cache: CandidateCache | None = None,
     progress: Callable[[str, int, int], None] | None = None,
+    lexical: Sequence[Candidate] | None = None,
 ) -> list[Candidate]:
     """The candidate pairs of ``items``, best first. ``ctx``: its cache dir keeps the
     embeddings and the pairs found (none without it: :mod:`memtui.core.judge.candidate_cache`;
     the same items again are not paired again; ``cache``: that cache, loaded already);
     ``notes`` gets why the lexical candidates alone were used; ``progress``
-    (``progress(step, done, total)``) hears of each step of the finding."""
+    (``progress(step, done, total)``) hears of each step of the finding; ``lexical``: what
+    :func:`cheap_candidates` gave for ``items`` (not found again)."""
     if ctx is None:
-        return _find(items, cancelled, None, notes, progress)
+        return _find(items, cancelled, None, notes, progress, lexical)
     cache = cache if cache is not None else load_cache(ctx)
     found = cached_answer(items, cache, notes)
     if found is not None:
         return found
     expected = finder_id(semantic_importable())
     said: list[str] = []
-    found = _find(items, cancelled, ctx, said, progress)
+    found = _find(items, cancelled, ctx, said, progress, lexical)
     if notes is not None:
         notes.extend(said)
     if not (cancelled is not None and cancelled()):
@@ -86,6 +88,19 @@ def cached_candidates(items: Sequence[JudgeItem], cache: CandidateCache) -> list
     return cache.known(items)
 
 
+def cheap_candidates(items: Sequence[JudgeItem],
+                     cancelled: Callable[[], bool] | None = None) -> list[Candidate]:
+    """The candidates found without the model (the same content, the same name, the lexical
+    index at the semantic finder's threshold), best first: each of them is among
+    :func:`judge_candidates`' answer when the semantic signal is there (they are what it
+    starts from, :func:`~memtui.core.judge.neighbours.semantic_candidates`), found in a tenth
+    of the time the embeddings take cold. What the conflicts screen shows until the model's
+    neighbours join them (give them to :func:`judge_candidates` as ``lexical``)."""
+    from memtui.core.judge.neighbours import LEXICAL_THRESHOLD
+
+    return find_candidates(items, threshold=LEXICAL_THRESHOLD, cancelled=cancelled)
+
+
 def semantic_importable() -> bool:
     """numpy and wordllama are installed (not imported: that takes a third of a second)."""
     return all(find_spec(name) is not None for name in ("numpy", "wordllama"))
@@ -93,7 +108,8 @@ def semantic_importable() -> bool:
 
 def _find(items: Sequence[JudgeItem], cancelled: Callable[[], bool] | None,
           ctx: Context | None, notes: list[str] | None,
-          progress: Callable[[str, int, int], None] | None = None) -> list[Candidate]:
+          progress: Callable[[str, int, int], None] | None = None,
+          lexical: Sequence[Candidate] | None = None) -> list[Candidate]:
     try:
         from memtui.core.judge.embed import Embedder
         from memtui.core.judge.neighbours import semantic_candidates
@@ -104,7 +120,7 @@ def _find(items: Sequence[JudgeItem], cancelled: Callable[[], bool] | None,
         # the model loads only when a text is not in the embedding cache: a second run on
         # the same memories reads every vector from the cache and never loads it
         return semantic_candidates(items, embedder=embedder, cancelled=cancelled,
-                                   progress=progress)
+                                   progress=progress, lexical=lexical)
     except (ImportError, OSError, ValueError):
         why = semantic_unavailable()
         if why is None:  # not the model's failure

@@ -161,6 +161,7 @@ def semantic_candidates(
     timings: dict[str, float] | None = None,
     lexical_threshold: float = LEXICAL_THRESHOLD,
     progress: Callable[[str, int, int], None] | None = None,
+    lexical: Sequence[Candidate] | None = None,
 ) -> list[Candidate]:
     """The lexical candidates of ``items`` fused with their semantic neighbours, best first
     (each pair once, ``a`` sorting first, as :func:`find_candidates` gives them).
@@ -168,7 +169,9 @@ def semantic_candidates(
     caches nothing); the model missing raises (:func:`memtui.core.judge.embed.unavailable`
     says so beforehand). ``timings``, when given, gets the seconds of each step
     (``lexical``, ``embed``, ``nearest``, ``fuse``: what the benchmark reports); ``progress``
-    (``progress(step, done, total)``) hears of each step."""
+    (``progress(step, done, total)``) hears of each step. ``lexical``: the lexical candidates
+    at ``lexical_threshold``, when the caller found them already (shown before the model
+    loads: :func:`~memtui.core.judge.finder.cheap_candidates`)."""
     from time import perf_counter
 
     clock = [perf_counter()]
@@ -184,8 +187,9 @@ def semantic_candidates(
             progress(step, 0, 1)
 
     embedder = embedder if embedder is not None else Embedder()
-    say("matching words (the lexical index)")
-    lexical = find_candidates(items, threshold=lexical_threshold, cancelled=cancelled)
+    if lexical is None:
+        say("matching words (the lexical index)")
+        lexical = find_candidates(items, threshold=lexical_threshold, cancelled=cancelled)
     lap("lexical")
     vectors = embedder.embed_items(items, progress)
     embedder.save()

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from memtui.core.contents import ScanResult
 from memtui.core.judge.body_cache import BodyCache
 from memtui.core.judge.candidate_cache import CandidateCache
-from memtui.core.judge.finder import judge_candidates
+from memtui.core.judge.finder import judge_candidates, semantic_unavailable
 from memtui.core.judge.items import claude_md_items, memory_items
 from memtui.core.judge.ledger import Ledger
 from memtui.core.judge.providers import Judge
@@ -21,6 +22,9 @@ from memtui.core.judge.verdicts import NEEDS_ACTION, Candidate, JudgedPair, Judg
 from memtui.core.model import StoreKind
 from memtui.core.stores.claudemd import MANAGED_CLAUDE_MD, load_chain
 from memtui.core.stores.locations import Context
+
+if TYPE_CHECKING:
+    from memtui.core.judge.engine import Vectors
 
 Progress = Callable[[str, int, int], None]
 
@@ -33,6 +37,10 @@ class JudgeRun:
     """Pairs that got a new verdict in this run."""
     complete: bool = True
     notes: list[str] = field(default_factory=list)
+    early: str | None = None
+    """A run shown before its pairs are all found (a session's ``preview``): ``"cached"``, the
+    pairs found before whose sides did not change; ``"cheap"``, those found without the model
+    (:func:`~memtui.core.judge.finder.cheap_candidates`). None: the pairs found."""
 
     def open_pairs(self) -> list[JudgedPair]:
         """Pairs a user should look at: a current or previous verdict that needs action and
@@ -89,16 +97,18 @@ def pair_up(
     cache: CandidateCache | None = None,
     found: Sequence[Candidate] | None = None,
     progress: Progress | None = None,
+    lexical: Sequence[Candidate] | None = None,
 ) -> list[JudgedPair]:
     """The candidate pairs of ``items`` (:func:`~memtui.core.judge.finder.judge_candidates`:
     semantic neighbours fused with the lexical and exact signals) with the ledger's state of
     each; ``ctx``: its cache dir keeps the embeddings and the pairs found (``cache``: the
     pairs' cache, loaded already; ``found``: the candidates, when the caller has them
     already from that cache: :func:`~memtui.core.judge.finder.cached_answer`; ``progress``:
-    each step of finding them)."""
+    each step of finding them; ``lexical``: :func:`~memtui.core.judge.finder.
+    cheap_candidates`' answer, when the caller has it)."""
     if found is None:
         found = judge_candidates(items, cancelled=cancelled, ctx=ctx, notes=notes, cache=cache,
-                                 progress=progress)
+                                 progress=progress, lexical=lexical)
     return [ledger.lookup(c) for c in found]
 
 
@@ -142,6 +152,7 @@ def verdict_batches(
     progress: Progress | None = None,
     items: Sequence[JudgeItem] | None = None,
     first: Callable[[], Sequence[str]] | None = None,
+    rarity: Vectors | None = None,
 ) -> Iterator[list[tuple[JudgedPair, Verdict]]]:
     """The verdicts of ``judge`` on ``todo``, a batch at a time, likeliest first
     (:func:`judge_order`); nothing is recorded (:func:`apply_verdicts` does). The local judge
@@ -154,7 +165,9 @@ def verdict_batches(
     rare a word is among (:func:`~memtui.core.judge.local.run_context`). ``first``, asked
     before each batch of the local judge, gives the ids of the pairs to judge before the
     others (the rows a screen shows): those of them not judged yet go first, in its order
-    (a pair's verdict does not depend on the pairs judged with it)."""
+    (a pair's verdict does not depend on the pairs judged with it). ``rarity``: the local
+    judge's embeddings with the rarity of the words of ``items``, made ahead (what
+    :func:`~memtui.core.judge.local.run_context` makes: ``Vectors(items=items)``)."""
     from memtui.core.judge.local import LocalJudge
 
     step_name = f"judging ({judge.name})"
@@ -175,7 +188,15 @@ def verdict_batches(
     from memtui.core.judge import local
 
     say(0)
-    vectors, nearest = local.run_context([p.candidate for p in order], items)  # as .judge
+    candidates = [p.candidate for p in order]
+    vectors: Vectors | None
+    nearest: list[bool] | None
+    if rarity is not None and semantic_unavailable() is None:  # what run_context gives
+        from memtui.core.judge.neighbours import NEAREST
+
+        vectors, nearest = rarity, [NEAREST in c.reasons for c in candidates]
+    else:
+        vectors, nearest = local.run_context(candidates, items)  # as .judge
     near = {id(p): nearest is not None and nearest[n] for n, p in enumerate(order)}
     waiting = {p.candidate.id: p for p in order}
     """The pairs not judged yet, by id (a pair's id is its two sides': one pair each)."""

@@ -18,19 +18,25 @@ cancelled while judging keeps (and records) the verdicts it got."""
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Generic, TypeVar
 
 from memtui.core.cache import ScanCache
 from memtui.core.config import Config, JudgeConfig
 from memtui.core.contents import ScanResult
 from memtui.core.judge.body_cache import BodyCache
 from memtui.core.judge.body_cache import default_path as body_cache_path
-from memtui.core.judge.finder import cached_answer, load_cache
+from memtui.core.judge.finder import (
+    cached_answer,
+    cheap_candidates,
+    load_cache,
+    semantic_importable,
+)
 from memtui.core.judge.ledger import USER, Ledger, default_ledger_path
 from memtui.core.judge.providers import Estimate, Judge, load_judge
 from memtui.core.judge.refresh import Reread, refresh_run
@@ -47,13 +53,14 @@ from memtui.core.judge.run import (
     verdict_batches,
 )
 from memtui.core.judge.scoped import ScopedPlan, scoped_verdict
-from memtui.core.judge.verdicts import JudgedPair, Relation, Verdict
+from memtui.core.judge.verdicts import JudgedPair, JudgeItem, Relation, Verdict
 from memtui.core.model import StoreKind
 from memtui.core.stores.claudemd import MANAGED_CLAUDE_MD
 from memtui.core.stores.locations import Context
 
 if TYPE_CHECKING:
     from memtui.core.judge.anthropic_judge import Usage
+    from memtui.core.judge.engine import Vectors
 
 Cancelled = Callable[[], bool]
 
@@ -63,6 +70,37 @@ RECORD_ONLY: dict[str, Relation] = {
     "not_conflict": Relation.NOT_CONFLICT,
 }
 """Decisions that change no file: recorded, the pair is not raised again until a side changes."""
+
+
+T = TypeVar("T")
+
+
+class Ahead(Generic[T]):
+    """A value made on a thread of its own (a daemon: a run dropped meanwhile does not wait
+    for it); :meth:`get` waits for it, None when making it failed (the caller makes it
+    then)."""
+
+    def __init__(self, make: Callable[[], T]) -> None:
+        self._value: T | None = None
+        self._thread = threading.Thread(target=self._run, args=(make,), daemon=True,
+                                        name="memtui-judge-ahead")
+        self._thread.start()
+
+    def _run(self, make: Callable[[], T]) -> None:
+        with contextlib.suppress(Exception):
+            self._value = make()
+
+    def get(self) -> T | None:
+        self._thread.join()
+        return self._value
+
+
+def _judges_locally(judge: Judge) -> bool:
+    """``judge`` is the local judge as :func:`~memtui.core.judge.run.verdict_batches` runs
+    it (its verdicts need the words' rarity among the items)."""
+    from memtui.core.judge.local import LocalJudge
+
+    return isinstance(judge, LocalJudge) and type(judge).judge is LocalJudge.judge
 
 
 class SpendRefused(Exception):
@@ -122,6 +160,11 @@ class JudgeSession:
     the machine). Kept after :meth:`send`, which empties :attr:`todo`."""
     held_back: int = 0
     """Pairs to judge beyond the pair limit: not sent (the best first go)."""
+    rarity: tuple[list[JudgeItem], Ahead[Vectors]] | None = field(default=None, repr=False,
+                                                                 compare=False)
+    """The local judge's embeddings and rarity of the items (what they were made of with
+    them), made on a thread of their own while the pairs were found; :meth:`stream` takes them
+    (once) when the run's items are still those."""
     lock: threading.RLock = field(default_factory=threading.RLock, repr=False, compare=False)
     """Held while the ledger or the pairs' verdicts change (:meth:`stream` runs on a worker
     thread, decisions on the UI's)."""
@@ -156,7 +199,10 @@ class JudgeSession:
         again) a run of the earlier candidates whose sides did not change, with the ledger's
         state of each (:func:`~memtui.core.judge.finder.cached_candidates`; none when nothing
         changed: the cache's pairs are the answer, asked for once,
-        :func:`~memtui.core.judge.finder.cached_answer`)."""
+        :func:`~memtui.core.judge.finder.cached_answer`); when there are none such (a cold
+        start) and the semantic finder is to run, the pairs found without the model instead
+        (:func:`~memtui.core.judge.finder.cheap_candidates`; the finder goes on from them).
+        The run's ``early`` says which."""
         if max_pairs < 1:
             raise ValueError(f"max_pairs must be 1 or more, not {max_pairs}")
         judge = (
@@ -187,13 +233,26 @@ class JudgeSession:
             return session
         cache = load_cache(context)
         found = cached_answer(items, cache, session.run.notes)  # asked once: 9,000 candidates
-        if found is None and preview is not None and (known := cache.known(items)):
-            preview(JudgeRun(items, [ledger.lookup(c) for c in known],
-                             notes=list(session.run.notes)))
+        lexical = None
+        if found is None and preview is not None:
+            early, known = "cached", cache.known(items)
+            if not known and semantic_importable():  # cold: the model's pairs take seconds
+                _say(progress, "matching names, contents and words", 0, 1)
+                early, known = "cheap", cheap_candidates(items, cancelled)
+                lexical = known
+            if known and not _stopped(cancelled):
+                preview(JudgeRun(items, [ledger.lookup(c) for c in known],
+                                 notes=list(session.run.notes), early=early))
+        if found is None and _judges_locally(judge) and semantic_importable():
+            # the words' rarity the local verdicts need, read from every item while the
+            # pairs are found (the tokenizer and the matrix products leave the GIL)
+            from memtui.core.judge import engine
+
+            session.rarity = (items, Ahead(lambda: engine.Vectors(items=items)))
         _say(progress, "pairing", 0, 1)
         session.run.pairs = pair_up(items, ledger, cancelled=cancelled, ctx=context,
                                     notes=session.run.notes, cache=cache, found=found,
-                                    progress=progress)
+                                    progress=progress, lexical=lexical)
         if _stopped(cancelled):
             session.run.complete = False
             return session
@@ -272,14 +331,16 @@ class JudgeSession:
         if refusal is not None:
             raise SpendRefused(refusal)
         todo, self.todo = self.todo, []
+        ahead, self.rarity = self.rarity, None
         if not todo:
             return
+        rarity = ahead[1].get() if ahead is not None and ahead[0] is self.run.items else None
         finished = False
         since = time.time()  # a decision from now on is the user's answer: no verdict over it
         try:
             for verdicts in verdict_batches(todo, self.judge, batch=batch, cancelled=cancelled,
                                             progress=progress, items=self.run.items,
-                                            first=first):
+                                            first=first, rarity=rarity):
                 with self.lock:
                     applied = apply_verdicts(verdicts, self.ledger, since)
                     self.run.judged += len(applied)

@@ -66,7 +66,7 @@ from memtui.core.judge.merge import (
 from memtui.core.judge.providers import ProviderError
 from memtui.core.judge.refresh import changed_files, reread
 from memtui.core.judge.resolve import finish_keep, plan_keep
-from memtui.core.judge.run import JudgeRun
+from memtui.core.judge.run import JudgeRun, pairs_to_judge
 from memtui.core.judge.scoped import finish_scoped, plan_scoped, propose_notes
 from memtui.core.judge.session import JudgeSession, load_provider
 from memtui.core.judge.verdicts import (
@@ -448,7 +448,7 @@ class ConflictsScreen(ReportsWork, Screen[None]):
 
         session = await in_thread(start)
         self.found, self.preview_run, self.pairing = session, None, None
-        self.judging = None
+        self.judging, self.queued = None, set()  # the preview's, if any: the session's now
         if not session.asks_first:
             if session.todo:
                 self.judging = (0, len(session.todo))
@@ -664,10 +664,14 @@ class ConflictsScreen(ReportsWork, Screen[None]):
     # showing ----------------------------------------------------------------------------
 
     def show_preview(self, run: JudgeRun) -> None:
-        """The pairs found before whose memories did not change, while they are paired again
-        (no decision until then)."""
+        """While the memories are paired: the pairs found before whose memories did not
+        change, or (cold) those found without the model, which its neighbours join when they
+        are found (the list grows; the highlighted row stays). No decision until then."""
         if self.found is None and self.is_attached:
             self.preview_run = run
+            # those without a current verdict (all, cold) are listed marked judging: the
+            # judge starts on them, those on screen first, once the pairing is done
+            self.queued = {p.candidate.id for p in pairs_to_judge(run.pairs)}
             self.show_pairs()
 
     def show_pairs(self) -> None:
@@ -754,9 +758,12 @@ class ConflictsScreen(ReportsWork, Screen[None]):
         """The message while the memories are paired, or their pairs judged."""
         if self.found is None:
             doing = f": {self.pairing}" if self.pairing else ""
-            self.say(f"pairing memories ({self.judge_name} judge{doing}) … meanwhile the pairs "
-                     "found before whose memories did not change; decisions wait for the "
-                     "pairing", "dim")
+            early = self.preview_run.early if self.preview_run is not None else None
+            meanwhile = ("the pairs of the same content, name or words, marked "
+                         f"{PENDING} (those near in meaning join them)" if early == "cheap"
+                         else "the pairs found before whose memories did not change")
+            self.say(f"pairing memories ({self.judge_name} judge{doing}) … meanwhile "
+                     f"{meanwhile}; decisions wait for the pairing", "dim")
         elif self.judging is not None:  # the same words throughout (the count is in the head):
             # the message's height follows its text, a new text lays the screen out again
             self.say(f"judging ({self.judge_name}) · rows marked {PENDING} get their verdict "

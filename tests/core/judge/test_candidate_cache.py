@@ -16,7 +16,7 @@ from memtui.core.demo.build import DemoHome
 from memtui.core.judge import finder
 from memtui.core.judge.candidate_cache import VERSION, CandidateCache, default_path
 from memtui.core.judge.finder import cached_candidates, judge_candidates, load_cache
-from memtui.core.judge.run import collect_items
+from memtui.core.judge.run import JudgeRun, collect_items
 from memtui.core.judge.verdicts import Candidate, JudgeItem
 from memtui.core.scan.scanner import scan
 from memtui.core.stores.locations import Context
@@ -71,8 +71,10 @@ def test_a_warm_session_asks_the_cache_once(
         return JudgeSession.start(ctx, JudgeConfig(), managed=ctx.home / "no-managed",
                                   preview=previews.append)
 
-    previews: list[object] = []
+    previews: list[JudgeRun] = []
     first = start()
+    assert [run.early for run in previews] == ["cheap"]  # cold: the pairs found without the model
+    previews.clear()
     refuse_to_pair(monkeypatch)
     calls: list[int] = []
     real = CandidateCache.complete
@@ -86,6 +88,55 @@ def test_a_warm_session_asks_the_cache_once(
     assert calls == [1] and previews == []
     assert [p.candidate.id for p in again.run.pairs] == [p.candidate.id for p in first.run.pairs]
     assert again.run.notes == first.run.notes
+
+
+def test_a_cold_session_shows_the_pairs_found_without_the_model_first(
+    ctx: Context, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No candidates found before: before the embeddings (seconds, cold) the preview gets the
+    pairs of the same content, the same name and the lexical index, with the ledger's state of
+    each; every one of them is among the pairs the session ends with, and the lexical index is
+    not run a second time for them."""
+    from memtui.core.judge import candidates, neighbours
+    from memtui.core.judge.session import JudgeSession
+
+    lexical: list[int] = []
+    real = candidates.find_candidates
+
+    def counted(*args: object, **kwargs: object) -> list[Candidate]:
+        lexical.append(1)
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(finder, "find_candidates", counted)
+    monkeypatch.setattr(neighbours, "find_candidates", counted)
+    previews: list[JudgeRun] = []
+    embedded: list[bool] = []
+
+    def preview(run: JudgeRun) -> None:
+        embedded.append(bool(lexical) and not ran_nearest)
+        previews.append(run)
+
+    ran_nearest: list[int] = []
+    real_nearest = neighbours.nearest_arrays
+
+    def nearest(*args: object, **kwargs: object) -> object:
+        ran_nearest.append(1)
+        return real_nearest(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(neighbours, "nearest_arrays", nearest)
+    session = JudgeSession.start(ctx, JudgeConfig(), managed=ctx.home / "no-managed",
+                                 preview=preview)
+    assert len(previews) == 1 and previews[0].early == "cheap"
+    assert embedded == [True]  # shown before the model's neighbours were looked for
+    early = {p.candidate.id for p in previews[0].pairs}
+    assert len(early) > 10 and all(p.state == "new" for p in previews[0].pairs)
+    final = {p.candidate.id for p in session.run.pairs}
+    assert early < final  # every early pair is a candidate; the model's neighbours joined
+    assert lexical == [1]  # the lexical index ran once, for the preview and the finder
+    assert session.run.early is None
+    # the CLI's run asks for no preview: the same pairs, found the one way
+    assert [c.id for c in judge_candidates(items_of(ctx))] == [
+        p.candidate.id for p in session.run.pairs]
 
 
 def test_a_changed_memory_pairs_again_and_the_unchanged_pairs_are_known(
@@ -170,12 +221,12 @@ def test_the_version_names_the_finders_sources() -> None:
     digest = hashlib.sha256()
     for name in FINDER_SOURCES:
         digest.update((folder / name).read_bytes())
-    assert (VERSION, digest.hexdigest()[:16]) == (4, PINNED), (
+    assert (VERSION, digest.hexdigest()[:16]) == (5, PINNED), (
         "the finder's sources changed: bump candidate_cache.VERSION and pin the new digest "
         f"{digest.hexdigest()[:16]}")
 
 
-PINNED = "099aea7c02e3e8d2"
+PINNED = "d7405f40f962cd5b"
 
 
 def test_finding_the_candidates_says_each_step(demo: DemoHome, tmp_path: Path) -> None:

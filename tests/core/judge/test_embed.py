@@ -8,6 +8,7 @@ import socket
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -175,17 +176,54 @@ def test_the_scan_imports_no_numpy_nor_model(tmp_path: Path) -> None:
                 "memtui.core.judge.embed"} & modules
 
 
-def test_a_few_texts_embedded_one_by_one_are_the_models_batch_vectors(
+@pytest.fixture(scope="module")
+def wordllama_itself() -> object:
+    """wordllama's own model, loaded its way (``WordLlama.load`` from its package directory,
+    no download): what :class:`~memtui.core.judge.embed.StaticModel` must give the same
+    vectors as. Its import's ``logging.basicConfig`` is undone."""
+    import logging
+
+    root = logging.getLogger()
+    handlers, level = list(root.handlers), root.level
+    try:
+        from wordllama import WordLlama
+
+        from memtui.core.judge.embed import DIMENSIONS, MODEL_CONFIG, package_dir
+
+        return WordLlama.load(MODEL_CONFIG, cache_dir=package_dir(), dim=DIMENSIONS,
+                              disable_download=True)
+    finally:
+        for handler in root.handlers[:]:
+            if handler not in handlers:
+                root.removeHandler(handler)
+        root.setLevel(level)
+
+
+TEXTS = [PARAPHRASES[0][0], "x", "Émoji 🚀 and ünïcode", "word " * 300, UNRELATED[2], "",
+         "a\n\nline two\twith a tab", *[t for pair in PARAPHRASES for t in pair], *UNRELATED]
+
+
+def test_the_vectors_are_wordllamas_own_to_the_bit(
+    embedder: Embedder, wordllama_itself: Any
+) -> None:
+    """The model read from wordllama's files (its float16 table indexed, no padding) gives
+    exactly what wordllama's ``embed`` gives (its table turned to float32 whole, each batch
+    padded): the embedding cache's vectors stay valid, and the candidates the same."""
+    reference = np.asarray(wordllama_itself.embed(TEXTS, norm=False), dtype=np.float32)
+    assert np.array_equal(embedder.model.means(TEXTS), reference)
+    assert np.array_equal(embedder.model.means(TEXTS, batch=False), reference)
+    assert embedder.model.table.dtype == np.float16  # not turned to float32 whole
+
+
+def test_a_few_texts_embedded_one_by_one_are_the_batch_vectors(
     embedder: Embedder, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import memtui.core.judge.embed as embed
 
-    texts = [PARAPHRASES[0][0], "x", "Émoji 🚀 and ünïcode", "word " * 300, UNRELATED[2]]
-    batch = np.asarray(embedder.model.embed(texts, norm=False), dtype=np.float32)
-    assert np.allclose(Embedder(model=embedder.model)._mean_of_tokens(texts), batch, atol=1e-6)
+    texts = TEXTS[:5]
     few = Embedder(model=embedder.model).embed(texts)  # at most FEW new texts: one by one
-    monkeypatch.setattr(embed, "FEW", 0)  # every call through the model's batch
-    assert np.allclose(Embedder(model=embedder.model).embed(texts), few, atol=1e-6)
+    monkeypatch.setattr(embed, "FEW", 0)  # every call through the tokenizer's batch
+    assert np.array_equal(Embedder(model=embedder.model).embed(texts), few)
 
 
 def test_a_digest_ending_in_a_zero_byte_is_read_back_from_the_cache(
