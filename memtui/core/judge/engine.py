@@ -457,7 +457,8 @@ def difference(
         word = min(flipped, key=lambda w: (-counts[w], w))
         neg_x = word in x.negated
         return "negation", (f"not {word}" if neg_x else word), (word if neg_x else f"not {word}")
-    only_x, only_y = x.stems - other_y, y.stems - other_x
+    only_x = x.stems - other_y - _said_when(x)
+    only_y = y.stems - other_x - _said_when(y)
     for pair in ANTONYMS:
         if pair & only_x and pair & only_y and (pair & only_x) != (pair & only_y):
             return "antonym", " ".join(sorted(pair & only_x)), " ".join(sorted(pair & only_y))
@@ -476,6 +477,25 @@ def difference(
             # frontend / backend) or a condition (staging / production: scoped)
             return "value", left, right
     return None
+
+
+WHEN_WORDS = frozenset(("now", "still", "today", "nowadays", "currently", "presently",
+                        "already", "anymore", "yet"))
+"""Words that say when a statement holds, not what it says ("now", "still", "currently"):
+no value of their own, so never a word swapped for another ("still reviews" / "now
+reviews" is one fact; whether "now" says it changed is :func:`_changed`'s question)."""
+
+
+@lru_cache(maxsize=16_384)
+def _when_stems(tokens: tuple[str, ...]) -> frozenset[str]:
+    said = {stem(t) for t in tokens if t in WHEN_WORDS}
+    return frozenset(said - {stem(t) for t in tokens if t not in WHEN_WORDS})
+
+
+def _said_when(st: Statement) -> frozenset[str]:
+    """The stems of :data:`WHEN_WORDS` the statement says (unless another of its words has
+    that stem: "the current release" keeps "current")."""
+    return _when_stems(st.tokens)
 
 
 def _flips(sa: list[Statement], sb: list[Statement], mentions: Counter[str],

@@ -392,3 +392,23 @@ def test_a_repeat_whose_newer_side_says_it_changed_supersedes(vectors: Vectors) 
     newer_old = item("invoices-pdf.md", "Invoice PDFs are rendered by the billing service.",
                      "Invoice PDFs", modified="2026-11-01")
     assert verdict(newer_old, new, vectors).relation is Relation.DUPLICATE
+
+
+@pytest.mark.parametrize(("a", "b"), [
+    ("The team still reviews every schema migration by hand.",
+     "The team now reviews every schema migration by hand."),
+    ("The cache is always warmed before a release goes out.",
+     "The cache is now warmed before a release goes out."),
+    ("Design docs live in the team wiki today.", "Design docs now live in the team wiki."),
+    ("Currently the linter runs on every push to a branch.",
+     "The linter now runs on every push to a branch."),
+])
+def test_now_against_another_word_of_time_is_no_other_value(a: str, b: str,
+                                                            vectors: Vectors) -> None:
+    """Two sides that differ only by "now" and another word of when ("still", "always",
+    "today", "currently") say one thing: "now" is no value swapped for the other word (it
+    was read as "another value of the same kind", a contradiction)."""
+    one, two = item("one.md", a, "Notes"), item("two.md", b, "Notes")
+    given = verdict(one, two, vectors)
+    assert given.relation is not Relation.CONFLICTS_WITH, given.reason
+    assert "now" not in given.reason.split("vs")[-1], given.reason
