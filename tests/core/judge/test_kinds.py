@@ -162,3 +162,31 @@ def test_two_rules_of_one_broad_area_are_related_not_compatible() -> None:
     [v] = LocalJudge().judge([Candidate(go, web, 0.5, ("similar text",))],
                              items=[go, web, *filler])
     assert v is not None and v.relation is Relation.RELATED, v
+
+
+def test_no_value_is_under_two_kinds_unless_declared() -> None:
+    """A value listed under two kinds was indexed under the later one alone, silently: each
+    value (and each alias) is under one kind, or declared in ``SEVERAL_KINDS`` and then found
+    under each."""
+    from memtui.core.judge.kinds import ALIASES, KINDS, SEVERAL_KINDS
+
+    under: dict[str, set[str]] = {}
+    for kind, values in KINDS.items():
+        for value in values:
+            under.setdefault(value, set()).add(kind)
+    several = {value: kinds for value, kinds in under.items() if len(kinds) > 1}
+    assert several == {v: set(k) for v, k in SEVERAL_KINDS.items()}
+    assert not set(ALIASES) & set(under), "an alias that is also a value"
+
+
+def test_an_index_rejects_a_value_under_two_kinds_not_declared() -> None:
+    from memtui.core.judge.kinds import index
+
+    kinds = {"JavaScript runtime": ("node", "bun"), "JavaScript package manager": ("npm", "bun")}
+    with pytest.raises(ValueError, match="bun"):
+        index(kinds, {}, {})
+    table = index(kinds, {"bunjs": "bun"},
+                  {"bun": ("JavaScript runtime", "JavaScript package manager")})
+    assert set(table[("bun",)]) == {("JavaScript runtime", "bun"),
+                                    ("JavaScript package manager", "bun")}
+    assert table[("bunjs",)] == table[("bun",)]
