@@ -120,6 +120,12 @@ log level, message broker: :mod:`memtui.core.judge.kinds`) contradict each other
 REVIEW_PAIR = 0.5
 """A pair the rules cannot pin, each side the other's nearest memory and at least this near,
 is listed for review (as a likely duplicate, with a low confidence) rather than hidden."""
+REVIEW_SUBJECT = 0.45
+"""... or each the other's nearest and their subject vectors (:meth:`Vectors.subject`: the
+content words weighted by rarity) at least this near. Chosen on the tune half: three in four
+of its pairs that need a decision are this near, and it adds four of its ~80 listed pairs as
+false alarms."""
+MAX_SUBJECT_CHARS = 4_000
 PARALLEL_VALUES_PAIR = 0.4
 """Two memories at least this near that give other values of one kind (a timeout each, a
 version each) where no rule found them contradicting: parallel notes, their values differ by
@@ -229,6 +235,7 @@ class Vectors:
             for word in stems_ | _words_of(item.description):
                 self.df[word] = self.df.get(word, 0) + 1
         self._n = max(self.items, 2)
+        self._subjects: dict[str, Matrix] = {}
         self._weights: dict[str, float] = {}
         """Each word's rarity weight in :meth:`overlap` (log N / (1 + df) + 0.1), made once."""
 
@@ -276,6 +283,40 @@ class Vectors:
                 self._rows.setdefault(text, row)
         self._lists[key] = matrix
         return matrix
+
+    def subject(self, text: str) -> Matrix:
+        """What ``text`` is about, as one unit vector: its content words' vectors (each word
+        embedded alone, once a run), weighted by rarity (log N / (1 + df) + 0.1, as
+        :meth:`overlap`) and summed. A memory's mean of tokens weighs "the", "use" and
+        "tests" as much as "sqlc" or "Capistrano"; this one weighs the subject words most,
+        so two paraphrases of one fact in other words come out nearer than two facts of one
+        broad area."""
+        known = self._subjects.get(text)
+        if known is not None:
+            return known
+        import numpy as np
+
+        said = sorted({w for w in words(text[:MAX_SUBJECT_CHARS]) if content(w)})
+        vector = np.zeros(self.embedder_dimensions(), dtype=np.float32)
+        if said:
+            rows = self.of(said)
+            weights = np.array([math.log(self._n / (1 + self.df.get(stem(w), 0))) + 0.1
+                                for w in said], dtype=np.float32)
+            vector = weights @ rows
+            norm = float(np.linalg.norm(vector))
+            if norm > 0:
+                vector = vector / norm
+        self._subjects[text] = vector
+        return vector
+
+    def embedder_dimensions(self) -> int:
+        from memtui.core.judge.embed import DIMENSIONS
+
+        return DIMENSIONS
+
+    def subject_cosine(self, a: JudgeItem, b: JudgeItem) -> float:
+        """The cosine of the two items' :meth:`subject` vectors."""
+        return float(self.subject(_text(a)) @ self.subject(_text(b)))
 
     def cosine(self, a: str, b: str) -> float:
         m = self.of([a, b])
@@ -916,8 +957,9 @@ def judge_pair(candidate: Candidate, vectors: Vectors | None = None,
         return Verdict(Relation.COMPATIBLE, round(min(0.6, reading.pair), 2),
                        f"two rules on near subjects ({reading.pair:.2f}), both can hold: "
                        "nothing one says contradicts the other", NAME, evidence=quote)
-    if (nearest and best is not None and reading.pair >= REVIEW_PAIR and near >= ALIGNED
-            and not journal):
+    if (nearest and best is not None and not journal
+            and ((reading.pair >= REVIEW_PAIR and near >= ALIGNED)
+                 or vectors.subject_cosine(a, b) >= REVIEW_SUBJECT)):
         # the rules pin nothing, but each side is the other's nearest memory, the two are
         # close and so are statements of theirs (not ones both hold word for word, such as
         # "Daily: [[2026-11-25]]"): most likely one fact written twice; listed for review
