@@ -102,6 +102,28 @@ KINDS: dict[str, tuple[str, ...]] = {
     "Python HTTP client": ("httpx", "aiohttp", "urllib3"),
     "dashboards": ("grafana", "kibana", "metabase"),
     "secret scanner": ("gitleaks", "trufflehog", "detect-secrets"),
+    "Python version manager": ("pyenv", "asdf", "mise"),
+    "container runtime": ("podman", "containerd", "cri-o"),
+    "reverse proxy": ("nginx", "traefik", "caddy", "envoy", "haproxy"),
+    "service mesh": ("istio", "linkerd", "consul connect"),
+    "object storage": ("s3", "gcs", "minio", "azure blob"),
+    "document database": ("mongodb", "dynamodb", "couchdb", "firestore", "cosmosdb"),
+    "data warehouse": ("snowflake", "bigquery", "redshift", "clickhouse", "databricks"),
+    "JVM build tool": ("maven", "gradle", "sbt"),
+    "Java test framework": ("junit", "testng", "spock"),
+    "Ruby test framework": ("rspec", "minitest"),
+    "Go assertion library": ("testify", "gomega", "gotest.tools"),
+    "code coverage service": ("codecov", "coveralls"),
+    "release tool": ("semantic-release", "changesets", "release-please", "goreleaser"),
+    "git hooks manager": ("husky", "lefthook", "pre-commit", "overcommit"),
+    "UI component library": ("mui", "chakra", "antd", "shadcn", "mantine"),
+    "i18n library": ("i18next", "formatjs", "lingui", "react-intl"),
+    "form library": ("react-hook-form", "formik"),
+    "mobile framework": ("react native", "flutter", "ionic", "xamarin"),
+    "API gateway": ("kong", "apigee", "tyk"),
+    "status page": ("statuspage", "instatus", "betteruptime"),
+    "uptime monitor": ("pingdom", "uptimerobot", "checkly"),
+    "wiki": ("confluence", "notion"),
 }
 """Each kind's values, lower case; a value of two words is matched as a phrase."""
 
@@ -109,7 +131,8 @@ ALIASES: dict[str, str] = {
     "postgresql": "postgres", "pg": "postgres", "k8s": "kubernetes", "argocd": "argo",
     "fluxcd": "flux", "rabbit": "rabbitmq", "jest.config": "jest",
     "vitest.config": "vitest", "warning": "warn", "pub-sub": "pub/sub", "pubsub": "pub/sub",
-    "cjs": "commonjs",
+    "cjs": "commonjs", "mongo": "mongodb", "dynamo": "dynamodb", "material-ui": "mui",
+    "ant-design": "antd", "shadcn/ui": "shadcn", "chakra-ui": "chakra",
 }
 """Other names of a value."""
 
@@ -118,6 +141,8 @@ NOT_AFTER: dict[str, frozenset[str]] = {
     "moment": frozenset(("the", "a", "this", "that", "any", "one")),
     "helm": frozenset(("the",)),
     "drone": frozenset(("a", "the")),
+    "notion": frozenset(("the", "a", "no", "any", "this", "that")),
+    "envoy": frozenset(("the", "an", "a")),
 }
 """A value read as plain English when the word before it is one of these ("at the moment",
 "at the helm")."""

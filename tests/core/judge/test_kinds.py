@@ -29,6 +29,11 @@ from memtui.core.judge.verdicts import Candidate, JudgeItem, Relation
      {"renovate"}),
     ("Traces go to Jaeger.", "tracing backend", {"jaeger"}),
     ("Styles are written with Tailwind utility classes.", "CSS approach", {"tailwind"}),
+    ("The Android app builds with Gradle.", "JVM build tool", {"gradle"}),
+    ("Sessions live in Mongo; the audit log in DynamoDB.", "document database",
+     {"mongodb", "dynamodb"}),
+    ("Git hooks are installed by lefthook, not husky.", "git hooks manager",
+     {"lefthook", "husky"}),
 ])
 def test_a_text_names_values_of_a_kind(text: str, kind: str, values: set[str]) -> None:
     assert kinds_of(text)[kind] == values
@@ -42,6 +47,8 @@ def test_a_text_names_values_of_a_kind(text: str, kind: str, values: set[str]) -
     "At the helm of every deploy is the release captain.",  # not the deploy tool
     "Refunds ship by express delivery.",  # not the Node web framework
     "The new tempo of releases is weekly.",  # no tracing backend named
+    "The notion of done includes the docs.",  # not the wiki
+    "The envoy from the partner team joins the planning.",  # not the proxy
 ])
 def test_plain_english_names_no_value(text: str) -> None:
     assert kinds_of(text) == {}
