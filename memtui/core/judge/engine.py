@@ -121,10 +121,11 @@ REVIEW_PAIR = 0.5
 """A pair the rules cannot pin, each side the other's nearest memory and at least this near,
 is listed for review (as a likely duplicate, with a low confidence) rather than hidden."""
 REVIEW_SUBJECT = 0.45
-"""... or each the other's nearest and their subject vectors (:meth:`Vectors.subject`: the
-content words weighted by rarity) at least this near. Chosen on the tune half: three in four
-of its pairs that need a decision are this near, and it adds four of its ~80 listed pairs as
-false alarms."""
+"""... or, each the other's nearest with statements that near, their subject vectors
+(:meth:`Vectors.subject`: the content words weighted by rarity) at least this near. Chosen on
+the tune half: three in four of its pairs that need a decision are this near. The near
+statements are needed as for the whole texts: without them, two memories naming one rare
+event ("Black Friday": a deploy freeze, a capacity plan) were listed."""
 MAX_SUBJECT_CHARS = 4_000
 PARALLEL_VALUES_PAIR = 0.4
 """Two memories at least this near that give other values of one kind (a timeout each, a
@@ -958,8 +959,8 @@ def judge_pair(candidate: Candidate, vectors: Vectors | None = None,
                        f"two rules on near subjects ({reading.pair:.2f}), both can hold: "
                        "nothing one says contradicts the other", NAME, evidence=quote)
     if (nearest and best is not None and not journal
-            and ((reading.pair >= REVIEW_PAIR and near >= ALIGNED)
-                 or vectors.subject_cosine(a, b) >= REVIEW_SUBJECT)):
+            and near >= ALIGNED
+            and (reading.pair >= REVIEW_PAIR or vectors.subject_cosine(a, b) >= REVIEW_SUBJECT)):
         # the rules pin nothing, but each side is the other's nearest memory, the two are
         # close and so are statements of theirs (not ones both hold word for word, such as
         # "Daily: [[2026-11-25]]"): most likely one fact written twice; listed for review

@@ -266,7 +266,7 @@ def test_the_local_rules_name_the_engines_sources() -> None:
         f"{digest.hexdigest()[:16]}")
 
 
-ENGINE_PINNED = "82fe949fcfe56ac5"
+ENGINE_PINNED = "a3e88d277a976f64"
 
 
 def _asdict_bytes(ledger: Ledger) -> bytes:
