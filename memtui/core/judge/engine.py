@@ -120,6 +120,13 @@ log level, message broker: :mod:`memtui.core.judge.kinds`) contradict each other
 REVIEW_PAIR = 0.5
 """A pair the rules cannot pin, each side the other's nearest memory and at least this near,
 is listed for review (as a likely duplicate, with a low confidence) rather than hidden."""
+REVIEW_SUBJECT = 0.45
+"""... or, each the other's nearest with statements that near, their subject vectors
+(:meth:`Vectors.subject`: the content words weighted by rarity) at least this near. Chosen on
+the tune half: three in four of its pairs that need a decision are this near. The near
+statements are needed as for the whole texts: without them, two memories naming one rare
+event ("Black Friday": a deploy freeze, a capacity plan) were listed."""
+MAX_SUBJECT_CHARS = 4_000
 PARALLEL_VALUES_PAIR = 0.4
 """Two memories at least this near that give other values of one kind (a timeout each, a
 version each) where no rule found them contradicting: parallel notes, their values differ by
@@ -229,6 +236,7 @@ class Vectors:
             for word in stems_ | _words_of(item.description):
                 self.df[word] = self.df.get(word, 0) + 1
         self._n = max(self.items, 2)
+        self._subjects: dict[str, Matrix] = {}
         self._weights: dict[str, float] = {}
         """Each word's rarity weight in :meth:`overlap` (log N / (1 + df) + 0.1), made once."""
 
@@ -276,6 +284,40 @@ class Vectors:
                 self._rows.setdefault(text, row)
         self._lists[key] = matrix
         return matrix
+
+    def subject(self, text: str) -> Matrix:
+        """What ``text`` is about, as one unit vector: its content words' vectors (each word
+        embedded alone, once a run), weighted by rarity (log N / (1 + df) + 0.1, as
+        :meth:`overlap`) and summed. A memory's mean of tokens weighs "the", "use" and
+        "tests" as much as "sqlc" or "Capistrano"; this one weighs the subject words most,
+        so two paraphrases of one fact in other words come out nearer than two facts of one
+        broad area."""
+        known = self._subjects.get(text)
+        if known is not None:
+            return known
+        import numpy as np
+
+        said = sorted({w for w in words(text[:MAX_SUBJECT_CHARS]) if content(w)})
+        vector = np.zeros(self.embedder_dimensions(), dtype=np.float32)
+        if said:
+            rows = self.of(said)
+            weights = np.array([math.log(self._n / (1 + self.df.get(stem(w), 0))) + 0.1
+                                for w in said], dtype=np.float32)
+            vector = weights @ rows
+            norm = float(np.linalg.norm(vector))
+            if norm > 0:
+                vector = vector / norm
+        self._subjects[text] = vector
+        return vector
+
+    def embedder_dimensions(self) -> int:
+        from memtui.core.judge.embed import DIMENSIONS
+
+        return DIMENSIONS
+
+    def subject_cosine(self, a: JudgeItem, b: JudgeItem) -> float:
+        """The cosine of the two items' :meth:`subject` vectors."""
+        return float(self.subject(_text(a)) @ self.subject(_text(b)))
 
     def cosine(self, a: str, b: str) -> float:
         m = self.of([a, b])
@@ -457,7 +499,8 @@ def difference(
         word = min(flipped, key=lambda w: (-counts[w], w))
         neg_x = word in x.negated
         return "negation", (f"not {word}" if neg_x else word), (word if neg_x else f"not {word}")
-    only_x, only_y = x.stems - other_y, y.stems - other_x
+    only_x = x.stems - other_y - _said_when(x)
+    only_y = y.stems - other_x - _said_when(y)
     for pair in ANTONYMS:
         if pair & only_x and pair & only_y and (pair & only_x) != (pair & only_y):
             return "antonym", " ".join(sorted(pair & only_x)), " ".join(sorted(pair & only_y))
@@ -476,6 +519,25 @@ def difference(
             # frontend / backend) or a condition (staging / production: scoped)
             return "value", left, right
     return None
+
+
+WHEN_WORDS = frozenset(("now", "still", "today", "nowadays", "currently", "presently",
+                        "already", "anymore", "yet"))
+"""Words that say when a statement holds, not what it says ("now", "still", "currently"):
+no value of their own, so never a word swapped for another ("still reviews" / "now
+reviews" is one fact; whether "now" says it changed is :func:`_changed`'s question)."""
+
+
+@lru_cache(maxsize=16_384)
+def _when_stems(tokens: tuple[str, ...]) -> frozenset[str]:
+    said = {stem(t) for t in tokens if t in WHEN_WORDS}
+    return frozenset(said - {stem(t) for t in tokens if t not in WHEN_WORDS})
+
+
+def _said_when(st: Statement) -> frozenset[str]:
+    """The stems of :data:`WHEN_WORDS` the statement says (unless another of its words has
+    that stem: "the current release" keeps "current")."""
+    return _when_stems(st.tokens)
 
 
 def _flips(sa: list[Statement], sb: list[Statement], mentions: Counter[str],
@@ -896,8 +958,9 @@ def judge_pair(candidate: Candidate, vectors: Vectors | None = None,
         return Verdict(Relation.COMPATIBLE, round(min(0.6, reading.pair), 2),
                        f"two rules on near subjects ({reading.pair:.2f}), both can hold: "
                        "nothing one says contradicts the other", NAME, evidence=quote)
-    if (nearest and best is not None and reading.pair >= REVIEW_PAIR and near >= ALIGNED
-            and not journal):
+    if (nearest and best is not None and not journal
+            and near >= ALIGNED
+            and (reading.pair >= REVIEW_PAIR or vectors.subject_cosine(a, b) >= REVIEW_SUBJECT)):
         # the rules pin nothing, but each side is the other's nearest memory, the two are
         # close and so are statements of theirs (not ones both hold word for word, such as
         # "Daily: [[2026-11-25]]"): most likely one fact written twice; listed for review

@@ -102,6 +102,28 @@ KINDS: dict[str, tuple[str, ...]] = {
     "Python HTTP client": ("httpx", "aiohttp", "urllib3"),
     "dashboards": ("grafana", "kibana", "metabase"),
     "secret scanner": ("gitleaks", "trufflehog", "detect-secrets"),
+    "Python version manager": ("pyenv", "asdf", "mise"),
+    "container runtime": ("podman", "containerd", "cri-o"),
+    "reverse proxy": ("nginx", "traefik", "caddy", "envoy", "haproxy"),
+    "service mesh": ("istio", "linkerd", "consul connect"),
+    "object storage": ("s3", "gcs", "minio", "azure blob"),
+    "document database": ("mongodb", "dynamodb", "couchdb", "firestore", "cosmosdb"),
+    "data warehouse": ("snowflake", "bigquery", "redshift", "clickhouse", "databricks"),
+    "JVM build tool": ("maven", "gradle", "sbt"),
+    "Java test framework": ("junit", "testng", "spock"),
+    "Ruby test framework": ("rspec", "minitest"),
+    "Go assertion library": ("testify", "gomega", "gotest.tools"),
+    "code coverage service": ("codecov", "coveralls"),
+    "release tool": ("semantic-release", "changesets", "release-please", "goreleaser"),
+    "git hooks manager": ("husky", "lefthook", "pre-commit", "overcommit"),
+    "UI component library": ("mui", "chakra", "antd", "shadcn", "mantine"),
+    "i18n library": ("i18next", "formatjs", "lingui", "react-intl"),
+    "form library": ("react-hook-form", "formik"),
+    "mobile framework": ("react native", "flutter", "ionic", "xamarin"),
+    "API gateway": ("kong", "apigee", "tyk"),
+    "status page": ("statuspage", "instatus", "betteruptime"),
+    "uptime monitor": ("pingdom", "uptimerobot", "checkly"),
+    "wiki": ("confluence", "notion"),
 }
 """Each kind's values, lower case; a value of two words is matched as a phrase."""
 
@@ -109,7 +131,8 @@ ALIASES: dict[str, str] = {
     "postgresql": "postgres", "pg": "postgres", "k8s": "kubernetes", "argocd": "argo",
     "fluxcd": "flux", "rabbit": "rabbitmq", "jest.config": "jest",
     "vitest.config": "vitest", "warning": "warn", "pub-sub": "pub/sub", "pubsub": "pub/sub",
-    "cjs": "commonjs",
+    "cjs": "commonjs", "mongo": "mongodb", "dynamo": "dynamodb", "material-ui": "mui",
+    "ant-design": "antd", "shadcn/ui": "shadcn", "chakra-ui": "chakra",
 }
 """Other names of a value."""
 
@@ -118,6 +141,8 @@ NOT_AFTER: dict[str, frozenset[str]] = {
     "moment": frozenset(("the", "a", "this", "that", "any", "one")),
     "helm": frozenset(("the",)),
     "drone": frozenset(("a", "the")),
+    "notion": frozenset(("the", "a", "no", "any", "this", "that")),
+    "envoy": frozenset(("the", "an", "a")),
 }
 """A value read as plain English when the word before it is one of these ("at the moment",
 "at the helm")."""
@@ -158,14 +183,36 @@ NEEDS: dict[str, frozenset[str]] = {
 """Kinds whose values are also common words ("base", "app", "jobs"): named only in a text that
 also says what they are about."""
 
-_BY_WORDS: dict[tuple[str, ...], tuple[str, str]] = {}
-for _kind, _values in KINDS.items():
-    for _value in _values:
-        _BY_WORDS[tuple(re.split(r"[\s]+", _value))] = (_kind, _value)
-for _alias, _value in ALIASES.items():
-    if _value:
-        _BY_WORDS.setdefault((_alias,), next(
-            (k, v) for k, vs in KINDS.items() for v in vs if v == _value))
+SEVERAL_KINDS: dict[str, tuple[str, ...]] = {}
+"""Values that are of several kinds, each kind named (a value under two kinds of
+:data:`KINDS` and not here is an error: it was indexed under the later kind alone)."""
+
+Index = dict[tuple[str, ...], tuple[tuple[str, str], ...]]
+
+
+def index(kinds: dict[str, tuple[str, ...]], aliases: dict[str, str],
+          several: dict[str, tuple[str, ...]]) -> Index:
+    """The words of each value (and of each alias) → its ``(kind, value)``s: one, or one per
+    kind ``several`` declares for it. A value under two kinds that ``several`` does not
+    declare raises :class:`ValueError`, naming it."""
+    under: dict[str, list[str]] = {}
+    for kind, values in kinds.items():
+        for value in values:
+            under.setdefault(value, []).append(kind)
+    for value, found in under.items():
+        if len(found) > 1 and sorted(several.get(value, ())) != sorted(found):
+            raise ValueError(f"{value!r} is under {len(found)} kinds ({', '.join(found)}): "
+                             "declare them in SEVERAL_KINDS or keep one")
+    table: Index = {}
+    for value, found in under.items():
+        table[tuple(re.split(r"[\s]+", value))] = tuple((kind, value) for kind in found)
+    for alias, value in aliases.items():
+        if value in under:
+            table.setdefault((alias,), tuple((kind, value) for kind in under[value]))
+    return table
+
+
+_BY_WORDS = index(KINDS, ALIASES, SEVERAL_KINDS)
 _PARTS = re.compile(r"[./@:]")
 MAX_TEXT_CHARS = 4_000
 
@@ -179,19 +226,16 @@ def kinds_of(text: str) -> dict[str, frozenset[str]]:
     found: dict[str, set[str]] = {}
 
     def add(key: tuple[str, ...], after: str, at: int) -> None:
-        hit = _BY_WORDS.get(key)
-        if hit is None:
-            return
-        kind, value = hit
-        if after in NOT_BEFORE.get(value, frozenset()):
-            return
-        needs = NEEDS.get(kind)
-        if needs is not None and not needs & said:
-            return
-        if kind == "log level" and not LEVEL_WORDS.intersection(
-                tokens[max(0, at - LEVEL_REACH):at + LEVEL_REACH + 1]):
-            return
-        found.setdefault(kind, set()).add(value)
+        for kind, value in _BY_WORDS.get(key, ()):
+            if after in NOT_BEFORE.get(value, frozenset()):
+                continue
+            needs = NEEDS.get(kind)
+            if needs is not None and not needs & said:
+                continue
+            if kind == "log level" and not LEVEL_WORDS.intersection(
+                    tokens[max(0, at - LEVEL_REACH):at + LEVEL_REACH + 1]):
+                continue
+            found.setdefault(kind, set()).add(value)
 
     for i, token in enumerate(tokens):
         after = tokens[i + 1] if i + 1 < len(tokens) else ""

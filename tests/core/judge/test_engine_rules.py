@@ -392,3 +392,47 @@ def test_a_repeat_whose_newer_side_says_it_changed_supersedes(vectors: Vectors) 
     newer_old = item("invoices-pdf.md", "Invoice PDFs are rendered by the billing service.",
                      "Invoice PDFs", modified="2026-11-01")
     assert verdict(newer_old, new, vectors).relation is Relation.DUPLICATE
+
+
+@pytest.mark.parametrize(("a", "b"), [
+    ("The team still reviews every schema migration by hand.",
+     "The team now reviews every schema migration by hand."),
+    ("The cache is always warmed before a release goes out.",
+     "The cache is now warmed before a release goes out."),
+    ("Design docs live in the team wiki today.", "Design docs now live in the team wiki."),
+    ("Currently the linter runs on every push to a branch.",
+     "The linter now runs on every push to a branch."),
+])
+def test_now_against_another_word_of_time_is_no_other_value(a: str, b: str,
+                                                            vectors: Vectors) -> None:
+    """Two sides that differ only by "now" and another word of when ("still", "always",
+    "today", "currently") say one thing: "now" is no value swapped for the other word (it
+    was read as "another value of the same kind", a contradiction)."""
+    one, two = item("one.md", a, "Notes"), item("two.md", b, "Notes")
+    given = verdict(one, two, vectors)
+    assert given.relation is not Relation.CONFLICTS_WITH, given.reason
+    assert "now" not in given.reason.split("vs")[-1], given.reason
+
+
+def test_nearest_memories_with_near_subject_words_are_listed_for_review() -> None:
+    """Two memories each the other's nearest, written in other words ("Store timestamps in
+    UTC..." / "Dates are saved as UTC..."): their whole texts are not near enough for the
+    review rule, their words weighted by rarity are. Two facts that share a word ("dates")
+    but not their subject are not listed."""
+    filler = [item(f"note-{k}.md", f"The {what} tests {how}.", f"Tests {k}")
+              for k, (what, how) in enumerate(
+                  (w, h) for w in ("unit", "api", "integration", "e2e", "smoke", "load")
+                  for h in ("run nightly", "need a ticket", "live beside the code",
+                            "use fixtures", "must pass before merge"))]
+    a = item("tz.md", "Store timestamps in UTC and convert to the user's timezone only in "
+             "the UI.", "Time zones")
+    b = item("dates-display.md", "Dates are saved as UTC; the frontend renders them in local "
+             "time.", "Dates")
+    other = item("release-dates.md", "Release dates are agreed with the PM and shown on "
+                 "the roadmap.", "Release dates")
+    vectors = Vectors(items=[*filler, a, b, other])
+    given = judge_pair(Candidate(a, b, 0.5, ()), vectors, nearest=True)
+    assert given.relation is Relation.DUPLICATE and "for review" in given.reason
+    assert judge_pair(Candidate(a, b, 0.5, ()), vectors).relation is Relation.RELATED
+    area = judge_pair(Candidate(b, other, 0.5, ()), vectors, nearest=True)
+    assert area.relation not in NEEDS_ACTION, area.reason

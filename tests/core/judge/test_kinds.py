@@ -29,6 +29,11 @@ from memtui.core.judge.verdicts import Candidate, JudgeItem, Relation
      {"renovate"}),
     ("Traces go to Jaeger.", "tracing backend", {"jaeger"}),
     ("Styles are written with Tailwind utility classes.", "CSS approach", {"tailwind"}),
+    ("The Android app builds with Gradle.", "JVM build tool", {"gradle"}),
+    ("Sessions live in Mongo; the audit log in DynamoDB.", "document database",
+     {"mongodb", "dynamodb"}),
+    ("Git hooks are installed by lefthook, not husky.", "git hooks manager",
+     {"lefthook", "husky"}),
 ])
 def test_a_text_names_values_of_a_kind(text: str, kind: str, values: set[str]) -> None:
     assert kinds_of(text)[kind] == values
@@ -42,6 +47,8 @@ def test_a_text_names_values_of_a_kind(text: str, kind: str, values: set[str]) -
     "At the helm of every deploy is the release captain.",  # not the deploy tool
     "Refunds ship by express delivery.",  # not the Node web framework
     "The new tempo of releases is weekly.",  # no tracing backend named
+    "The notion of done includes the docs.",  # not the wiki
+    "The envoy from the partner team joins the planning.",  # not the proxy
 ])
 def test_plain_english_names_no_value(text: str) -> None:
     assert kinds_of(text) == {}
@@ -162,3 +169,31 @@ def test_two_rules_of_one_broad_area_are_related_not_compatible() -> None:
     [v] = LocalJudge().judge([Candidate(go, web, 0.5, ("similar text",))],
                              items=[go, web, *filler])
     assert v is not None and v.relation is Relation.RELATED, v
+
+
+def test_no_value_is_under_two_kinds_unless_declared() -> None:
+    """A value listed under two kinds was indexed under the later one alone, silently: each
+    value (and each alias) is under one kind, or declared in ``SEVERAL_KINDS`` and then found
+    under each."""
+    from memtui.core.judge.kinds import ALIASES, KINDS, SEVERAL_KINDS
+
+    under: dict[str, set[str]] = {}
+    for kind, values in KINDS.items():
+        for value in values:
+            under.setdefault(value, set()).add(kind)
+    several = {value: kinds for value, kinds in under.items() if len(kinds) > 1}
+    assert several == {v: set(k) for v, k in SEVERAL_KINDS.items()}
+    assert not set(ALIASES) & set(under), "an alias that is also a value"
+
+
+def test_an_index_rejects_a_value_under_two_kinds_not_declared() -> None:
+    from memtui.core.judge.kinds import index
+
+    kinds = {"JavaScript runtime": ("node", "bun"), "JavaScript package manager": ("npm", "bun")}
+    with pytest.raises(ValueError, match="bun"):
+        index(kinds, {}, {})
+    table = index(kinds, {"bunjs": "bun"},
+                  {"bun": ("JavaScript runtime", "JavaScript package manager")})
+    assert set(table[("bun",)]) == {("JavaScript runtime", "bun"),
+                                    ("JavaScript package manager", "bun")}
+    assert table[("bunjs",)] == table[("bun",)]
