@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import re
+import threading
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -56,11 +57,19 @@ _MARKUP = re.compile(r"\*\*[^*]{1,40}:\*\*|[`*_>#]")
 """``**Why:**`` labels and inline markdown."""
 
 
-@lru_cache(maxsize=1)
-def _stemmer() -> object:
-    import snowballstemmer
+_PER_THREAD = threading.local()
 
-    return snowballstemmer.stemmer("english")
+
+def _stemmer() -> object:
+    """This thread's stemmer: the word rarity is stemmed on a thread of its own while the pairs
+    are found (:mod:`memtui.core.judge.session`); PyStemmer's C stemmer holds the GIL, but the
+    pure-Python one snowballstemmer falls back to keeps state in the object between calls."""
+    stemmer = getattr(_PER_THREAD, "stemmer", None)
+    if stemmer is None:
+        import snowballstemmer
+
+        stemmer = _PER_THREAD.stemmer = snowballstemmer.stemmer("english")
+    return stemmer
 
 
 ABBREVIATIONS = {

@@ -266,7 +266,7 @@ def test_the_local_rules_name_the_engines_sources() -> None:
         f"{digest.hexdigest()[:16]}")
 
 
-ENGINE_PINNED = "a3e88d277a976f64"
+ENGINE_PINNED = "867c22fbea35a80d"
 
 
 def _asdict_bytes(ledger: Ledger) -> bytes:

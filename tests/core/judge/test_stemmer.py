@@ -28,3 +28,17 @@ def test_its_stems_are_the_pure_python_stemmers() -> None:
     fast = _stemmer()
     differ = [w for w in words if fast.stemWord(w) != pure.stemWord(w)]  # type: ignore[attr-defined]
     assert differ == []
+
+
+def test_each_thread_stems_with_a_stemmer_of_its_own() -> None:
+    """The word rarity is stemmed on a thread of its own while the pairs are found; the
+    pure-Python stemmer snowballstemmer falls back to (no PyStemmer wheel for a platform)
+    keeps each word's state in the object, so two threads must not share one."""
+    import threading
+
+    seen: list[object] = []
+    thread = threading.Thread(target=lambda: seen.append(_stemmer()))
+    thread.start()
+    thread.join()
+    assert seen and seen[0] is not _stemmer()
+    assert _stemmer() is _stemmer()
