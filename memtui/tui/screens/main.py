@@ -9,6 +9,7 @@ stores changed (:class:`~memtui.tui.messages.StoresChanged`): this one rescans.
 from __future__ import annotations
 
 import gc
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ClassVar
@@ -112,6 +113,11 @@ def pane_inputs(spec: PaneSpec, stores: list[Store], result: ScanResult) -> list
 def same_objects(old: list[Store] | None, new: list[Store]) -> bool:
     return old is not None and len(old) == len(new) and all(
         a is b for a, b in zip(old, new, strict=True))
+
+
+def every_kind(result: ScanResult) -> bool:
+    """Whether ``result`` has every kind of store (from their headers, at least)."""
+    return result.scanned >= set(StoreKind)
 
 
 class MainScreen(ReportsWork, Screen[None]):
@@ -305,6 +311,8 @@ class MainScreen(ReportsWork, Screen[None]):
             self.app.call_from_thread(self.show_result, result)
             if result.complete:
                 self.post_message(ScanCompleted(result, check_links=False))
+            elif every_kind(result):
+                self.wait_for_paint()  # the panes first, then the secrets and the rest
             last = result
         if last is None:
             return
@@ -314,14 +322,27 @@ class MainScreen(ReportsWork, Screen[None]):
         check()
         self.app.call_from_thread(self.links_checked, updates)
 
+    def wait_for_paint(self, limit: float = 2.0) -> None:
+        """In the scan's thread: wait (``limit`` seconds at most) until the screen, when it
+        is the one shown, has been refreshed, so that the scan's next stage does not compete
+        with the paint of what was just shown."""
+        if not self.is_current:
+            return
+        painted = threading.Event()
+        if self.app.call_from_thread(self.call_after_refresh, painted.set):
+            painted.wait(limit)
+
     def show_result(self, result: ScanResult) -> None:
         """Show a scan (a partial one leaves the panes it has not reached yet as they are).
-        It only shows: what follows a complete result starts on :class:`ScanCompleted`."""
+        It only shows: what follows a complete result starts on :class:`ScanCompleted`.
+        The panes are laid out from the first result that has every store's headers (their
+        widths are known then; the secrets and other projects come with the complete one)."""
         self.result = result
-        if result.complete:
-            self.update_header()  # the git branch comes with the complete result
-            self.marks.refresh(result)
+        if result.complete or every_kind(result):
+            self.update_header()  # the git branch and version come with the first result
             self.show_panes()  # every width is known: laid out once, at the next refresh
+        if result.complete:
+            self.marks.refresh(result)
         for spec in PANES:
             if not result.complete and not set(spec.kinds) <= result.scanned:
                 continue
