@@ -26,12 +26,8 @@ from textual.worker import Worker, WorkerState
 
 from memtui.core.config import Config
 from memtui.core.contents import LoadReport, ScanResult, Store
-from memtui.core.history.attribution import Attribution
-from memtui.core.history.record import record
-from memtui.core.judge.ledger import Ledger, default_ledger_path
 from memtui.core.model import StoreKind
 from memtui.core.plaintext import counted
-from memtui.core.recall.manifest import build_manifest
 from memtui.core.scan.scanner import cache_for, scan_progressively
 from memtui.core.scan.search import SearchHit
 from memtui.core.scan.store_index import check_store_links
@@ -70,7 +66,6 @@ from memtui.tui.panes import (
 )
 from memtui.tui.plain import line
 from memtui.tui.steady import same_text, show
-from memtui.tui.team import TeamView, team_check
 from memtui.tui.widgets.detail import DetailPane
 from memtui.tui.widgets.footer import KeyFooter
 from memtui.tui.widgets.store_tree import StoreTree
@@ -78,10 +73,13 @@ from memtui.tui.work import ReportsWork, ask, check, in_thread, progress
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing's checks at run time
 if TYPE_CHECKING:
+    from memtui.core.judge.ledger import Ledger
     from memtui.tui.dialogs.projects import OpenProject
+    from memtui.tui.team import TeamView
 
-# The screens and dialogs a key opens are imported when it is pressed: a large home's first
-# paint waits for the app's imports, and those are a fifth of them.
+# The screens and dialogs a key opens are imported when it is pressed, and what only follows a
+# complete scan (the history, the team check, the judge's ledger, the recall manifests) when
+# it runs: a large home's first paint waits for the app's imports.
 
 LINKS_JOB = "checking [[links]] in whole files"
 LinkUpdates = list[tuple[Store, LoadReport, LoadReport]]
@@ -426,6 +424,8 @@ class MainScreen(ReportsWork, Screen[None]):
     @work(exclusive=True, group="team", exit_on_error=False,
           name="checking team memory's push rules", description="Team")
     async def check_team(self, team: Store | None) -> None:
+        from memtui.tui.team import team_check
+
         view = await in_thread(lambda: team_check(self.context.project, team))
         if view is not None:
             self.team_checked(view)
@@ -434,6 +434,8 @@ class MainScreen(ReportsWork, Screen[None]):
           name="reading the judge's ledger", description="Judge")
     async def load_conflicts(self) -> None:
         """The judge ledger's pairs that need a decision, marked ``≠`` in the trees."""
+        from memtui.core.judge.ledger import Ledger, default_ledger_path
+
         env = self.context.env
         ledger = await in_thread(lambda: Ledger.load(default_ledger_path(env)))
         paths = await in_thread(lambda: frozenset(ledger.open_keys()))
@@ -460,6 +462,8 @@ class MainScreen(ReportsWork, Screen[None]):
                 known.pop(store.path, None)
                 if store.kind == StoreKind.TEAM and auto is not None:
                     known.pop(auto, None)
+
+        from memtui.core.recall.manifest import build_manifest
 
         def run() -> dict[Path, frozenset[str]]:
             found: dict[Path, frozenset[str]] = {}
@@ -798,6 +802,9 @@ class MainScreen(ReportsWork, Screen[None]):
     def record_edit(self, path: Path, editor: str) -> None:
         """The edited file as the editor's version (once the history exists: ``memtui history
         record`` makes it), before the refresh sees the change."""
+        from memtui.core.history.attribution import Attribution
+        from memtui.core.history.record import record
+
         try:
             record(self.context, Attribution.editor_of(str(path), editor), only=[path],
                    create=False)
@@ -810,6 +817,9 @@ class MainScreen(ReportsWork, Screen[None]):
         """Every change to the stores since the last version (at start: what changed while
         memtui was closed; later: live changes, bursts already merged), once the history
         exists; ``touching``: only in these stores (what a live refresh rescanned)."""
+        from memtui.core.history.attribution import Attribution
+        from memtui.core.history.record import record
+
         record(self.context, Attribution.unknown(source), touching=touching, create=False)
 
     def action_snapshot_review(self) -> None:
