@@ -1,8 +1,9 @@
 """Build the model of every store: header reads for the facts Claude Code's header scan sees,
 each memory's whole text (up to its cap) for secrets only, problems per file, no whole
 transcript. Everything read is cached per file by stat. A store's index is ``store_index``'s.
-The first stage of a progressive scan (the first trees) reads headers only: its memories'
-whole texts are read right after it is yielded (``Deferred``)."""
+A progressive scan reads every store from its memories' headers first (the TUI lays its panes
+out from that result); the whole texts of the memories not in the cache (``Deferred``: their
+secrets) and the other projects are read after it, for the complete result."""
 
 from __future__ import annotations
 
