@@ -12,13 +12,16 @@ import pytest
 from helpers import demo_app
 from textual.pilot import Pilot
 
-from memtui.core.contents import ScanResult
+from memtui.core.contents import ScanResult, SecretMark
 from memtui.core.demo.build import DemoHome
+from memtui.core.model import StoreKind
+from memtui.core.scan import scanner
 from memtui.core.scan.scanner import scan_progressively
 from memtui.tui.panes import PANES
 from memtui.tui.screens import main as main_module
 from memtui.tui.screens.main import MainScreen
 from memtui.tui.testing import settle
+from memtui.tui.widgets.store_tree import StoreTree
 
 SIZE = (160, 45)
 
@@ -58,6 +61,11 @@ def pane_widths(screen: MainScreen) -> dict[str, int]:
         if region.width > 0:
             widths[spec.id] = region.width
     return widths
+
+
+def filled_trees(screen: MainScreen) -> set[str]:
+    """The panes whose trees show stores."""
+    return {spec.id for spec in PANES if screen.query_one(f"#tree-{spec.id}", StoreTree).stores}
 
 
 async def frame(pilot: Pilot[None]) -> dict[str, int]:
@@ -100,3 +108,50 @@ async def test_every_frame_shows_the_panes_at_their_settled_widths(
                 f"frame {number}: the {pane} pane is {width} columns wide, "
                 f"{settled[pane]} once settled")
     assert frames[-1] == settled, "the complete result's frame is the settled layout"
+
+
+async def test_the_panes_are_shown_from_the_headers_before_any_secret_scan(
+    demo: DemoHome, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 25: the first paint needs every store's headers, not their secrets nor the other
+    projects. The scan is held right after the result that has every store from its headers:
+    the frame then shows every pane, filled, and no memory was scanned for secrets yet; the
+    complete result follows once the scan goes on."""
+    reached, go = threading.Event(), threading.Semaphore(0)
+    scanned: list[str] = []
+    real_marks = scanner.secret_marks
+
+    def counting(text: str, rel_path: str) -> list[SecretMark]:
+        scanned.append(rel_path)
+        return real_marks(text, rel_path)
+
+    def progressively(*args: Any, **kwargs: Any) -> Iterator[ScanResult]:
+        for result in scan_progressively(*args, **kwargs):
+            yield result  # resumed once the screen showed it
+            if result.scanned >= set(StoreKind) and not result.complete:
+                reached.set()
+                go.acquire()
+
+    monkeypatch.setattr(scanner, "secret_marks", counting)
+    monkeypatch.setattr(main_module, "scan_progressively", progressively)
+    app = demo_app(demo, MEMTUI_NO_CACHE="1")
+    async with app.run_test(size=SIZE) as pilot:
+        try:
+            while not reached.is_set():
+                assert any(w.group == "scan" and w.is_running for w in app.workers), (
+                    "the scan ended without a result of every store's headers")
+                await pilot.pause()
+            widths = await frame(pilot)
+            screen = app.screen
+            assert isinstance(screen, MainScreen)
+            assert set(widths) == {spec.id for spec in PANES}
+            filled = filled_trees(screen)
+            assert {"auto", "team", "agents", "snapshots"} <= filled
+            assert scanned == [] and screen.result is not None and not screen.result.complete
+        finally:
+            go.release()
+        await settle(pilot)
+        assert screen.result is not None and screen.result.complete
+        assert scanned
+        assert filled_trees(screen) == filled
+        assert pane_widths(screen) == widths, "the panes were laid out at their widths"

@@ -306,8 +306,9 @@ async def test_a_refresh_runs_the_follow_ups_of_its_changed_stores_only(
 ) -> None:
     """A file written in an agent's memory: the recall manifest is built again for that
     agent only, the team memory's push check and the judge's ledger are not read again."""
+    from memtui.core.recall import manifest as manifest_module
     from memtui.core.recall.manifest import build_manifest as real_manifest
-    from memtui.tui.screens import main as main_module
+    from memtui.tui import team as team_module
     from memtui.tui.team import team_check as real_team
 
     manifests: list[Path] = []
@@ -321,8 +322,9 @@ async def test_a_refresh_runs_the_follow_ups_of_its_changed_stores_only(
         teams.append(args)
         return real_team(*args)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(main_module, "build_manifest", manifest)
-    monkeypatch.setattr(main_module, "team_check", team)
+    # the main screen imports them when it runs them (after the first paint)
+    monkeypatch.setattr(manifest_module, "build_manifest", manifest)
+    monkeypatch.setattr(team_module, "team_check", team)
     async with live_app(home).run_test(size=SIZE) as pilot:
         screen = await started(pilot)
         await settle(pilot)  # a worker a later refresh cancelled is over too

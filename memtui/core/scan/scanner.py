@@ -1,8 +1,9 @@
 """Build the model of every store: header reads for the facts Claude Code's header scan sees,
 each memory's whole text (up to its cap) for secrets only, problems per file, no whole
 transcript. Everything read is cached per file by stat. A store's index is ``store_index``'s.
-The first stage of a progressive scan (the first trees) reads headers only: its memories'
-whole texts are read right after it is yielded (``Deferred``)."""
+A progressive scan reads every store from its memories' headers first (the TUI lays its panes
+out from that result); the whole texts of the memories not in the cache (``Deferred``: their
+secrets) and the other projects are read after it, for the complete result."""
 
 from __future__ import annotations
 
@@ -289,10 +290,12 @@ def summary_facts(summary: Memory, store_root: Path, template: str) -> tuple[str
 
 
 def scan_session(
-    location: StoreLocation, template: str, cache: ScanCache | None = None
+    location: StoreLocation, template: str, cache: ScanCache | None = None,
+    deferred: list[Deferred] | None = None,
 ) -> Store:
-    """A session store, with the cwd and start time its transcript's first lines give."""
-    store = scan_store(location, cache=cache)
+    """A session store, with the cwd and start time its transcript's first lines give
+    (``deferred``: see ``scan_store``)."""
+    store = scan_store(location, cache=cache, deferred=deferred)
     title, empty = session_summary_facts(store, template)
     from memtui.core.stores.sessions import session_info, transcript_head, transcript_of
 
@@ -319,9 +322,10 @@ def discover_projects(ctx: Context, cache: ScanCache | None = None) -> list[Proj
 
 
 def scan_snapshot(
-    location: StoreLocation, locations: Locations, cache: ScanCache | None = None
+    location: StoreLocation, locations: Locations, cache: ScanCache | None = None,
+    deferred: list[Deferred] | None = None,
 ) -> Store:
-    store = scan_store(location, cache=cache)
+    store = scan_store(location, cache=cache, deferred=deferred)
     from memtui.core.stores.snapshot import snapshot_info
 
     store.snapshot = snapshot_info(location, locations)
@@ -333,7 +337,13 @@ def scan_progressively(
     ctx: Context, progress: Progress | None = None, cache: ScanCache | None = None
 ) -> Iterator[ScanResult]:
     """Scan store kind by store kind, yielding a growing partial result after each stage (the
-    TUI shows the first trees while the rest is read); the last result is complete."""
+    TUI shows the first trees while the rest is read); the last result is complete.
+
+    Every store is read from its memories' headers first: the result that has them all (every
+    kind in ``scanned``, not yet ``complete``) is what the panes are laid out from. The whole
+    texts of the memories not in the cache (their secrets) and the other projects are read
+    after it, for the complete result (issue 25: no work before the first paint that it does
+    not need)."""
     from memtui.core.stores.gitroot import current_branch
     from memtui.core.stores.locations import locate
 
@@ -352,34 +362,39 @@ def scan_progressively(
         claude_code_version=locations.version,
     )
     say("auto memory")
-    # The first trees want the headers only: the whole texts of their memories (secrets) are
-    # read after they are shown, before the rest (the complete result has them all).
+    # The trees want the headers only: the whole texts of their memories (secrets) are read
+    # after every store's headers (the complete result has them all).
     deferred: list[Deferred] = []
     auto = scan_store(locations.auto, store_skip(locations.auto), cache=cache, deferred=deferred)
     auto.problems.extend(locations.problems)
     result.stores += [auto, scan_store(locations.team, cache=cache, deferred=deferred)]
     result.scanned.update({StoreKind.AUTO, StoreKind.TEAM})
     yield snapshot_of(result)
-    say("secrets")
-    with_secrets_shown(result.stores, finish_deferred(deferred))
     say("agent memory")
-    result.stores += [scan_store(loc, cache=cache) for loc in locations.agents]
-    result.stores += [scan_snapshot(loc, locations, cache) for loc in locations.snapshots]
-    result.stores.append(scan_store(locations.agentmemory, cache=cache))
+    result.stores += [scan_store(loc, cache=cache, deferred=deferred) for loc in locations.agents]
+    result.stores += [
+        scan_snapshot(loc, locations, cache, deferred) for loc in locations.snapshots
+    ]
+    result.stores.append(scan_store(locations.agentmemory, cache=cache, deferred=deferred))
     result.scanned.update({StoreKind.AGENT, StoreKind.SNAPSHOT, StoreKind.AGENTMEMORY})
     yield snapshot_of(result)
     say("sessions")
     from memtui.core.stores.sessions import session_template
 
     template = session_template(ctx.claude_home)
-    result.stores += [scan_session(loc, template, cache) for loc in locations.sessions]
+    result.stores += [
+        scan_session(loc, template, cache, deferred) for loc in locations.sessions
+    ]
     result.scanned.add(StoreKind.SESSION)
+    order = list(StoreKind)
+    result.stores.sort(key=lambda store: order.index(store.kind))
+    yield snapshot_of(result)  # every store from its headers: the panes' widths are known
+    say("secrets")
+    with_secrets_shown(result.stores, finish_deferred(deferred))
     say("projects")
     result.projects = discover_projects(ctx, cache)
     if cache is not None:
         cache.save()
-    order = list(StoreKind)
-    result.stores.sort(key=lambda store: order.index(store.kind))
     result.complete = True
     yield result
 

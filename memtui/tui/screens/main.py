@@ -9,6 +9,7 @@ stores changed (:class:`~memtui.tui.messages.StoresChanged`): this one rescans.
 from __future__ import annotations
 
 import gc
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ClassVar
@@ -25,12 +26,8 @@ from textual.worker import Worker, WorkerState
 
 from memtui.core.config import Config
 from memtui.core.contents import LoadReport, ScanResult, Store
-from memtui.core.history.attribution import Attribution
-from memtui.core.history.record import record
-from memtui.core.judge.ledger import Ledger, default_ledger_path
 from memtui.core.model import StoreKind
 from memtui.core.plaintext import counted
-from memtui.core.recall.manifest import build_manifest
 from memtui.core.scan.scanner import cache_for, scan_progressively
 from memtui.core.scan.search import SearchHit
 from memtui.core.scan.store_index import check_store_links
@@ -69,7 +66,6 @@ from memtui.tui.panes import (
 )
 from memtui.tui.plain import line
 from memtui.tui.steady import same_text, show
-from memtui.tui.team import TeamView, team_check
 from memtui.tui.widgets.detail import DetailPane
 from memtui.tui.widgets.footer import KeyFooter
 from memtui.tui.widgets.store_tree import StoreTree
@@ -77,10 +73,13 @@ from memtui.tui.work import ReportsWork, ask, check, in_thread, progress
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing's checks at run time
 if TYPE_CHECKING:
+    from memtui.core.judge.ledger import Ledger
     from memtui.tui.dialogs.projects import OpenProject
+    from memtui.tui.team import TeamView
 
-# The screens and dialogs a key opens are imported when it is pressed: a large home's first
-# paint waits for the app's imports, and those are a fifth of them.
+# The screens and dialogs a key opens are imported when it is pressed, and what only follows a
+# complete scan (the history, the team check, the judge's ledger, the recall manifests) when
+# it runs: a large home's first paint waits for the app's imports.
 
 LINKS_JOB = "checking [[links]] in whole files"
 LinkUpdates = list[tuple[Store, LoadReport, LoadReport]]
@@ -112,6 +111,11 @@ def pane_inputs(spec: PaneSpec, stores: list[Store], result: ScanResult) -> list
 def same_objects(old: list[Store] | None, new: list[Store]) -> bool:
     return old is not None and len(old) == len(new) and all(
         a is b for a, b in zip(old, new, strict=True))
+
+
+def every_kind(result: ScanResult) -> bool:
+    """Whether ``result`` has every kind of store (from their headers, at least)."""
+    return result.scanned >= set(StoreKind)
 
 
 class MainScreen(ReportsWork, Screen[None]):
@@ -305,6 +309,8 @@ class MainScreen(ReportsWork, Screen[None]):
             self.app.call_from_thread(self.show_result, result)
             if result.complete:
                 self.post_message(ScanCompleted(result, check_links=False))
+            elif every_kind(result):
+                self.wait_for_paint()  # the panes first, then the secrets and the rest
             last = result
         if last is None:
             return
@@ -314,14 +320,27 @@ class MainScreen(ReportsWork, Screen[None]):
         check()
         self.app.call_from_thread(self.links_checked, updates)
 
+    def wait_for_paint(self, limit: float = 2.0) -> None:
+        """In the scan's thread: wait (``limit`` seconds at most) until the screen, when it
+        is the one shown, has been refreshed, so that the scan's next stage does not compete
+        with the paint of what was just shown."""
+        if not self.is_current:
+            return
+        painted = threading.Event()
+        if self.app.call_from_thread(self.call_after_refresh, painted.set):
+            painted.wait(limit)
+
     def show_result(self, result: ScanResult) -> None:
         """Show a scan (a partial one leaves the panes it has not reached yet as they are).
-        It only shows: what follows a complete result starts on :class:`ScanCompleted`."""
+        It only shows: what follows a complete result starts on :class:`ScanCompleted`.
+        The panes are laid out from the first result that has every store's headers (their
+        widths are known then; the secrets and other projects come with the complete one)."""
         self.result = result
-        if result.complete:
-            self.update_header()  # the git branch comes with the complete result
-            self.marks.refresh(result)
+        if result.complete or every_kind(result):
+            self.update_header()  # the git branch and version come with the first result
             self.show_panes()  # every width is known: laid out once, at the next refresh
+        if result.complete:
+            self.marks.refresh(result)
         for spec in PANES:
             if not result.complete and not set(spec.kinds) <= result.scanned:
                 continue
@@ -405,6 +424,8 @@ class MainScreen(ReportsWork, Screen[None]):
     @work(exclusive=True, group="team", exit_on_error=False,
           name="checking team memory's push rules", description="Team")
     async def check_team(self, team: Store | None) -> None:
+        from memtui.tui.team import team_check
+
         view = await in_thread(lambda: team_check(self.context.project, team))
         if view is not None:
             self.team_checked(view)
@@ -413,6 +434,8 @@ class MainScreen(ReportsWork, Screen[None]):
           name="reading the judge's ledger", description="Judge")
     async def load_conflicts(self) -> None:
         """The judge ledger's pairs that need a decision, marked ``≠`` in the trees."""
+        from memtui.core.judge.ledger import Ledger, default_ledger_path
+
         env = self.context.env
         ledger = await in_thread(lambda: Ledger.load(default_ledger_path(env)))
         paths = await in_thread(lambda: frozenset(ledger.open_keys()))
@@ -439,6 +462,8 @@ class MainScreen(ReportsWork, Screen[None]):
                 known.pop(store.path, None)
                 if store.kind == StoreKind.TEAM and auto is not None:
                     known.pop(auto, None)
+
+        from memtui.core.recall.manifest import build_manifest
 
         def run() -> dict[Path, frozenset[str]]:
             found: dict[Path, frozenset[str]] = {}
@@ -777,6 +802,9 @@ class MainScreen(ReportsWork, Screen[None]):
     def record_edit(self, path: Path, editor: str) -> None:
         """The edited file as the editor's version (once the history exists: ``memtui history
         record`` makes it), before the refresh sees the change."""
+        from memtui.core.history.attribution import Attribution
+        from memtui.core.history.record import record
+
         try:
             record(self.context, Attribution.editor_of(str(path), editor), only=[path],
                    create=False)
@@ -789,6 +817,9 @@ class MainScreen(ReportsWork, Screen[None]):
         """Every change to the stores since the last version (at start: what changed while
         memtui was closed; later: live changes, bursts already merged), once the history
         exists; ``touching``: only in these stores (what a live refresh rescanned)."""
+        from memtui.core.history.attribution import Attribution
+        from memtui.core.history.record import record
+
         record(self.context, Attribution.unknown(source), touching=touching, create=False)
 
     def action_snapshot_review(self) -> None:

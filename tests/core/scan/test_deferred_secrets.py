@@ -93,3 +93,34 @@ def test_a_store_shown_before_its_secrets_were_known_comes_back_as_a_new_object(
     assert final[StoreKind.TEAM] is not shown[StoreKind.TEAM]
     assert final[StoreKind.TEAM].memories == shown[StoreKind.TEAM].memories
     assert final[StoreKind.AUTO] is shown[StoreKind.AUTO]
+
+
+def test_every_store_comes_from_its_headers_before_any_secret_scan_or_project(
+    home: DemoHome, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The panes are laid out from a result that has every kind of store, read from their
+    headers only: no memory's whole text was scanned for secrets, no other project listed
+    (both come with the complete result, which has every store as before)."""
+    scanned: list[str] = []
+    real = scanner.secret_marks
+
+    def counting(text: str, rel_path: str) -> list[SecretMark]:
+        scanned.append(rel_path)
+        return real(text, rel_path)
+
+    monkeypatch.setattr(scanner, "secret_marks", counting)
+    stages = scan_progressively(demo_context(home))
+    headers = next(r for r in stages if r.scanned >= set(StoreKind))
+    assert not headers.complete
+    assert scanned == [] and headers.projects == []
+    agents = [s for s in headers.stores if s.kind == StoreKind.AGENT]
+    assert agents and any(s.memories for s in agents)
+    assert not any(m.secrets for s in headers.stores for m in s.memories)
+    *_, complete = stages
+    assert complete.complete and complete.projects
+    assert team_secrets(complete) == EXPECTED
+    assert [(s.kind, s.path, [m.rel_path for m in s.memories]) for s in headers.stores] == [
+        (s.kind, s.path, [m.rel_path for m in s.memories]) for s in complete.stores
+    ]
+    assert len(scanned) > 200  # every readable memory's, after the headers
+    assert scan(demo_context(home)).stores == complete.stores
