@@ -344,30 +344,25 @@ def read_full(path: Path | str, store_root: Path, cap: int = FULL_READ_CAP) -> R
 
 def read_first_lines(path: Path | str, count: int, byte_cap: int = 256 * 1024) -> list[bytes]:
     """The first ``count`` lines of a regular file (a transcript), never more than
-    ``byte_cap`` bytes; [] when it is no regular file or cannot be read. Read in chunks of
-    the descriptor (a transcript's first lines are usually one read), no file object."""
+    ``byte_cap`` bytes; [] when it is no regular file or cannot be read."""
     fd = _open_regular(path, ReadResult())
     if fd is None:
         return []
-    data = b""
+    out: list[bytes] = []
+    total = 0
     try:
-        while len(data) < byte_cap and data.count(b"\n") < count:
-            chunk = os.read(fd, min(byte_cap - len(data), max(READ_CHUNK, len(data))))
-            if not chunk:
-                break
-            data += chunk
-    except OSError:  # what was read up to the failure: its complete lines
-        data = data[: data.rfind(b"\n") + 1]
-    finally:
-        os.close(fd)
-    data = data[:byte_cap]
-    lines: list[bytes] = []
-    start = 0
-    while start < len(data) and len(lines) < count:  # lines end at b"\n" only, as readline's
-        end = data.find(b"\n", start) + 1 or len(data)
-        lines.append(data[start:end])
-        start = end
-    return lines
+        with os.fdopen(fd, "rb") as handle:
+            for _ in range(count):
+                line = handle.readline(max(1, byte_cap - total))
+                if not line:
+                    break
+                out.append(line)
+                total += len(line)
+                if total >= byte_cap:
+                    break
+    except OSError:
+        return out
+    return out
 
 
 HASH_READ_CAP = 1024 * 1024 * 1024
