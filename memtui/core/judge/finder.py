@@ -46,19 +46,24 @@ def judge_candidates(
     ``notes`` gets why the lexical candidates alone were used; ``progress``
     (``progress(step, done, total)``) hears of each step of the finding."""
     if ctx is None:
-        return _find(items, cancelled, None, notes, progress)
+        cut: list[str] = []
+        result = _find(items, cancelled, None, notes, progress, cut)
+        if notes is not None:
+            notes.extend(cut)
+        return result
     cache = cache if cache is not None else load_cache(ctx)
     found = cached_answer(items, cache, notes)
     if found is not None:
         return found
     expected = finder_id(semantic_importable())
     said: list[str] = []
-    found = _find(items, cancelled, ctx, said, progress)
+    capped: list[str] = []
+    found = _find(items, cancelled, ctx, said, progress, capped)
     if notes is not None:
-        notes.extend(said)
+        notes.extend([*said, *capped])
     if not (cancelled is not None and cancelled()):
         cache.store(items, found, finder_id(not said and expected.startswith("semantic")),
-                    said)
+                    [*said, *capped])
     return found
 
 
@@ -93,27 +98,33 @@ def semantic_importable() -> bool:
 
 def _find(items: Sequence[JudgeItem], cancelled: Callable[[], bool] | None,
           ctx: Context | None, notes: list[str] | None,
-          progress: Callable[[str, int, int], None] | None = None) -> list[Candidate]:
+          progress: Callable[[str, int, int], None] | None = None,
+          capped: list[str] | None = None) -> list[Candidate]:
+    """The candidates; ``notes`` gets why the lexical ones alone were used, ``capped`` what
+    the finder's caps left out."""
     try:
         from memtui.core.judge.embed import Embedder
         from memtui.core.judge.neighbours import semantic_candidates
     except ImportError as err:
-        return _lexical(items, f"the semantic signal is unavailable: {err}", cancelled, notes)
+        return _lexical(items, f"the semantic signal is unavailable: {err}", cancelled, notes,
+                        capped)
     embedder = Embedder.for_env(ctx.env, ctx.home) if ctx is not None else Embedder()
     try:
         # the model loads only when a text is not in the embedding cache: a second run on
         # the same memories reads every vector from the cache and never loads it
         return semantic_candidates(items, embedder=embedder, cancelled=cancelled,
-                                   progress=progress)
+                                   progress=progress, notes=capped)
     except (ImportError, OSError, ValueError):
         why = semantic_unavailable()
         if why is None:  # not the model's failure
             raise
-        return _lexical(items, why, cancelled, notes)
+        if capped is not None:
+            capped.clear()  # the lexical candidates say their own
+        return _lexical(items, why, cancelled, notes, capped)
 
 
 def _lexical(items: Sequence[JudgeItem], why: str, cancelled: Callable[[], bool] | None,
-             notes: list[str] | None) -> list[Candidate]:
+             notes: list[str] | None, capped: list[str] | None = None) -> list[Candidate]:
     if notes is not None:
         notes.append(f"{why}; lexical candidates only")
-    return find_candidates(items, cancelled=cancelled)
+    return find_candidates(items, cancelled=cancelled, notes=capped)

@@ -161,6 +161,7 @@ def semantic_candidates(
     timings: dict[str, float] | None = None,
     lexical_threshold: float = LEXICAL_THRESHOLD,
     progress: Callable[[str, int, int], None] | None = None,
+    notes: list[str] | None = None,
 ) -> list[Candidate]:
     """The lexical candidates of ``items`` fused with their semantic neighbours, best first
     (each pair once, ``a`` sorting first, as :func:`find_candidates` gives them).
@@ -168,7 +169,8 @@ def semantic_candidates(
     caches nothing); the model missing raises (:func:`memtui.core.judge.embed.unavailable`
     says so beforehand). ``timings``, when given, gets the seconds of each step
     (``lexical``, ``embed``, ``nearest``, ``fuse``: what the benchmark reports); ``progress``
-    (``progress(step, done, total)``) hears of each step."""
+    (``progress(step, done, total)``) hears of each step; ``notes``, of the pairs the
+    lexical candidates' caps left out (:func:`~memtui.core.judge.candidates.find_candidates`)."""
     from time import perf_counter
 
     clock = [perf_counter()]
@@ -185,7 +187,8 @@ def semantic_candidates(
 
     embedder = embedder if embedder is not None else Embedder()
     say("matching words (the lexical index)")
-    lexical = find_candidates(items, threshold=lexical_threshold, cancelled=cancelled)
+    lexical = find_candidates(items, threshold=lexical_threshold, cancelled=cancelled,
+                              notes=notes)
     lap("lexical")
     vectors = embedder.embed_items(items, progress)
     embedder.save()

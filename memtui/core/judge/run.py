@@ -102,6 +102,20 @@ def pair_up(
     return [ledger.lookup(c) for c in found]
 
 
+def cut_note(pairs: Sequence[JudgedPair]) -> str | None:
+    """What the bounds of the verdict engine leave out of the memories of ``pairs`` (issue
+    25: every step of a pair is bounded), in words; None when it reads every one whole."""
+    from memtui.core.judge.statements import MAX_STATEMENTS, MAX_TEXT_CHARS, cut_short
+
+    sides = {i.key: i for p in pairs for i in (p.candidate.a, p.candidate.b)}
+    cut = sum(1 for item in sides.values() if cut_short(item))
+    if not cut:
+        return None
+    many = "memory" if cut == 1 else "memories"
+    return (f"{cut:,} {many} too long to judge whole: the first {MAX_STATEMENTS} statements "
+            f"(at most {MAX_TEXT_CHARS:,} characters) of each compared")
+
+
 MAX_SENT_PAIRS = 200
 """At most this many pairs (best first) go to a provider that sends text, unless asked."""
 

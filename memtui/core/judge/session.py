@@ -41,6 +41,7 @@ from memtui.core.judge.run import (
     Progress,
     apply_verdicts,
     collect_items,
+    cut_note,
     pair_up,
     pairs_to_judge,
     verdict_batches,
@@ -198,6 +199,8 @@ class JudgeSession:
             return session
         _say(progress, "pairing", 1, 1)
         session.todo = pairs_to_judge(session.run.pairs, rejudge=rejudge)
+        if not judge.sends_data and (cut := cut_note(session.todo)) is not None:
+            session.run.notes.append(cut)  # a provider that sends text has its own limits
         if judge.sends_data and session.todo:
             session.held_back = max(0, len(session.todo) - max_pairs)
             session.todo = session.todo[:max_pairs]
