@@ -190,6 +190,10 @@ ANTONYMS = tuple(
 )
 
 
+_old_ways = lru_cache(maxsize=32_768)(old_ways)
+""":func:`~memtui.core.judge.statements.old_ways`, once per statement (not per pair)."""
+
+
 @lru_cache(maxsize=32_768)
 def _gone_in(text: str) -> re.Match[str] | None:
     """:data:`GONE`'s first match in ``text``, searched once per text (per memory, not per
@@ -526,6 +530,12 @@ _KIND_WORDS = {
 
 
 @lru_cache(maxsize=16_384)
+def _word_set(text: str) -> frozenset[str]:
+    """The words of a text, once per text (each pair of a memory asks again)."""
+    return frozenset(words(text))
+
+
+@lru_cache(maxsize=16_384)
 def _words_of(text: str) -> frozenset[str]:
     return frozenset(stem(w) for w in words(text) if content(w))
 
@@ -573,7 +583,7 @@ def _supersession(a: JudgeItem, b: JudgeItem, sa: list[Statement], sb: list[Stat
         old_numbers: set[str] = set()
         negated: set[str] = set()
         for st in gone_side:
-            stems_, nums = old_ways(st.text)
+            stems_, nums = _old_ways(st.text)
             old |= stems_
             old_numbers |= nums
             negated |= st.negated
@@ -653,8 +663,8 @@ def _conflict(a: JudgeItem, b: JudgeItem, sa: list[Statement], sb: list[Statemen
     # the difference the pair talks about most ("never SQLite" / "SQLite in memory" before
     # "no docker needed"), then the nearest statements
     _, sim, i, j, (kind, left, right) = max(differing, key=lambda d: (d[0], d[1]))
-    own = (own_conditions(frozenset(words(f"{a.description} {a.body}")),
-                          frozenset(words(f"{b.description} {b.body}")))
+    own = (own_conditions(_word_set(f"{a.description} {a.body}"),
+                          _word_set(f"{b.description} {b.body}"))
            or own_folders(f"{a.description} {a.body}", f"{b.description} {b.body}"))
     if own is not None:
         return Verdict(
