@@ -175,7 +175,7 @@ def test_the_version_names_the_finders_sources() -> None:
         f"{digest.hexdigest()[:16]}")
 
 
-PINNED = "913009fdd526fc28"
+PINNED = "3f1765d2139a390d"
 
 
 def test_finding_the_candidates_says_each_step(demo: DemoHome, tmp_path: Path) -> None:
