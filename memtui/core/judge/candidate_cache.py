@@ -29,7 +29,8 @@ from memtui.core.cache import cache_dir, cache_enabled
 from memtui.core.judge.cache_file import read_json, write_json
 from memtui.core.judge.verdicts import Candidate, JudgeItem
 
-VERSION = 5  # 5: the rules of 4 (wordllama's files read as its embed reads them: the same vectors)
+VERSION = 5  # 5: wordllama's files read as its embed reads them; copies past 20 in a star,
+#               each memory's 64 best similar-text pairs
 """The finder's rules this cache was made by (K, the floors, the fusion, the lexical index);
 ``tests/core/judge/test_candidate_cache.py`` fails when their sources change without it."""
 CACHE_FILE = "judge/candidates.json"

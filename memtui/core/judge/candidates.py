@@ -217,13 +217,28 @@ def _numpy_here() -> bool:
     return True
 
 
+MAX_SAME_CONTENT = 20
+"""Copies of one content paired each with each up to this many; more (a degenerate home:
+hundreds of copies) are each paired with the first copy only: every copy is still found,
+and one group, without the square of their number in pairs."""
+MAX_SIMILAR = 64
+"""A memory's similar-text pairs kept: its best this many (a pair stays when it is among the
+best of either side). In a home where every memory shares words with every other, "every
+pair over the threshold" is every pair; a memory's nearest few are the ones worth judging.
+Far above what a real home has: the demo home's most is 33, the labelled judge home's 16,
+generated homes of 4,500 and 9,000 memories 11 (at the semantic finder's 0.15)."""
+
+
 def find_candidates(
     items: Sequence[JudgeItem],
     *,
     threshold: float = SIMILARITY_THRESHOLD,
     cancelled: Callable[[], bool] | None = None,
+    notes: list[str] | None = None,
 ) -> list[Candidate]:
-    """The candidate pairs of ``items``, best first (each pair once, ``a`` sorting first)."""
+    """The candidate pairs of ``items``, best first (each pair once, ``a`` sorting first).
+    ``notes`` hears of the pairs the caps left out (:data:`MAX_SAME_CONTENT`,
+    :data:`MAX_SIMILAR`)."""
     reasons: dict[tuple[int, int], list[str]] = defaultdict(list)
     scores: dict[tuple[int, int], float] = {}
 
@@ -241,7 +256,13 @@ def find_candidates(
             by_digest[item.digest].append(i)
         if item.kind != "claude-md":
             by_name[_name_key(item)].append(i)
+    copies = 0
     for group in by_digest.values():
+        if len(group) > MAX_SAME_CONTENT:
+            copies += len(group)
+            for j in group[1:]:
+                add(group[0], j, "same content", 1.0)
+            continue
         for x, i in enumerate(group):
             for j in group[x + 1 :]:
                 add(i, j, "same content", 1.0)
@@ -262,6 +283,13 @@ def find_candidates(
         similar = similar_pairs(index, threshold, cancelled=cancelled)
     for (i, j), cosine in zip(named, cosines, strict=True):
         add(i, j, "same name", max(0.5, cosine))
+    found = len(similar)
+    similar = best_per_item(similar, MAX_SIMILAR)
+    if notes is not None and found > len(similar):
+        notes.append(f"{found - len(similar):,} similar-text pairs left out: each memory keeps "
+                     f"its {MAX_SIMILAR} most similar")
+    if notes is not None and copies:
+        notes.append(f"{copies:,} copies of one content each paired with the first copy only")
     for (i, j), score in similar.items():
         add(i, j, f"similar text {score:.2f}", score)
     out: list[Candidate] = []
@@ -272,6 +300,29 @@ def find_candidates(
         out.append(Candidate(a, b, round(scores[(i, j)], 4), tuple(dict.fromkeys(why))))
     out.sort(key=lambda c: (-c.score, c.a.key, c.b.key))
     return out
+
+
+def best_per_item(pairs: dict[tuple[int, int], float], keep: int,
+                  ) -> dict[tuple[int, int], float]:
+    """The pairs of ``pairs`` (``(i, j) -> score``) among the ``keep`` best of ``i`` or of
+    ``j`` (best score first, then the other side's index: deterministic), in their order.
+    All of them when no item has more than ``keep``."""
+    count: Counter[int] = Counter()
+    for i, j in pairs:
+        count[i] += 1
+        count[j] += 1
+    if not count or max(count.values()) <= keep:
+        return pairs
+    ranked: dict[int, list[tuple[float, int]]] = defaultdict(list)
+    for (i, j), score in pairs.items():
+        ranked[i].append((-score, j))
+        ranked[j].append((-score, i))
+    best: dict[int, set[int]] = {}
+    for i, others in ranked.items():
+        best[i] = {j for _, j in (others if len(others) <= keep
+                                  else sorted(others)[:keep])}
+    return {(i, j): score for (i, j), score in pairs.items()
+            if j in best[i] or i in best[j]}
 
 
 # --------------------------------------------------------------------- the same, with numpy

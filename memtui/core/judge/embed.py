@@ -213,9 +213,12 @@ class Embedder:
         is off)."""
         return cls(default_cache_path(env, home))
 
-    def __init__(self, cache_path: Path | None = None,
-                 model: StaticModel | None = None) -> None:
+    def __init__(self, cache_path: Path | None = None, model: StaticModel | None = None,
+                 remember: bool = True) -> None:
         self.cache_path = cache_path
+        self.remember = remember
+        """Keep each text's vector for later calls (and :meth:`save`); a caller that keeps
+        them itself (:class:`~memtui.core.judge.engine.Vectors`) says False: one copy."""
         self._model = model
         self._cache: dict[bytes, Matrix] | None = None
         self._used: dict[bytes, Matrix] = {}
@@ -272,7 +275,8 @@ class Embedder:
                 known = cache.get(key)
             if known is not None:
                 out[i] = known
-                self._used[key] = known
+                if self.remember:
+                    self._used[key] = known
             else:
                 todo.setdefault(key, []).append(i)
         if todo:
@@ -296,7 +300,8 @@ class Embedder:
             norms = np.linalg.norm(fresh, axis=1, keepdims=True)
             fresh = np.divide(fresh, norms, out=np.zeros_like(fresh), where=norms > 0)
             for key, vector in zip(keys, fresh, strict=True):
-                self._used[key] = vector
+                if self.remember:
+                    self._used[key] = vector
                 for i in todo[key]:
                     out[i] = vector
             self.computed += len(keys)

@@ -48,6 +48,7 @@ from memtui.core.judge.items import normalize as _normalize
 from memtui.core.judge.statements import (
     NUMBER_WORDS,
     Statement,
+    bounded,
     content,
     old_ways,
     statements_of,
@@ -196,6 +197,10 @@ ANTONYMS = tuple(
 )
 
 
+_old_ways = lru_cache(maxsize=32_768)(old_ways)
+""":func:`~memtui.core.judge.statements.old_ways`, once per statement (not per pair)."""
+
+
 @lru_cache(maxsize=32_768)
 def _gone_in(text: str) -> re.Match[str] | None:
     """:data:`GONE`'s first match in ``text``, searched once per text (per memory, not per
@@ -224,7 +229,8 @@ class Vectors:
                  items: Sequence[JudgeItem] = ()) -> None:
         from memtui.core.judge.embed import Embedder
 
-        self.embedder = embedder if embedder is not None else Embedder()
+        # an embedder of its own keeps no copy of the vectors: :meth:`of` keeps them
+        self.embedder = embedder if embedder is not None else Embedder(remember=False)
         self.df: dict[str, int] = {}
         """In how many of the run's items each stem occurs (rare stems name a subject)."""
         self._lists: dict[tuple[str, ...], Matrix] = {}
@@ -266,23 +272,31 @@ class Vectors:
 
     def of(self, texts: Sequence[str]) -> Matrix:
         """The texts' unit vectors, in order. A memory takes part in many pairs: its text
-        and its statements are asked for again and again, so each list's matrix and each
-        text's vector is kept for the run. A list with a text not seen yet goes to the
-        embedder whole, as it came (the rows it gives are the ones kept)."""
+        and its statements are asked for again and again, so each text's vector is kept for
+        the run (once: the embedder keeps no copy of its own when this made it), and each
+        list of more than two texts (a memory's statements) as one matrix whose rows those
+        are. A pair of texts (two whole memories, two words swapped) is not kept as a list:
+        tens of thousands of pairs would each keep a copy of rows kept already. The texts not
+        seen yet go to the embedder together, in order."""
+        import numpy as np
+
         key = tuple(texts)
         known = self._lists.get(key)
         if known is not None:
             return known
-        rows = [self._rows.get(text) for text in key]
-        if key and all(row is not None for row in rows):
-            import numpy as np
-
-            matrix = np.stack(rows)  # type: ignore[arg-type]
+        missing = [text for text in dict.fromkeys(key) if text not in self._rows]
+        fresh = self.embedder.embed(missing) if missing else None
+        if fresh is not None:
+            for text, row in zip(missing, fresh, strict=True):
+                self._rows[text] = row
+        if fresh is not None and len(missing) == len(key):
+            matrix = fresh  # every text new and once: its rows are the ones kept
+        elif key:
+            matrix = np.stack([self._rows[text] for text in key])
         else:
-            matrix = self.embedder.embed(list(key))
-            for text, row in zip(key, matrix, strict=True):
-                self._rows.setdefault(text, row)
-        self._lists[key] = matrix
+            matrix = self.embedder.embed([])
+        if len(key) > 2:
+            self._lists[key] = matrix
         return matrix
 
     def subject(self, text: str) -> Matrix:
@@ -578,6 +592,12 @@ _KIND_WORDS = {
 
 
 @lru_cache(maxsize=16_384)
+def _word_set(text: str) -> frozenset[str]:
+    """The words of a text, once per text (each pair of a memory asks again)."""
+    return frozenset(words(text))
+
+
+@lru_cache(maxsize=16_384)
 def _words_of(text: str) -> frozenset[str]:
     return frozenset(stem(w) for w in words(text) if content(w))
 
@@ -625,7 +645,7 @@ def _supersession(a: JudgeItem, b: JudgeItem, sa: list[Statement], sb: list[Stat
         old_numbers: set[str] = set()
         negated: set[str] = set()
         for st in gone_side:
-            stems_, nums = old_ways(st.text)
+            stems_, nums = _old_ways(st.text)
             old |= stems_
             old_numbers |= nums
             negated |= st.negated
@@ -705,8 +725,8 @@ def _conflict(a: JudgeItem, b: JudgeItem, sa: list[Statement], sb: list[Statemen
     # the difference the pair talks about most ("never SQLite" / "SQLite in memory" before
     # "no docker needed"), then the nearest statements
     _, sim, i, j, (kind, left, right) = max(differing, key=lambda d: (d[0], d[1]))
-    own = (own_conditions(frozenset(words(f"{a.description} {a.body}")),
-                          frozenset(words(f"{b.description} {b.body}")))
+    own = (own_conditions(_word_set(f"{a.description} {a.body}"),
+                          _word_set(f"{b.description} {b.body}"))
            or own_folders(f"{a.description} {a.body}", f"{b.description} {b.body}"))
     if own is not None:
         return Verdict(
@@ -884,6 +904,7 @@ def judge_pair(candidate: Candidate, vectors: Vectors | None = None,
         return Verdict(Relation.DUPLICATE, 0.95, "the same text under two names", NAME,
                        winner=newer(a, b), evidence=(evidence_quote(a.body),))
     vectors = vectors if vectors is not None else Vectors()
+    a, b = bounded(a), bounded(b)  # every step reads at most the first MAX_TEXT_CHARS
     sa, sb = statements_of(a), statements_of(b)
     reading = read(a, b, sa, sb, vectors)
     all_a = frozenset().union(*(s.stems for s in sa)) if sa else frozenset()

@@ -40,27 +40,34 @@ def judge_candidates(
     cache: CandidateCache | None = None,
     progress: Callable[[str, int, int], None] | None = None,
     lexical: Sequence[Candidate] | None = None,
+    lexical_notes: Sequence[str] = (),
 ) -> list[Candidate]:
     """The candidate pairs of ``items``, best first. ``ctx``: its cache dir keeps the
     embeddings and the pairs found (none without it: :mod:`memtui.core.judge.candidate_cache`;
     the same items again are not paired again; ``cache``: that cache, loaded already);
     ``notes`` gets why the lexical candidates alone were used; ``progress``
     (``progress(step, done, total)``) hears of each step of the finding; ``lexical``: what
-    :func:`cheap_candidates` gave for ``items`` (not found again)."""
+    :func:`cheap_candidates` gave for ``items`` (not found again), ``lexical_notes`` what it
+    said of the pairs its caps left out (said again in ``notes`` and kept in the cache)."""
     if ctx is None:
-        return _find(items, cancelled, None, notes, progress, lexical)
+        cut: list[str] = list(lexical_notes) if lexical is not None else []
+        result = _find(items, cancelled, None, notes, progress, cut, lexical)
+        if notes is not None:
+            notes.extend(cut)
+        return result
     cache = cache if cache is not None else load_cache(ctx)
     found = cached_answer(items, cache, notes)
     if found is not None:
         return found
     expected = finder_id(semantic_importable())
     said: list[str] = []
-    found = _find(items, cancelled, ctx, said, progress, lexical)
+    capped: list[str] = list(lexical_notes) if lexical is not None else []
+    found = _find(items, cancelled, ctx, said, progress, capped, lexical)
     if notes is not None:
-        notes.extend(said)
+        notes.extend([*said, *capped])
     if not (cancelled is not None and cancelled()):
         cache.store(items, found, finder_id(not said and expected.startswith("semantic")),
-                    said)
+                    [*said, *capped])
     return found
 
 
@@ -89,16 +96,19 @@ def cached_candidates(items: Sequence[JudgeItem], cache: CandidateCache) -> list
 
 
 def cheap_candidates(items: Sequence[JudgeItem],
-                     cancelled: Callable[[], bool] | None = None) -> list[Candidate]:
+                     cancelled: Callable[[], bool] | None = None,
+                     notes: list[str] | None = None) -> list[Candidate]:
     """The candidates found without the model (the same content, the same name, the lexical
     index at the semantic finder's threshold), best first: each of them is among
     :func:`judge_candidates`' answer when the semantic signal is there (they are what it
     starts from, :func:`~memtui.core.judge.neighbours.semantic_candidates`), found in a tenth
     of the time the embeddings take cold. What the conflicts screen shows until the model's
-    neighbours join them (give them to :func:`judge_candidates` as ``lexical``)."""
+    neighbours join them (give them to :func:`judge_candidates` as ``lexical``, and what
+    ``notes`` heard of the pairs the caps left out as ``lexical_notes``)."""
     from memtui.core.judge.neighbours import LEXICAL_THRESHOLD
 
-    return find_candidates(items, threshold=LEXICAL_THRESHOLD, cancelled=cancelled)
+    return find_candidates(items, threshold=LEXICAL_THRESHOLD, cancelled=cancelled,
+                           notes=notes)
 
 
 def semantic_importable() -> bool:
@@ -109,27 +119,33 @@ def semantic_importable() -> bool:
 def _find(items: Sequence[JudgeItem], cancelled: Callable[[], bool] | None,
           ctx: Context | None, notes: list[str] | None,
           progress: Callable[[str, int, int], None] | None = None,
+          capped: list[str] | None = None,
           lexical: Sequence[Candidate] | None = None) -> list[Candidate]:
+    """The candidates; ``notes`` gets why the lexical ones alone were used, ``capped`` what
+    the finder's caps left out; ``lexical``: :func:`cheap_candidates`' answer, when found."""
     try:
         from memtui.core.judge.embed import Embedder
         from memtui.core.judge.neighbours import semantic_candidates
     except ImportError as err:
-        return _lexical(items, f"the semantic signal is unavailable: {err}", cancelled, notes)
+        return _lexical(items, f"the semantic signal is unavailable: {err}", cancelled, notes,
+                        capped)
     embedder = Embedder.for_env(ctx.env, ctx.home) if ctx is not None else Embedder()
     try:
         # the model loads only when a text is not in the embedding cache: a second run on
         # the same memories reads every vector from the cache and never loads it
         return semantic_candidates(items, embedder=embedder, cancelled=cancelled,
-                                   progress=progress, lexical=lexical)
+                                   progress=progress, notes=capped, lexical=lexical)
     except (ImportError, OSError, ValueError):
         why = semantic_unavailable()
         if why is None:  # not the model's failure
             raise
-        return _lexical(items, why, cancelled, notes)
+        if capped is not None:
+            capped.clear()  # the lexical candidates say their own
+        return _lexical(items, why, cancelled, notes, capped)
 
 
 def _lexical(items: Sequence[JudgeItem], why: str, cancelled: Callable[[], bool] | None,
-             notes: list[str] | None) -> list[Candidate]:
+             notes: list[str] | None, capped: list[str] | None = None) -> list[Candidate]:
     if notes is not None:
         notes.append(f"{why}; lexical candidates only")
-    return find_candidates(items, cancelled=cancelled)
+    return find_candidates(items, cancelled=cancelled, notes=capped)

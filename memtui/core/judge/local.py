@@ -176,7 +176,7 @@ def subjects_of(a: JudgeItem, b: JudgeItem) -> tuple[frozenset[str], bool]:
     only_a, only_b = name_a - name_b, name_b - name_a
     if not (name_a & name_b) or not only_a or not only_b:
         return frozenset(only_a | only_b), False
-    text_a, text_b = set(words(a.text)) - name_a, set(words(b.text)) - name_b
+    text_a, text_b = _word_set(a.text) - name_a, _word_set(b.text) - name_b
     own = bool(only_a & _text_words(a)) and bool(only_b & _text_words(b))
     crossed = bool(only_a & text_b) and bool(only_b & text_a)  # each names the other
     if own and not crossed:
@@ -184,9 +184,15 @@ def subjects_of(a: JudgeItem, b: JudgeItem) -> tuple[frozenset[str], bool]:
     return frozenset(), False
 
 
-def _text_words(item: JudgeItem) -> set[str]:
+def _text_words(item: JudgeItem) -> frozenset[str]:
     """The words of the description and body (not the name)."""
-    return set(words(f"{item.description}\n{item.body}"))
+    return _word_set(f"{item.description}\n{item.body}")
+
+
+@lru_cache(maxsize=16_384)
+def _word_set(text: str) -> frozenset[str]:
+    """The words of a text, once per text (each pair of a memory asks again)."""
+    return frozenset(words(text))
 
 
 def find_contradiction(
@@ -314,6 +320,9 @@ def _parallel_subjects(candidate: Candidate) -> frozenset[str]:
     a, b = candidate.a, candidate.b
     if a.digest == b.digest or (body_digest(a) and body_digest(a) == body_digest(b)):
         return frozenset()
+    from memtui.core.judge.statements import bounded
+
+    a, b = bounded(a), bounded(b)  # as the engine reads them: bounded, whatever the files hold
     subjects, parallel = subjects_of(a, b)
     if not parallel:
         return frozenset()

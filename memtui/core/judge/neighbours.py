@@ -162,6 +162,7 @@ def semantic_candidates(
     lexical_threshold: float = LEXICAL_THRESHOLD,
     progress: Callable[[str, int, int], None] | None = None,
     lexical: Sequence[Candidate] | None = None,
+    notes: list[str] | None = None,
 ) -> list[Candidate]:
     """The lexical candidates of ``items`` fused with their semantic neighbours, best first
     (each pair once, ``a`` sorting first, as :func:`find_candidates` gives them).
@@ -169,9 +170,11 @@ def semantic_candidates(
     caches nothing); the model missing raises (:func:`memtui.core.judge.embed.unavailable`
     says so beforehand). ``timings``, when given, gets the seconds of each step
     (``lexical``, ``embed``, ``nearest``, ``fuse``: what the benchmark reports); ``progress``
-    (``progress(step, done, total)``) hears of each step. ``lexical``: the lexical candidates
-    at ``lexical_threshold``, when the caller found them already (shown before the model
-    loads: :func:`~memtui.core.judge.finder.cheap_candidates`)."""
+    (``progress(step, done, total)``) hears of each step; ``notes``, of the pairs the
+    lexical candidates' caps left out (:func:`~memtui.core.judge.candidates.find_candidates`).
+    ``lexical``: the lexical candidates at ``lexical_threshold``, when the caller found them
+    already (shown before the model loads: :func:`~memtui.core.judge.finder.cheap_candidates`;
+    what its caps left out is the caller's to say)."""
     from time import perf_counter
 
     clock = [perf_counter()]
@@ -189,7 +192,8 @@ def semantic_candidates(
     embedder = embedder if embedder is not None else Embedder()
     if lexical is None:
         say("matching words (the lexical index)")
-        lexical = find_candidates(items, threshold=lexical_threshold, cancelled=cancelled)
+        lexical = find_candidates(items, threshold=lexical_threshold, cancelled=cancelled,
+                                  notes=notes)
     lap("lexical")
     vectors = embedder.embed_items(items, progress)
     embedder.save()

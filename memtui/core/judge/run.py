@@ -98,6 +98,7 @@ def pair_up(
     found: Sequence[Candidate] | None = None,
     progress: Progress | None = None,
     lexical: Sequence[Candidate] | None = None,
+    lexical_notes: Sequence[str] = (),
 ) -> list[JudgedPair]:
     """The candidate pairs of ``items`` (:func:`~memtui.core.judge.finder.judge_candidates`:
     semantic neighbours fused with the lexical and exact signals) with the ledger's state of
@@ -105,11 +106,27 @@ def pair_up(
     pairs' cache, loaded already; ``found``: the candidates, when the caller has them
     already from that cache: :func:`~memtui.core.judge.finder.cached_answer`; ``progress``:
     each step of finding them; ``lexical``: :func:`~memtui.core.judge.finder.
-    cheap_candidates`' answer, when the caller has it)."""
+    cheap_candidates`' answer, when the caller has it, and ``lexical_notes`` what it said of
+    the pairs its caps left out)."""
     if found is None:
         found = judge_candidates(items, cancelled=cancelled, ctx=ctx, notes=notes, cache=cache,
-                                 progress=progress, lexical=lexical)
+                                 progress=progress, lexical=lexical,
+                                 lexical_notes=lexical_notes)
     return [ledger.lookup(c) for c in found]
+
+
+def cut_note(pairs: Sequence[JudgedPair]) -> str | None:
+    """What the bounds of the verdict engine leave out of the memories of ``pairs`` (issue
+    25: every step of a pair is bounded), in words; None when it reads every one whole."""
+    from memtui.core.judge.statements import MAX_STATEMENTS, MAX_TEXT_CHARS, cut_short
+
+    sides = {i.key: i for p in pairs for i in (p.candidate.a, p.candidate.b)}
+    cut = sum(1 for item in sides.values() if cut_short(item))
+    if not cut:
+        return None
+    many = "memory" if cut == 1 else "memories"
+    return (f"{cut:,} {many} too long to judge whole: the first {MAX_STATEMENTS} statements "
+            f"(at most {MAX_TEXT_CHARS:,} characters) of each compared")
 
 
 MAX_SENT_PAIRS = 200

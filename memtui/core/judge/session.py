@@ -48,6 +48,7 @@ from memtui.core.judge.run import (
     Progress,
     apply_verdicts,
     collect_items,
+    cut_note,
     pair_up,
     pairs_to_judge,
     verdict_batches,
@@ -234,11 +235,12 @@ class JudgeSession:
         cache = load_cache(context)
         found = cached_answer(items, cache, session.run.notes)  # asked once: 9,000 candidates
         lexical = None
+        capped: list[str] = []
         if found is None and preview is not None:
             early, known = "cached", cache.known(items)
             if not known and semantic_importable():  # cold: the model's pairs take seconds
                 _say(progress, "matching names, contents and words", 0, 1)
-                early, known = "cheap", cheap_candidates(items, cancelled)
+                early, known = "cheap", cheap_candidates(items, cancelled, capped)
                 lexical = known
             if known and not _stopped(cancelled):
                 preview(JudgeRun(items, [ledger.lookup(c) for c in known],
@@ -252,12 +254,15 @@ class JudgeSession:
         _say(progress, "pairing", 0, 1)
         session.run.pairs = pair_up(items, ledger, cancelled=cancelled, ctx=context,
                                     notes=session.run.notes, cache=cache, found=found,
-                                    progress=progress, lexical=lexical)
+                                    progress=progress, lexical=lexical,
+                                    lexical_notes=capped)
         if _stopped(cancelled):
             session.run.complete = False
             return session
         _say(progress, "pairing", 1, 1)
         session.todo = pairs_to_judge(session.run.pairs, rejudge=rejudge)
+        if not judge.sends_data and (cut := cut_note(session.todo)) is not None:
+            session.run.notes.append(cut)  # a provider that sends text has its own limits
         if judge.sends_data and session.todo:
             session.held_back = max(0, len(session.todo) - max_pairs)
             session.todo = session.todo[:max_pairs]

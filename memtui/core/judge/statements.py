@@ -15,7 +15,7 @@ from __future__ import annotations
 import contextlib
 import re
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from memtui.core.judge.candidates import STOPWORDS
@@ -244,22 +244,62 @@ ALTERNATIVE = frozenset((("instead", "of"), ("rather", "than")))
 
 def split(text: str) -> list[str]:
     """The statements of a text: sentences, clauses and lines of two words or more."""
+    return _split(text)[0]
+
+
+def _split(text: str) -> tuple[list[str], bool]:
+    """:func:`split`, and whether it left some of the text out (past :data:`MAX_TEXT_CHARS`,
+    or statements past :data:`MAX_STATEMENTS`)."""
+    cut = len(text) > MAX_TEXT_CHARS
     text = _MARKUP.sub(" ", _COMMENT.sub(" ", text[:MAX_TEXT_CHARS]))
     out: list[str] = []
-    for part in _SENTENCE.split(text):
+    parts = _SENTENCE.split(text)
+    for at, part in enumerate(parts):
         part = part.strip(" -+\t")
         if len(words(part)) >= 2:
             out.append(part[:MAX_STATEMENT_CHARS])
             if len(out) >= MAX_STATEMENTS:
+                cut = cut or any(len(words(rest)) >= 2 for rest in parts[at + 1:])
                 break
-    return out
+    return out, cut
+
+
+def judged_text(item: JudgeItem) -> str:
+    """What :func:`statements_of` splits: the body (a CLAUDE.md paragraph's text; a memory
+    without a body: its description)."""
+    return item.body if item.body or item.kind == CLAUDE_MD else item.description
+
+
+def cut_short(item: JudgeItem) -> bool:
+    """The verdict engine reads only part of ``item``: its text is longer than
+    :data:`MAX_TEXT_CHARS`, or has more than :data:`MAX_STATEMENTS` statements (the first
+    ones are compared)."""
+    return (len(item.body) > MAX_TEXT_CHARS or len(item.description) > MAX_TEXT_CHARS
+            or _cut_text(judged_text(item)))
+
+
+@lru_cache(maxsize=32_768)
+def _cut_text(text: str) -> bool:
+    return _split(text)[1]
+
+
+@lru_cache(maxsize=16_384)
+def bounded(item: JudgeItem) -> JudgeItem:
+    """``item`` as the verdict engine reads it: its body and description cut to their first
+    :data:`MAX_TEXT_CHARS` characters (issue 25: every step of a pair is bounded, whatever the
+    files hold). The statements, the embedding and the kinds read no further anyway; the
+    steps that read a whole text (conditions, folders, the words of a name's subject) read
+    that much. ``digest`` stays the whole content's."""
+    if len(item.body) <= MAX_TEXT_CHARS and len(item.description) <= MAX_TEXT_CHARS:
+        return item
+    return replace(item, body=item.body[:MAX_TEXT_CHARS],
+                   description=item.description[:MAX_TEXT_CHARS])
 
 
 def statements_of(item: JudgeItem) -> list[Statement]:
     """The body's statements (a CLAUDE.md paragraph's text; a memory without a body: its
     description)."""
-    text = item.body if item.body or item.kind == CLAUDE_MD else item.description
-    return list(_statements_of_text(text))
+    return list(_statements_of_text(judged_text(item)))
 
 
 @lru_cache(maxsize=32_768)

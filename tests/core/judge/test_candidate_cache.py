@@ -226,7 +226,7 @@ def test_the_version_names_the_finders_sources() -> None:
         f"{digest.hexdigest()[:16]}")
 
 
-PINNED = "d7405f40f962cd5b"
+PINNED = "e8dcc8d33e0bb824"
 
 
 def test_finding_the_candidates_says_each_step(demo: DemoHome, tmp_path: Path) -> None:

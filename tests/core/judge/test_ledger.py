@@ -266,7 +266,7 @@ def test_the_local_rules_name_the_engines_sources() -> None:
         f"{digest.hexdigest()[:16]}")
 
 
-ENGINE_PINNED = "867c22fbea35a80d"
+ENGINE_PINNED = "a068794272161fd1"
 
 
 def _asdict_bytes(ledger: Ledger) -> bytes:
