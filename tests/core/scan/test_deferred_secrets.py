@@ -23,6 +23,20 @@ def home(tmp_path_factory: pytest.TempPathFactory) -> DemoHome:
     return build_demo_home(tmp_path_factory.mktemp("home") / "demo")
 
 
+@pytest.fixture
+def scanned(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The memories whose whole text was scanned for secrets, in order."""
+    seen: list[str] = []
+    real = scanner.secret_marks
+
+    def counting(text: str, rel_path: str) -> list[SecretMark]:
+        seen.append(rel_path)
+        return real(text, rel_path)
+
+    monkeypatch.setattr(scanner, "secret_marks", counting)
+    return seen
+
+
 def settled(path: Path) -> ScanCache:
     cache = ScanCache(path)
     cache._now = time.time() + RACY_SECONDS + 1  # the files were written "long ago"
@@ -41,16 +55,8 @@ EXPECTED = {
 
 
 def test_the_first_trees_are_shown_before_any_secret_scan(
-    home: DemoHome, monkeypatch: pytest.MonkeyPatch
+    home: DemoHome, scanned: list[str]
 ) -> None:
-    scanned: list[str] = []
-    real = scanner.secret_marks
-
-    def counting(text: str, rel_path: str) -> list[SecretMark]:
-        scanned.append(rel_path)
-        return real(text, rel_path)
-
-    monkeypatch.setattr(scanner, "secret_marks", counting)
     stages = scan_progressively(demo_context(home))
     first = next(stages)
     assert {s.kind for s in first.stores} == {StoreKind.AUTO, StoreKind.TEAM}
@@ -61,19 +67,12 @@ def test_the_first_trees_are_shown_before_any_secret_scan(
 
 
 def test_the_deferred_scan_is_cached_and_a_warm_first_stage_has_the_secrets(
-    home: DemoHome, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    home: DemoHome, tmp_path: Path, scanned: list[str]
 ) -> None:
     cache_file = tmp_path / "scan.marshal"
     cold = scan(demo_context(home), cache=settled(cache_file))
     assert team_secrets(cold) == EXPECTED
-    scanned: list[str] = []
-    real = scanner.secret_marks
-
-    def counting(text: str, rel_path: str) -> list[SecretMark]:
-        scanned.append(rel_path)
-        return real(text, rel_path)
-
-    monkeypatch.setattr(scanner, "secret_marks", counting)
+    scanned.clear()
     first = next(scan_progressively(demo_context(home), cache=settled(cache_file)))
     assert team_secrets(first) == EXPECTED  # from the cache, with the headers
     assert scanned == []
@@ -96,19 +95,11 @@ def test_a_store_shown_before_its_secrets_were_known_comes_back_as_a_new_object(
 
 
 def test_every_store_comes_from_its_headers_before_any_secret_scan_or_project(
-    home: DemoHome, monkeypatch: pytest.MonkeyPatch
+    home: DemoHome, scanned: list[str]
 ) -> None:
     """The panes are laid out from a result that has every kind of store, read from their
     headers only: no memory's whole text was scanned for secrets, no other project listed
     (both come with the complete result, which has every store as before)."""
-    scanned: list[str] = []
-    real = scanner.secret_marks
-
-    def counting(text: str, rel_path: str) -> list[SecretMark]:
-        scanned.append(rel_path)
-        return real(text, rel_path)
-
-    monkeypatch.setattr(scanner, "secret_marks", counting)
     stages = scan_progressively(demo_context(home))
     headers = next(r for r in stages if r.scanned >= set(StoreKind))
     assert not headers.complete
