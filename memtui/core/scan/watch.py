@@ -83,7 +83,7 @@ class _Collector(FileSystemEventHandler):
 
     def on_events_lost(self, event: EventsLostEvent) -> None:
         """The kernel dropped events of a watch (its queue overflowed): which paths changed
-        is unknown (watchdog hands this to ``on_events_lost`` only, never ``on_any_event``).
+        is unknown (watchdog's dispatch hands it to ``on_any_event`` too, which skips it).
         ``src_path``: the watch's directory."""
         self._lost(os.fsdecode(event.src_path))
 
