@@ -189,3 +189,56 @@ async def test_e_merges_every_member_into_one_and_s_notes_each(
         for n, member in enumerate(group.members, 1):
             assert f"_Applies when: case {n}_" in Path(member.file).read_text()
         assert screen.rows == []
+
+
+async def test_judge_again_waits_for_a_decision_still_being_written(
+    home: tuple[Path, Context], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``ctrl+r`` while a group's decision is being written (its ledger entry comes at the end
+    of the operation, into the session's ledger): a session started then would read the ledger
+    file without the decision and, judging every pair again, write it back without it. It is
+    refused, and said; once the write is done the decision is on disk and judging again
+    keeps it."""
+    import threading
+
+    from pilots import notifications, wait_until
+
+    from memtui.core.judge.ledger import Ledger, default_ledger_path
+    from memtui.tui.screens import conflicts
+
+    _root, ctx = home
+    entered, release = threading.Event(), threading.Event()
+    real = conflicts.finish_group
+
+    def held(*args: object, **kwargs: object) -> object:
+        entered.set()
+        release.wait(120)
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(conflicts, "finish_group", held)
+    app = app_on(ctx, tmp_path / "state")
+    async with app.run_test(size=(160, 45)) as pilot:
+        screen, _group = await on_group(pilot)
+        await pilot.press("n")
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("y")
+        try:
+            await wait_until(pilot, entered.is_set, 120)
+            await pilot.press("ctrl+r")
+            await pilot.pause()
+            assert not any(w.group == "judge" and not w.is_finished for w in app.workers)
+            assert ("A decision is still being written: judge again once it is done.",
+                    "warning") in notifications(app)
+        finally:
+            release.set()
+        await settle(pilot)
+        assert screen.rows == []
+        ledger_path = default_ledger_path(screen.context.env)
+        decided = {k for k, h in Ledger.load(ledger_path).entries.items() if h[-1].decided}
+        assert len(decided) == 6
+        await pilot.press("ctrl+r")
+        await settle(pilot)
+        assert screen.rows == []
+        assert {k for k, h in Ledger.load(ledger_path).entries.items()
+                if h[-1].decided} == decided

@@ -1380,7 +1380,19 @@ class ConflictsScreen(ReportsWork, Screen[None]):
         self.show_pairs()
 
     def action_rejudge(self) -> None:
+        if self.writing():
+            self.notify("A decision is still being written: judge again once it is done.",
+                        title="Judge", severity="warning")
+            return
         self.find(rejudge=True)
+
+    def writing(self) -> bool:
+        """A decision's operation of this screen is still running (its ``plan-`` worker):
+        its ledger entry is written at its end, into this session's ledger, and a session
+        started meanwhile would read the ledger file without it and, judging, write it
+        back without the decision."""
+        return any(w.node is self and w.group.startswith("plan-") and not w.is_finished
+                   for w in self.workers)
 
     def action_decide(self, decision: str) -> None:
         if self.waits():
