@@ -245,7 +245,8 @@ class Vectors:
         self._n = max(self.items, 2)
         self._subjects: dict[str, Matrix] = {}
         self._weights: dict[str, float] = {}
-        self._words: WordVectors | bool | None = None
+        self._words: WordVectors | None = None
+        self._no_words = False
         """Each word's rarity weight in :meth:`overlap` (log N / (1 + df) + 0.1), made once."""
 
     def rare(self, words: frozenset[str], share: float = 0.0) -> frozenset[str]:
@@ -369,13 +370,15 @@ class Vectors:
         """Vectors of texts of words from each word's tokens (:mod:`memtui.core.judge.
         word_vectors`: the embedder's vectors, bit for bit), when the embedder is the model's
         own (a test's embedder that overrides ``embed`` gets every text)."""
-        if self._words is None:
+        if self._words is None and not self._no_words:
             from memtui.core.judge.embed import Embedder
             from memtui.core.judge.word_vectors import WordVectors
 
-            self._words = (WordVectors(self.embedder.model)
-                           if type(self.embedder).embed is Embedder.embed else False)
-        return self._words or None
+            if type(self.embedder).embed is Embedder.embed:
+                self._words = WordVectors(self.embedder.model)
+            else:
+                self._no_words = True
+        return self._words
 
 
 def _text(item: JudgeItem) -> str:

@@ -80,7 +80,7 @@ class WordVectors:
         mean = np.zeros((1, self.model.dimensions), dtype=np.float32)
         mean[0] = rows.astype(np.float32).mean(axis=0)
         norms = np.linalg.norm(mean, axis=1, keepdims=True)
-        unit: Any = np.divide(mean, norms, out=np.zeros_like(mean), where=norms > 0)[0]
+        unit: Matrix = np.divide(mean, norms, out=np.zeros_like(mean), where=norms > 0)[0]
         if len(self._vectors) >= MAX_KEPT:
             _drop_half(self._vectors)
         self._vectors[text] = unit

@@ -66,7 +66,7 @@ def test_the_swap_cosine_is_the_one_through_the_embedder() -> None:
               " ".join(sorted(rng.sample(stems, rng.randint(1, 3))))) for _ in range(500)]
     vectors = engine.Vectors(Embedder(model=shared_model(), remember=False))
     plain = engine.Vectors(Embedder(model=shared_model(), remember=False))
-    plain._words = False  # every text through the embedder, as before
+    plain._no_words = True  # every text through the embedder, as before
     for left, right in pairs:
         assert vectors.cosine(left, right) == plain.cosine(left, right)
     assert vectors.embedder.computed == 0  # none of them went to the embedder
