@@ -247,6 +247,7 @@ class Vectors:
         self._weights: dict[str, float] = {}
         self._words: WordVectors | None = None
         self._no_words = False
+        self._prepared: set[tuple[str, str, str]] = set()
         """Each word's rarity weight in :meth:`overlap` (log N / (1 + df) + 0.1), made once."""
 
     def rare(self, words: frozenset[str], share: float = 0.0) -> frozenset[str]:
@@ -312,7 +313,11 @@ class Vectors:
             a, b = candidate.a, candidate.b
             if a.digest == b.digest or (body_digest(a) and body_digest(a) == body_digest(b)):
                 continue  # judged by its digests alone
-            for side in (bounded(a), bounded(b)):
+            for side in (a, b):
+                if (side.key, side.digest, side.name) in self._prepared:
+                    continue  # its texts asked for already
+                self._prepared.add((side.key, side.digest, side.name))
+                side = bounded(side)
                 texts[_text(side)] = None
                 texts.update(dict.fromkeys(st.text for st in statements_of(side)))
         missing = [text for text in texts if text not in self._rows]
