@@ -75,10 +75,8 @@ class WordVectors:
             ids += self._word_ids(part)
         if not ids:
             return None
-        table = self.model.table
-        rows = table[np.clip(np.asarray(ids, dtype=np.int64), 0, len(table) - 1)]
         mean = np.zeros((1, self.model.dimensions), dtype=np.float32)
-        mean[0] = rows.astype(np.float32).mean(axis=0)
+        mean[0] = self.model.rows(ids).astype(np.float32).mean(axis=0)
         norms = np.linalg.norm(mean, axis=1, keepdims=True)
         unit: Matrix = np.divide(mean, norms, out=np.zeros_like(mean), where=norms > 0)[0]
         if len(self._vectors) >= MAX_KEPT:

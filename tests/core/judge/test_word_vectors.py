@@ -102,3 +102,14 @@ def test_a_judged_home_tokenizes_each_swapped_word_once() -> None:
     assert calls == 30 and words_.computed == len(tools)
     assert words_.tokenized == len(tools)
     assert vectors.embedder.computed == 0
+
+
+def test_an_id_past_a_smaller_table_is_still_clipped_to_its_last_row() -> None:
+    from memtui.core.judge.embed import StaticModel
+
+    shared = shared_model()
+    assert shared.ids_in_table  # wordllama's tokenizer and table: 32,000 each
+    small = StaticModel(shared.table[:100], shared.tokenizer)
+    assert not small.ids_in_table
+    assert np.array_equal(small.rows([5, 31_999]), shared.table[[5, 99]])
+    assert np.array_equal(shared.rows([5, 31_999]), shared.table[[5, 31_999]])
