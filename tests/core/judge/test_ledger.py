@@ -266,7 +266,7 @@ def test_the_local_rules_name_the_engines_sources() -> None:
         f"{digest.hexdigest()[:16]}")
 
 
-ENGINE_PINNED = "a068794272161fd1"
+ENGINE_PINNED = "e59fe011a62e3adc"
 
 
 def _asdict_bytes(ledger: Ledger) -> bytes:
