@@ -116,7 +116,7 @@ one call (``Vectors.prepare``) instead of one call per pair; the alignment of st
 read off the similarity matrix by arrays; ``mask_data`` searches each distinct string once
 (5 MB of 42 MB here) instead of one 42 MB text joining them all (7.4 → 1.8 s CPU, and the
 270 MB that joined text and its lower-cased copies took). Still ~1 ms CPU a pair, spread over
-the rules (``_conflict`` and ``difference`` a third, ``prepare``'s embedding of statements a
+the rules (``_conflict`` with ``difference`` a quarter, ``prepare``'s embedding of statements a
 sixth, the rest in ``overlap``, ``_flips``, ``_other_kind``, ``_parallel_subjects``): the
 target of 2 × the scan needs far fewer pairs or a very different engine. Warm, what is left is
 the 55 MB output itself (building, masking and encoding it: half), reading the ledger and the
