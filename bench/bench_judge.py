@@ -96,6 +96,32 @@ given a verdict: in this generated home every pair is near (its bodies are rando
 one 60-word vocabulary; cosines 0.85–0.94), so a floor cuts nothing, and below the floor
 nothing is a candidate already.
 
+### 2026-12-08: the verdicts' per-pair work (h-jfast)
+
+``python bench/generate_home.py /tmp/big --transcript-bytes 1e6`` (4,500 items, 41,252
+candidate pairs), ``memtui … judge --json`` of c98e87f and of this tree started together
+(load 10-12 on 2 cores, so CPU seconds; the same 55 MB of JSON, byte for byte, cold and warm):
+
+| run | c98e87f | this tree |
+|---|---|---|
+| cold | 69.1 s CPU, 915 MB | 52.0 s CPU, 876 MB |
+| warm (the ledger's verdicts) | 16.9 s CPU, 595 MB | 9.6 s CPU, 500 MB |
+| ``scan --json`` of the same home | 1.3 s CPU, 54 MB | 1.3 s CPU, 54 MB |
+
+What changed: the swap test's words (``engine.difference``: 54,000 cosines, a new short
+text nearly every time) are vectors from each word's token ids, tokenized once a run
+(``word_vectors.py``: bit for bit the embedder's vector, since wordllama's tokenizer never
+merges across a word's ``▁``); each chunk of 64 pairs hands its new texts to the embedder in
+one call (``Vectors.prepare``) instead of one call per pair; the alignment of statements is
+read off the similarity matrix by arrays; ``mask_data`` searches each distinct string once
+(5 MB of 42 MB here) instead of one 42 MB text joining them all (7.4 → 1.8 s CPU, and the
+270 MB that joined text and its lower-cased copies took). Still ~1 ms CPU a pair, spread over
+the rules (``_conflict`` with ``difference`` a quarter, ``prepare``'s embedding of statements a
+sixth, the rest in ``overlap``, ``_flips``, ``_other_kind``, ``_parallel_subjects``): the
+target of 2 × the scan needs far fewer pairs or a very different engine. Warm, what is left is
+the 55 MB output itself (building, masking and encoding it: half), reading the ledger and the
+candidate cache (a quarter) and grouping.
+
 ## The conflicts screen, 1,000 memories (``bench/bench_conflicts.py``)
 
     python bench/bench_conflicts.py /tmp/h4   # a home of generate_home.py --memories 4000

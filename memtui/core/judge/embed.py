@@ -105,6 +105,15 @@ class StaticModel:
     def __init__(self, table: npt.NDArray[Any], tokenizer: Any) -> None:
         self.table = table
         self.tokenizer = tokenizer
+        self.ids_in_table = tokenizer.get_vocab_size(with_added_tokens=True) <= len(table)
+        """Every id the tokenizer gives names a row of the table (wordllama's: 32,000 each):
+        no id to clip."""
+
+    def rows(self, ids: Sequence[int]) -> npt.NDArray[Any]:
+        """The table's rows of ``ids`` (an id past the table: its last row)."""
+        if self.ids_in_table:
+            return self.table[ids]
+        return self.table[np.clip(np.asarray(ids, dtype=np.int64), 0, len(self.table) - 1)]
 
     @property
     def dimensions(self) -> int:
@@ -121,12 +130,10 @@ class StaticModel:
         else:
             encodings = [self.tokenizer.encode(text, add_special_tokens=False)
                          for text in texts]
-        last = len(self.table) - 1
         for row, encoding in enumerate(encodings):
             ids = encoding.ids
             if ids:
-                rows = self.table[np.clip(np.asarray(ids, dtype=np.int64), 0, last)]
-                out[row] = rows.astype(np.float32).mean(axis=0)
+                out[row] = self.rows(ids).astype(np.float32).mean(axis=0)
         return out
 
 

@@ -66,6 +66,7 @@ evidence_quote = lru_cache(maxsize=16_384)(_evidence_quote)
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from memtui.core.judge.embed import Embedder, Matrix
+    from memtui.core.judge.word_vectors import WordVectors
 
 NAME = "local"
 
@@ -245,6 +246,9 @@ class Vectors:
         self._n = max(self.items, 2)
         self._subjects: dict[str, Matrix] = {}
         self._weights: dict[str, float] = {}
+        self._words: WordVectors | None = None
+        self._no_words = False
+        self._prepared: set[tuple[str, str, str]] = set()
         """Each word's rarity weight in :meth:`overlap` (log N / (1 + df) + 0.1), made once."""
 
     def rare(self, words: frozenset[str], share: float = 0.0) -> frozenset[str]:
@@ -300,6 +304,28 @@ class Vectors:
             self._lists[key] = matrix
         return matrix
 
+    def prepare(self, candidates: Sequence[Candidate]) -> None:
+        """Embed, in one call to the embedder, every text :func:`judge_pair` will ask of
+        ``candidates`` and is not kept yet (each side's whole text and statements): the
+        vectors are the same as one call per pair gives (each text's vector is its own), the
+        tokenizer's batch and the embedder's path run once for many."""
+        texts: dict[str, None] = {}
+        for candidate in candidates:
+            a, b = candidate.a, candidate.b
+            if a.digest == b.digest or (body_digest(a) and body_digest(a) == body_digest(b)):
+                continue  # judged by its digests alone
+            for side in (a, b):
+                if (side.key, side.digest, side.name) in self._prepared:
+                    continue  # its texts asked for already
+                self._prepared.add((side.key, side.digest, side.name))
+                side = bounded(side)
+                texts[_text(side)] = None
+                texts.update(dict.fromkeys(st.text for st in statements_of(side)))
+        missing = [text for text in texts if text not in self._rows]
+        if missing:
+            for text, row in zip(missing, self.embedder.embed(missing), strict=True):
+                self._rows[text] = row
+
     def subject(self, text: str) -> Matrix:
         """What ``text`` is about, as one unit vector: its content words' vectors (each word
         embedded alone, once a run), weighted by rarity (log N / (1 + df) + 0.1, as
@@ -335,8 +361,30 @@ class Vectors:
         return float(self.subject(_text(a)) @ self.subject(_text(b)))
 
     def cosine(self, a: str, b: str) -> float:
+        words_ = self._word_vectors()
+        if words_ is not None:  # the swap test's words: each word tokenized once a run
+            va = self._rows.get(a)
+            va = words_.vector(a) if va is None else va
+            vb = self._rows.get(b)
+            vb = words_.vector(b) if vb is None else vb
+            if va is not None and vb is not None:
+                return float(va @ vb)
         m = self.of([a, b])
         return float(m[0] @ m[1])
+
+    def _word_vectors(self) -> WordVectors | None:
+        """Vectors of texts of words from each word's tokens (:mod:`memtui.core.judge.
+        word_vectors`: the embedder's vectors, bit for bit), when the embedder is the model's
+        own (a test's embedder that overrides ``embed`` gets every text)."""
+        if self._words is None and not self._no_words:
+            from memtui.core.judge.embed import Embedder
+            from memtui.core.judge.word_vectors import WordVectors
+
+            if type(self.embedder).embed is Embedder.embed:
+                self._words = WordVectors(self.embedder.model)
+            else:
+                self._no_words = True
+        return self._words
 
 
 def _text(item: JudgeItem) -> str:
@@ -354,8 +402,10 @@ def read(a: JudgeItem, b: JudgeItem, sa: list[Statement], sb: list[Statement],
     ma = vectors.of([s.text for s in sa])
     mb = vectors.of([s.text for s in sb])
     sims = ma @ mb.T
-    aligned = [(i, int(sims[i].argmax()), float(sims[i].max())) for i in range(len(sa))]
-    a_cov = _share([len(s.stems) for s in sa], sims.max(axis=1))
+    best = sims.max(axis=1)
+    aligned = list(zip(range(len(sa)), sims.argmax(axis=1).tolist(), best.tolist(),
+                       strict=True))
+    a_cov = _share([len(s.stems) for s in sa], best)
     b_cov = _share([len(s.stems) for s in sb], sims.max(axis=0))
     shorter = a_cov if len(sa) <= len(sb) else b_cov
     return Reading(pair, aligned, shorter, tuple(tuple(row) for row in sims.tolist()))

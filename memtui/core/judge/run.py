@@ -233,6 +233,8 @@ def verdict_batches(
             at += 1
             if waiting.pop(pair.candidate.id, None) is not None:
                 chunk.append(pair)
+        if vectors is not None:
+            vectors.prepare([p.candidate for p in chunk])  # the chunk's new texts: one call
         yield [(p, local.judge_pair(p.candidate, vectors, nearest=near[id(p)])) for p in chunk]
         done += len(chunk)
         say(done)

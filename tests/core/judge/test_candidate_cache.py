@@ -226,7 +226,7 @@ def test_the_version_names_the_finders_sources() -> None:
         f"{digest.hexdigest()[:16]}")
 
 
-PINNED = "e8dcc8d33e0bb824"
+PINNED = "f730e4f3b82012c4"
 
 
 def test_finding_the_candidates_says_each_step(demo: DemoHome, tmp_path: Path) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pytest
 from core.judge.homes import Note, write_home
@@ -145,3 +146,44 @@ def test_the_screens_cold_start_says_what_the_caps_cut_too(home: Context, tmp_pa
     assert any("paired with the first copy only" in n for n in cold.notes)
     warm = JudgeSession.start(ctx, JudgeConfig(), claude_md=False, preview=previews.append)
     assert any("paired with the first copy only" in n for n in warm.notes)
+
+
+def test_a_run_embeds_each_chunks_new_texts_in_one_call(
+        home: Context, tmp_path: Path) -> None:
+    """The session's judging (:func:`~memtui.core.judge.run.verdict_batches`) hands the
+    embedder each chunk's new texts at once (one call per chunk, not per pair); the verdicts
+    are those of judging each pair on its own, every text through the embedder. (The swap
+    test's words: ``test_word_vectors.py``.)"""
+    from memtui.core.judge import engine
+    from memtui.core.judge.embed import Embedder, StaticModel, shared_model
+    from memtui.core.judge.run import BATCH, judge_order, pairs_to_judge, verdict_batches
+
+    class Counting(StaticModel):
+        calls = 0
+        texts = 0
+
+        def means(self, texts: Any, *, batch: bool = True) -> Any:
+            Counting.calls += 1
+            Counting.texts += len(texts)
+            return super().means(texts, batch=batch)
+
+    shared = shared_model()
+    ctx = degenerate_home(home, tmp_path)
+    session = JudgeSession.start(ctx, JudgeConfig(), claude_md=False)
+    todo = pairs_to_judge(session.run.pairs)
+    vectors = engine.Vectors(Embedder(model=Counting(shared.table, shared.tokenizer),
+                                      remember=False), items=session.run.items)
+    batches = list(verdict_batches(todo, session.judge, rarity=vectors,
+                                   items=session.run.items))
+    chunks = -(-len(todo) // BATCH)
+    assert len(batches) == chunks
+    assert Counting.calls <= chunks  # the chunk's new texts, once each; nothing per pair
+
+    plain = engine.Vectors(Embedder(model=shared, remember=False), items=session.run.items)
+    plain._no_words = True  # every swap text through the embedder, no chunk embedded ahead
+    order = judge_order(todo)
+    got = {p.candidate.id: v for batch in batches for p, v in batch}
+    for pair in order:
+        alone = local.judge_pair(pair.candidate, plain,
+                                 nearest="each other's nearest" in pair.candidate.reasons)
+        assert got[pair.candidate.id] == alone
