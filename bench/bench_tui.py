@@ -37,18 +37,26 @@ START = time.perf_counter()
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def child(home: Path) -> None:
-    """Run the app headless until the trees are filled, then print the seconds it took."""
+def child(home: Path, fork: bool) -> None:
+    """Run the app headless until the trees are filled, then print the seconds it took. The
+    first scan is forked before Textual is imported, as ``memtui`` forks it (``fork``
+    False: the app scans in its own process, as it does where no fork is possible)."""
     sys.path.insert(0, str(ROOT))
-    from textual.strip import Strip
-
     from memtui.core.stores.locations import Context
-    from memtui.tui.app import make_app
-    from memtui.tui.screens.main import MainScreen
-    from memtui.tui.widgets.store_tree import StoreTree
 
     ctx = Context.create(project=home / "project", claude_home=home / "claude",
                          agent_memory_home=home / "agent-memory")
+    first_scan = None
+    if fork:
+        from memtui.core.scan.forked import ForkedScan
+
+        first_scan = ForkedScan.start(ctx)
+
+    from textual.strip import Strip
+
+    from memtui.tui.app import make_app
+    from memtui.tui.screens.main import MainScreen
+    from memtui.tui.widgets.store_tree import StoreTree
 
     drawn: list[float] = []
     original = StoreTree.render_line
@@ -67,7 +75,7 @@ def child(home: Path) -> None:
     async def run() -> None:
         nonlocal painted
         painted = asyncio.Event()
-        app = make_app(ctx, watch=False)
+        app = make_app(ctx, watch=False, first_scan=first_scan)
         async with app.run_test(size=(160, 45)):
             # waited for, not polled: a poll every few milliseconds woke the app's loop all
             # through the scan and took the interpreter from the scan's thread each time
@@ -95,10 +103,12 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("home", type=Path, nargs="?")
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--no-fork", action="store_true",
+                        help="the app scans in its own process (no forked first scan)")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        child(args.home)
+        child(args.home, not args.no_fork)
         return 0
     with scratch("memtui-bench-tui-") as tmp:
         return run(args, tmp)
@@ -121,7 +131,8 @@ def run(args: argparse.Namespace, tmp: Path) -> int:
     scan_cmd = [sys.executable, "-m", "memtui", "--claude-home", str(home / "claude"),
                 "--project", str(home / "project"), "--agent-memory-home",
                 str(home / "agent-memory"), "scan", "--json"]
-    tui_cmd = [sys.executable, str(Path(__file__).resolve()), str(home), "--child"]
+    tui_cmd = [sys.executable, str(Path(__file__).resolve()), str(home), "--child",
+               *(["--no-fork"] if args.no_fork else [])]
     wall(scan_cmd, env), first_paint(tui_cmd, env)  # warm caches
     scans, tuis, starts = [], [], []
     for _ in range(args.runs):
