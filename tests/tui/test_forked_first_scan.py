@@ -1,0 +1,122 @@
+"""The app's first scan forked before the app's imports (as ``memtui`` starts it): the trees,
+the header and the detail pane are what a scan in the app's own process shows, on the demo
+home and the hostile home; when the child fails, the app scans itself and shows the same.
+
+Run in a fresh interpreter (``SCRIPT``): a pytest worker has threads of its own, and
+``ForkedScan.start`` forks no process with more than one thread."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hostile import build_hostile_home
+
+from memtui.core.demo.build import DemoHome, build_demo_home
+
+TESTS = Path(__file__).resolve().parents[1]
+
+SCRIPT = r'''
+import asyncio, json, os, sys
+from pathlib import Path
+
+from memtui.core.scan import scanner
+from memtui.core.scan.forked import ForkedScan
+from memtui.core.stores.locations import Context
+
+root, mode = Path(sys.argv[1]), sys.argv[2]
+ctx = Context.create(project=Path(sys.argv[3]), claude_home=Path(sys.argv[4]),
+                     agent_memory_home=Path(sys.argv[5]),
+                     env={"HOME": str(root), "XDG_CACHE_HOME": str(root / f"cache-{mode}"),
+                          "XDG_STATE_HOME": str(root / f"state-{mode}"),
+                          "XDG_DATA_HOME": str(root / f"data-{mode}")})
+if mode == "fail":  # the child's scan fails (the app's own would not)
+    parent, real = os.getpid(), scanner.scan_progressively
+
+    def failing(*args, **kwargs):
+        if os.getpid() != parent:
+            raise OSError("the child could not read")
+        return real(*args, **kwargs)
+
+    scanner.scan_progressively = failing
+first = None if mode == "here" else ForkedScan.start(ctx)
+assert mode == "here" or first is not None, "no fork"
+
+from memtui.tui.app import make_app
+from memtui.tui.screens.main import MainScreen
+from memtui.tui.testing import settle
+from memtui.tui.widgets.detail import DetailPane
+from memtui.tui.widgets.store_tree import StoreTree
+
+
+async def shown():
+    app = make_app(ctx, watch=False, first_scan=first)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        trees = {tree.id: [tree.render_line(y).text for y in range(tree.size.height)]
+                 for tree in screen.query(StoreTree)}
+        detail = screen.query_one(DetailPane)
+        return {
+            "trees": trees,
+            "header": str(screen.query_one("#header").render()),
+            "detail": [detail.render_line(y).text for y in range(detail.size.height)],
+            "complete": screen.result is not None and screen.result.complete,
+            "links": sorted(s.index.health.wikilinks_checked for s in screen.result.stores
+                            if s.index is not None),
+            "errors": [str(n.message) for n in app._notifications if n.severity == "error"],
+        }
+
+
+print(json.dumps(asyncio.run(shown())))
+if first is not None:
+    try:
+        os.waitpid(first.pid, os.WNOHANG)
+        raise SystemExit("the forked scan's process was not reaped")
+    except ChildProcessError:
+        pass
+'''
+
+
+def shown(home: DemoHome, mode: str) -> dict[str, object]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMTUI_")}
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(TESTS), env.get("PYTHONPATH")]))
+    done = subprocess.run(
+        [sys.executable, "-c", SCRIPT, str(home.root), mode, str(home.project),
+         str(home.claude_home), str(home.agent_memory_home)],
+        env=env, capture_output=True, text=True, timeout=900, check=True)
+    found: dict[str, object] = json.loads(done.stdout.strip().splitlines()[-1])
+    return found
+
+
+@pytest.fixture(scope="module")
+def demo_home(tmp_path_factory: pytest.TempPathFactory) -> DemoHome:
+    return build_demo_home(tmp_path_factory.mktemp("first-scan") / "demo")
+
+
+@pytest.fixture(scope="module")
+def hostile_home(tmp_path_factory: pytest.TempPathFactory) -> DemoHome:
+    return build_hostile_home(tmp_path_factory.mktemp("first-scan-hostile"))
+
+
+@pytest.mark.parametrize(("which", "mode"), [("demo_home", "fork"), ("hostile_home", "fork"),
+                                             ("demo_home", "fail")])
+def test_the_app_shows_a_forked_first_scan_as_its_own(
+    which: str, mode: str, request: pytest.FixtureRequest
+) -> None:
+    home: DemoHome = request.getfixturevalue(which)
+    here, there = shown(home, "here"), shown(home, mode)
+    assert here["complete"] is True and there["complete"] is True
+    assert here["errors"] == there["errors"] == []
+    assert there["trees"] == here["trees"]
+    assert there["header"] == here["header"]
+    assert there["detail"] == here["detail"]
+    assert there["links"] == here["links"]
+    assert set(here["links"]) == {"files"}  # type: ignore[arg-type]
+    assert any(len([row for row in rows if row.strip()]) > 3  # type: ignore[attr-defined]
+               for rows in here["trees"].values())  # type: ignore[attr-defined]
