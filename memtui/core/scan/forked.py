@@ -181,6 +181,16 @@ class ForkedScan:
             os.close(self._data)
             self.close()
 
+    def pending(self) -> bool:
+        """Whether the child has sent more (or ended): reading on does not wait."""
+        import select
+
+        try:
+            ready, _write, _error = select.select([self._notices], [], [], 0)
+        except (OSError, ValueError):  # closed: reading on fails at once
+            return True
+        return bool(ready)
+
     def _next_size(self) -> int:
         header = b""
         while len(header) < HEADER_BYTES:

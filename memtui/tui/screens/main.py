@@ -343,28 +343,38 @@ class MainScreen(ReportsWork, Screen[None]):
         self, forked: ForkedScan, step: Callable[[str], None]
     ) -> ScanResult | None:
         """In the scan's thread: show what the forked first scan sends, as a scan here shows
-        its results. None once it sent its links check too; its complete result when it
-        ended after that result (the links are left to the caller). Raises
-        :class:`ForkedScanFailed` when it ended before its complete result."""
+        its results, but of the results that came while the app was busy (importing,
+        composing) only the newest: the panes are laid out from it and paint at once. None
+        once it sent its links check too; its complete result when it ended after that
+        result (the links are left to the caller). Raises :class:`ForkedScanFailed` when it
+        ended before its complete result."""
         complete = None
+        batch: list[tuple[Any, ...]] = []
         try:
             with contextlib.closing(forked.messages()) as messages:
                 for message in messages:
-                    if message[0] == "progress":
-                        step(message[1])
-                        continue
+                    batch.append(message)
+                    if message[0] != "links" and forked.pending():
+                        continue  # more is here already
+                    stages = [m[1] for m in batch if m[0] == "progress"]
+                    results: list[ScanResult] = [m[1] for m in batch if m[0] == "result"]
+                    links = [m[1] for m in batch if m[0] == "links"]
+                    batch = []
+                    if stages:
+                        step(stages[-1])
                     check()
-                    if message[0] == "links":
-                        self.app.call_from_thread(self.links_checked, message[1])
+                    if results:
+                        result = results[-1]
+                        self.app.call_from_thread(self.show_result, result)
+                        if result.complete:
+                            self.post_message(ScanCompleted(result, check_links=False))
+                            complete = result
+                            progress(LINKS_JOB)
+                        elif every_kind(result):
+                            self.wait_for_paint()  # the panes first, then the rest
+                    if links:
+                        self.app.call_from_thread(self.links_checked, links[-1])
                         return None
-                    result: ScanResult = message[1]
-                    self.app.call_from_thread(self.show_result, result)
-                    if result.complete:
-                        self.post_message(ScanCompleted(result, check_links=False))
-                        complete = result
-                        progress(LINKS_JOB)
-                    elif every_kind(result):
-                        self.wait_for_paint()  # the panes first, then the rest
         except ForkedScanFailed:
             if complete is None:
                 raise
