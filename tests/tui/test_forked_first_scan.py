@@ -45,12 +45,30 @@ if mode == "fail":  # the child's scan fails (the app's own would not)
     scanner.scan_progressively = failing
 first = None if mode == "here" else ForkedScan.start(ctx)
 assert mode == "here" or first is not None, "no fork"
+if mode == "finished":  # the child is done before the app starts: every message is waiting
+    import time
+
+    limit = time.monotonic() + 600
+    while os.waitpid(first.pid, os.WNOHANG)[0] == 0:
+        assert time.monotonic() < limit, "the child never ended"
+        time.sleep(0.05)
 
 from memtui.tui.app import make_app
 from memtui.tui.screens.main import MainScreen
 from memtui.tui.testing import settle
 from memtui.tui.widgets.detail import DetailPane
 from memtui.tui.widgets.store_tree import StoreTree
+
+shows = []
+real_show = MainScreen.show_result
+
+
+def show_result(self, result):
+    shows.append(result.complete)
+    real_show(self, result)
+
+
+MainScreen.show_result = show_result
 
 
 async def shown():
@@ -70,11 +88,12 @@ async def shown():
             "links": sorted(s.index.health.wikilinks_checked for s in screen.result.stores
                             if s.index is not None),
             "errors": [str(n.message) for n in app._notifications if n.severity == "error"],
+            "shows": shows,
         }
 
 
 print(json.dumps(asyncio.run(shown())))
-if first is not None:
+if first is not None and mode != "finished":  # (that one was reaped above)
     try:
         os.waitpid(first.pid, os.WNOHANG)
         raise SystemExit("the forked scan's process was not reaped")
@@ -120,3 +139,14 @@ def test_the_app_shows_a_forked_first_scan_as_its_own(
     assert set(here["links"]) == {"files"}  # type: ignore[arg-type]
     assert any(len([row for row in rows if row.strip()]) > 3  # type: ignore[attr-defined]
                for rows in here["trees"].values())  # type: ignore[attr-defined]
+    assert here["shows"] == [False, False, False, True]  # each stage of the scan
+
+
+def test_results_that_came_while_the_app_was_busy_are_shown_once(demo_home: DemoHome) -> None:
+    """The child ended before the app started: of its four results only the complete one is
+    shown (the panes are laid out from it), and the app shows what it shows otherwise."""
+    here, there = shown(demo_home, "here"), shown(demo_home, "finished")
+    assert there["shows"] == [True]
+    assert there["trees"] == here["trees"]
+    assert there["detail"] == here["detail"]
+    assert there["links"] == here["links"]
