@@ -43,6 +43,17 @@ if mode == "fail":  # the child's scan fails (the app's own would not)
         return real(*args, **kwargs)
 
     scanner.scan_progressively = failing
+if mode == "stuck":  # the child's scan never ends (until it is killed)
+    parent, real = os.getpid(), scanner.scan_progressively
+
+    def stuck(*args, **kwargs):
+        if os.getpid() != parent:
+            import time
+
+            time.sleep(3600)
+        return real(*args, **kwargs)
+
+    scanner.scan_progressively = stuck
 first = None if mode == "here" else ForkedScan.start(ctx)
 assert mode == "here" or first is not None, "no fork"
 if mode == "finished":  # the child is done before the app starts: every message is waiting
@@ -74,6 +85,10 @@ MainScreen.show_result = show_result
 async def shown():
     app = make_app(ctx, watch=False, first_scan=first)
     async with app.run_test(size=(160, 45)) as pilot:
+        if mode == "stuck":  # quit while the scan runs
+            await pilot.pause()
+            assert isinstance(app.screen, MainScreen) and app.screen.result is None
+            return {"quit": True}
         await settle(pilot)
         screen = app.screen
         assert isinstance(screen, MainScreen)
@@ -140,6 +155,12 @@ def test_the_app_shows_a_forked_first_scan_as_its_own(
     assert any(len([row for row in rows if row.strip()]) > 3  # type: ignore[attr-defined]
                for rows in here["trees"].values())  # type: ignore[attr-defined]
     assert here["shows"] == [False, False, False, True]  # each stage of the scan
+
+
+def test_quitting_during_the_forked_scan_ends_its_process(demo_home: DemoHome) -> None:
+    """The app quits while the child still scans (it never would end here): the child is
+    killed and reaped when the main screen goes (the script checks it was reaped)."""
+    assert shown(demo_home, "stuck") == {"quit": True}
 
 
 def test_results_that_came_while_the_app_was_busy_are_shown_once(demo_home: DemoHome) -> None:

@@ -202,6 +202,8 @@ class MainScreen(ReportsWork, Screen[None]):
         self.first_scan = first_scan
         """The first scan, forked before the app's imports: the first ``run_scan`` shows what
         it sends (None: it scans here)."""
+        self.running_fork: ForkedScan | None = None
+        """The forked scan ``run_scan`` is reading (ended when the screen goes)."""
         self.settings = settings
         self.result: ScanResult | None = None
         self.zoomed = False
@@ -313,6 +315,7 @@ class MainScreen(ReportsWork, Screen[None]):
         forked, self.first_scan = self.first_scan, None
         last: ScanResult | None = None
         if forked is not None:
+            self.running_fork = forked
             try:
                 last = self.show_forked(forked, step)
                 if last is None:
@@ -321,6 +324,7 @@ class MainScreen(ReportsWork, Screen[None]):
                 check()  # else it ended before its complete result: scanned here
             finally:
                 forked.close()
+                self.running_fork = None
         cache = cache_for(context)
         if last is None:
             for result in scan_progressively(context, step, cache):
@@ -632,6 +636,9 @@ class MainScreen(ReportsWork, Screen[None]):
 
     def on_unmount(self) -> None:
         self.live.stop()
+        for forked in (self.first_scan, self.running_fork):
+            if forked is not None:
+                forked.close()  # its reader (a cancelled worker) sees it end
 
     def refind(self, ref: NodeRef) -> NodeRef | None:
         """The same item in the freshly scanned stores, if it still exists."""
