@@ -18,6 +18,16 @@ old poll, which woke the app every 5 ms). Not met: the trees are no longer the c
 5,500 nodes are made without Textual's per-node work, labels when drawn), but the panes are
 laid out once, after the complete scan (issue 25, item 4), so the first paint still waits for
 the whole scan on top of the app's imports (textual and the screen: about 1.1 s of CPU here).
+
+Since 2026-12-08 the child starts the first scan as ``memtui`` does: forked before Textual is
+imported (``memtui/core/scan/forked.py``), in a session of its own; ``--no-fork`` times the
+app scanning in its own process. Alternating with the tree before (c98e87f) in the same runs,
+10 rounds of each child at load 10 to 16 (two test suites running beside it), medians: first
+painted tree 6.3 s forked, 7.9 s not forked, 8.6 s before, against ``scan --json`` 5.5 s: 1.15,
+1.45 and 1.56 × (CPU of the app and its child 2.7 s, 2.3 s and 2.4 s: the fork costs the
+transfer and the child's own imports, and pays where the child gets a core or a share of its
+own). The scheduler shares the CPU out by session (autogroup): a child left in the app's
+session was slower than no fork at all at load 8 to 11 (5.1 s against 3.6 s).
 """
 
 from __future__ import annotations
