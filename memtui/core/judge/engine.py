@@ -19,8 +19,9 @@ A pair is read in four steps, each bounded (:mod:`memtui.core.judge.statements`)
    a service), a contradiction (same subject, another value of one kind: a duration, a size,
    a count, a word denied on one side and asserted on the other, a tool swapped for another;
    scoped instead when each side names its own condition), a duplicate (the same statements,
-   or the same rare words, or one value both give, nothing differing), compatible (two rules
-   that contradict nothing), else related, with a confidence from the pair's similarity.
+   or the same rare words, or one value both give, nothing differing; compatible instead when
+   only one side gives a value: it adds a detail), compatible (two rules that contradict
+   nothing), else related, with a confidence from the pair's similarity.
 
 Every verdict has its evidence: the two statements (quoted, secrets masked) that decided it.
 The thresholds were chosen on the tune half of the labelled home
@@ -823,6 +824,28 @@ def _states_the_new_way(gone_side: list[Statement], phrase: str, asserted: froze
     return False
 
 
+def _one_side_gives_a_value(sa: list[Statement], sb: list[Statement],
+                            reading: Reading) -> str | None:
+    """The first statement giving a value (a number, a version, a duration) of the one side
+    that gives any in what both talk about (a statement aligned with one of the other side,
+    at least :data:`ALIGNED` near: not a **Why:** line's incident figures), when the other
+    side gives none at all ("Use Node 22 for web/" / "web/ needs Node for builds"): that side
+    adds a detail the other does not state, so two near memories that otherwise say the same
+    both hold (compatible), not one fact twice. Two repeats of one fact give its value on
+    both sides or on neither. Chosen on the tune half of the labelled home (its false alarms
+    12 → 10, listed 67 → 66 of 73); the held half, read as its figures only: false alarms
+    16 → 14, compatible right 5 → 7, listed unchanged."""
+    if not reading.sims:
+        return None
+    near_a = [max(row) >= ALIGNED for row in reading.sims]
+    near_b = [max(row[j] for row in reading.sims) >= ALIGNED for j in range(len(sb))]
+    va = [s for s, near in zip(sa, near_a, strict=True) if near and s.quantities]
+    vb = [s for s, near in zip(sb, near_b, strict=True) if near and s.quantities]
+    if bool(va) == bool(vb) or any(s.quantities for s in (sb if va else sa)):
+        return None
+    return (va or vb)[0].text
+
+
 def _same_value(sa: list[Statement], sb: list[Statement], reading: Reading) -> bool:
     """Aligned statements giving one value of one kind, not a small count ("15 minutes"
     both; "one" or "two" say little)."""
@@ -970,6 +993,12 @@ def judge_pair(candidate: Candidate, vectors: Vectors | None = None,
                 f"{what} ({reading.pair:.2f}), and the newer side {str(side).upper()} says it "
                 f"changed (“{said.group(0)}”): {_when(kept)} vs {_when(old_item)}",
                 NAME, winner=side, evidence=quote)
+        detail = _one_side_gives_a_value(sa, sb, reading)
+        if detail is not None:
+            return Verdict(Relation.COMPATIBLE, round(min(0.6, reading.pair), 2),
+                           f"near ({reading.pair:.2f}), and one side adds a value the other "
+                           f"does not give (“{evidence_quote(detail, 40)}”): both can hold",
+                           NAME, evidence=quote)
         return Verdict(Relation.DUPLICATE, round(min(0.9, reading.pair), 2),
                        f"{what} ({reading.pair:.2f}; its nearest statements "
                        f"{best[2]:.2f}; rare words shared {overlap:.2f}), nothing differs",

@@ -23,7 +23,7 @@ class Relation(StrEnum):
     NOT_CONFLICT = "not_conflict"
 
 
-LOCAL_RULES = 4  # 4: "now" no value, the subject review, kinds; each side read bounded
+LOCAL_RULES = 5  # 5: a near pair where only one side gives a value is compatible
 """The local judge's rules (:mod:`memtui.core.judge.engine` and what it reads): a verdict it
 gave under other rules is judged again, shown meanwhile as stale with that verdict (the
 ledger keeps the rules of each local verdict). Change it with them: a test pins the sources."""

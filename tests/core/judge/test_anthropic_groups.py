@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -39,8 +40,10 @@ GROUP = [
     Note("agent-project:planner", "test-db.md", DESCRIPTION,
          "Integration tests run against Postgres, never mocks.", 10),
 ]
-MODIFIED = "2026-11-28"
-"""The ``modified`` date written in the team memory's frontmatter."""
+MODIFIED = (date.today() - timedelta(days=1)).isoformat()
+"""The ``modified`` date written in the team memory's frontmatter: yesterday, so newer than
+every other memory's mtime here (10 days ago and older) on whatever day the suite runs (a
+fixed date stopped being the newest side once the clock passed it)."""
 
 
 def make_judge(api: FakeMessagesAPI, model: str = "", **options: Any) -> AnthropicJudge:

@@ -240,6 +240,33 @@ def test_one_value_in_both_is_evidence_of_a_duplicate(vectors: Vectors) -> None:
     assert got.relation is Relation.DUPLICATE
 
 
+def test_a_near_pair_where_one_side_adds_a_value_is_compatible_not_a_duplicate(
+        vectors: Vectors) -> None:
+    """Only one side gives a value (a version, a duration): it adds a detail the other does
+    not state, so both hold; neither is one fact written twice (judge fifth round)."""
+    cases = [
+        (item("jobs-python.md", "Run the jobs service on Python 3.12; older interpreters miss "
+              "the typing syntax it uses.", "Python for jobs"),
+         item("python-jobs.md", "The jobs service needs Python for its workers and its tests.",
+              "Jobs runtime")),
+        (item("redis-cache.md", "The session cache lives in Redis with a TTL of 30 minutes.",
+              "Session cache"),
+         item("sessions-redis.md", "Sessions are cached in Redis.", "Where sessions live")),
+    ]
+    for a, b in cases:
+        got = verdict(a, b, vectors)
+        assert got.relation is Relation.COMPATIBLE, got.reason
+        assert "adds a value" in got.reason
+    # the same fact with no value on either side is still one fact twice
+    same = verdict(item("review-approvals.md",
+                        "Every PR needs an approval from a code owner before merging.",
+                        "Approvals"),
+                   item("codeowners.md",
+                        "A code owner approves each pull request before it is merged.",
+                        "Code owners"), vectors)
+    assert same.relation is Relation.DUPLICATE
+
+
 # -- generalizing rules (issue 22, item 4: the held half) ---------------------------------
 
 
