@@ -26,8 +26,11 @@ app scanning in its own process. Alternating with the tree before (c98e87f) in t
 painted tree 6.3 s forked, 7.9 s not forked, 8.6 s before, against ``scan --json`` 5.5 s: 1.15,
 1.45 and 1.56 × (CPU of the app and its child 2.7 s, 2.3 s and 2.4 s: the fork costs the
 transfer and the child's own imports, and pays where the child gets a core or a share of its
-own). The scheduler shares the CPU out by session (autogroup): a child left in the app's
-session was slower than no fork at all at load 8 to 11 (5.1 s against 3.6 s).
+own); at load 3.2 to 3.6, 6 rounds: 1,378 ms forked, 1,407 ms not, 1,578 ms before, against
+a scan of about 920 ms: 1.5 against 1.7 × (the app's own imports, compose and paint, about
+1.1 s of CPU, are now most of it). The scheduler shares the CPU out by session (autogroup): a
+child left in the app's session was slower than no fork at all at load 8 to 11 (5.1 s
+against 3.6 s).
 """
 
 from __future__ import annotations
