@@ -18,6 +18,19 @@ old poll, which woke the app every 5 ms). Not met: the trees are no longer the c
 5,500 nodes are made without Textual's per-node work, labels when drawn), but the panes are
 laid out once, after the complete scan (issue 25, item 4), so the first paint still waits for
 the whole scan on top of the app's imports (textual and the screen: about 1.1 s of CPU here).
+
+Since 2026-12-08 the child starts the first scan as ``memtui`` does: forked before Textual is
+imported (``memtui/core/scan/forked.py``), in a session of its own; ``--no-fork`` times the
+app scanning in its own process. Alternating with the tree before (c98e87f) in the same runs,
+10 rounds of each child at load 10 to 16 (two test suites running beside it), medians: first
+painted tree 6.3 s forked, 7.9 s not forked, 8.6 s before, against ``scan --json`` 5.5 s: 1.15,
+1.45 and 1.56 × (CPU of the app and its child 2.7 s, 2.3 s and 2.4 s: the fork costs the
+transfer and the child's own imports, and pays where the child gets a core or a share of its
+own); at load 3.2 to 3.6, 6 rounds: 1,378 ms forked, 1,407 ms not, 1,578 ms before, against
+a scan of about 920 ms: 1.5 against 1.7 × (the app's own imports, compose and paint, about
+1.1 s of CPU, are now most of it). The scheduler shares the CPU out by session (autogroup): a
+child left in the app's session was slower than no fork at all at load 8 to 11 (5.1 s
+against 3.6 s).
 """
 
 from __future__ import annotations
@@ -37,18 +50,26 @@ START = time.perf_counter()
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def child(home: Path) -> None:
-    """Run the app headless until the trees are filled, then print the seconds it took."""
+def child(home: Path, fork: bool) -> None:
+    """Run the app headless until the trees are filled, then print the seconds it took. The
+    first scan is forked before Textual is imported, as ``memtui`` forks it (``fork``
+    False: the app scans in its own process, as it does where no fork is possible)."""
     sys.path.insert(0, str(ROOT))
-    from textual.strip import Strip
-
     from memtui.core.stores.locations import Context
-    from memtui.tui.app import make_app
-    from memtui.tui.screens.main import MainScreen
-    from memtui.tui.widgets.store_tree import StoreTree
 
     ctx = Context.create(project=home / "project", claude_home=home / "claude",
                          agent_memory_home=home / "agent-memory")
+    first_scan = None
+    if fork:
+        from memtui.core.scan.forked import ForkedScan
+
+        first_scan = ForkedScan.start(ctx)
+
+    from textual.strip import Strip
+
+    from memtui.tui.app import make_app
+    from memtui.tui.screens.main import MainScreen
+    from memtui.tui.widgets.store_tree import StoreTree
 
     drawn: list[float] = []
     original = StoreTree.render_line
@@ -67,7 +88,7 @@ def child(home: Path) -> None:
     async def run() -> None:
         nonlocal painted
         painted = asyncio.Event()
-        app = make_app(ctx, watch=False)
+        app = make_app(ctx, watch=False, first_scan=first_scan)
         async with app.run_test(size=(160, 45)):
             # waited for, not polled: a poll every few milliseconds woke the app's loop all
             # through the scan and took the interpreter from the scan's thread each time
@@ -95,10 +116,12 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("home", type=Path, nargs="?")
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--no-fork", action="store_true",
+                        help="the app scans in its own process (no forked first scan)")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        child(args.home)
+        child(args.home, not args.no_fork)
         return 0
     with scratch("memtui-bench-tui-") as tmp:
         return run(args, tmp)
@@ -121,7 +144,8 @@ def run(args: argparse.Namespace, tmp: Path) -> int:
     scan_cmd = [sys.executable, "-m", "memtui", "--claude-home", str(home / "claude"),
                 "--project", str(home / "project"), "--agent-memory-home",
                 str(home / "agent-memory"), "scan", "--json"]
-    tui_cmd = [sys.executable, str(Path(__file__).resolve()), str(home), "--child"]
+    tui_cmd = [sys.executable, str(Path(__file__).resolve()), str(home), "--child",
+               *(["--no-fork"] if args.no_fork else [])]
     wall(scan_cmd, env), first_paint(tui_cmd, env)  # warm caches
     scans, tuis, starts = [], [], []
     for _ in range(args.runs):

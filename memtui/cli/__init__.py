@@ -97,10 +97,24 @@ def finish_demo(root: Path, keep: bool) -> None:
 
 
 def run_tui(args: argparse.Namespace) -> int:
+    """The TUI. Its first scan is forked first (:mod:`memtui.core.scan.forked`): the stores
+    are read while this process imports Textual and the app (where no fork is possible, the
+    app scans in its own process)."""
     from memtui.cli.common import context_from
-    from memtui.tui.app import run_app
+    from memtui.core.scan.forked import ForkedScan
 
-    return run_app(context_from(args), theme=args.theme)
+    first_scan = ForkedScan.start(context_from(args))
+    try:
+        record_operations(args)
+        from memtui.cli.undo_commands import warn_incomplete_operations
+
+        warn_incomplete_operations(context_from(args))
+        from memtui.tui.app import run_app
+
+        return run_app(context_from(args), theme=args.theme, first_scan=first_scan)
+    finally:
+        if first_scan is not None:
+            first_scan.close()
 
 
 def entry() -> None:
@@ -191,6 +205,8 @@ def dispatch(args: argparse.Namespace) -> int:
         if problem is not None:
             say(f"memtui: {problem}", err=True)
             return EXIT_USAGE
+    if args.command is None:
+        return run_tui(args)
     if args.command not in READ_ONLY_COMMANDS:
         record_operations(args)
     if args.command in ("scan", "index", "config", "team", "judge", "recall", "context",
@@ -206,6 +222,4 @@ def dispatch(args: argparse.Namespace) -> int:
         return command("read_commands", "cmd_snapshot_status")(args)
     if args.command in COMMANDS:
         return command(*COMMANDS[args.command])(args)
-    if args.command == "demo":
-        return cmd_demo(args)
-    return run_tui(args)
+    return cmd_demo(args)

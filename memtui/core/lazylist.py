@@ -36,6 +36,11 @@ class LazyList(Sequence[T]):
     def __len__(self) -> int:
         return len(self._items)
 
+    def __reduce__(self) -> tuple[type[list[T]], tuple[list[T]]]:
+        """Pickled as the list it stands for, every item built (the TUI's first scan comes
+        from a child process: :mod:`memtui.core.scan.forked`)."""
+        return list, (list(self),)
+
     if TYPE_CHECKING:
 
         @overload

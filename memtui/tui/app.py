@@ -19,6 +19,7 @@ from textual.screen import Screen
 from textual.worker import Worker
 
 from memtui.core.config import Config, load_config
+from memtui.core.scan.forked import ForkedScan
 from memtui.core.stores.locations import Context
 from memtui.tui.keymap import KeymapApp, unknown_binding_ids
 from memtui.tui.messages import JobEnded, JobProgress, OperationApplied, StoresChanged
@@ -36,10 +37,13 @@ class MemtuiApp(ReportsWork, KeymapApp):
     ]
 
     def __init__(
-        self, context: Context, *, watch: bool = True, theme: str | None = None
+        self, context: Context, *, watch: bool = True, theme: str | None = None,
+        first_scan: ForkedScan | None = None,
     ) -> None:
         super().__init__()
         self.context = context
+        self.first_scan = first_scan
+        """The first scan, forked before the app's imports (else the main screen scans)."""
         self.watch_files = watch
         self.config: Config = load_config(context.env, context.home)
         requested = theme or self.config.theme  # --theme, else $MEMTUI_THEME, else the file
@@ -54,7 +58,9 @@ class MemtuiApp(ReportsWork, KeymapApp):
             self.notify(line(problem), title="Theme", severity="warning", timeout=15, markup=False)
         self.apply_keymap()
         remember_theme(self, self.config, self.context.env)  # a theme picked is saved
-        self.push_screen(MainScreen(self.context, self.config, watch=self.watch_files))
+        self.push_screen(MainScreen(self.context, self.config, watch=self.watch_files,
+                                    first_scan=self.first_scan))
+        self.first_scan = None
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         """Textual's palette commands (theme, quit, screenshot) but its key panel: each screen
@@ -97,10 +103,16 @@ class MemtuiApp(ReportsWork, KeymapApp):
                         markup=False)
 
 
-def make_app(context: Context, *, watch: bool = True, theme: str | None = None) -> MemtuiApp:
-    return MemtuiApp(context, watch=watch, theme=theme)
+def make_app(
+    context: Context, *, watch: bool = True, theme: str | None = None,
+    first_scan: ForkedScan | None = None,
+) -> MemtuiApp:
+    """The app; ``first_scan``: its first scan, forked already (``ForkedScan.start``)."""
+    return MemtuiApp(context, watch=watch, theme=theme, first_scan=first_scan)
 
 
-def run_app(context: Context, *, theme: str | None = None) -> int:
-    make_app(context, theme=theme).run()
+def run_app(
+    context: Context, *, theme: str | None = None, first_scan: ForkedScan | None = None
+) -> int:
+    make_app(context, theme=theme, first_scan=first_scan).run()
     return 0

@@ -18,19 +18,8 @@ from typing import Any
 from textual.screen import Screen
 
 from memtui.core.stores.locations import Context
-from memtui.core.write import recovery as recovery_ops
 from memtui.core.write.journal import Journal, OpRecord
-from memtui.core.write.ops import memory as memory_ops
-from memtui.core.write.ops import redact as redact_ops
 from memtui.core.write.proposal import AppliedOp
-from memtui.tui.dialogs.confirm import ConfirmScreen, proposal_summary
-from memtui.tui.dialogs.undo import (
-    InterruptedScreen,
-    UndoHistoryScreen,
-    elsewhere_text,
-    interrupted_of,
-    undo_body,
-)
 from memtui.tui.nodes import NodeRef
 from memtui.tui.plain import line
 from memtui.tui.work import (
@@ -46,6 +35,9 @@ from memtui.tui.work import (
     run_flow,
 )
 
+# The planners, the recovery and the dialogs are imported when a key needs them (issue 25: the
+# first paint waits for the app's imports; the planners bring the secret rules with them).
+
 # --- d: delete -------------------------------------------------------------------------------
 
 
@@ -53,6 +45,8 @@ def delete_refusal(ref: NodeRef | None) -> str | None:
     """Why the selection cannot be deleted (the core's words), or None."""
     if ref is None:
         return "Select a memory file to delete (stores and folders are not deleted)."
+    from memtui.core.write.ops import memory as memory_ops
+
     return memory_ops.delete_refusal(ref.store, ref.memory)
 
 
@@ -60,6 +54,8 @@ def redact_refusal(ref: NodeRef | None) -> str | None:
     """Why the selection's secrets cannot be redacted (the core's words), or None."""
     if ref is None:
         return "Select a memory file that holds a secret (⚠ in its tree)."
+    from memtui.core.write.ops import redact as redact_ops
+
     return redact_ops.redact_refusal(ref.store, ref.memory)
 
 
@@ -100,6 +96,9 @@ def delete_memories(
 async def delete_flow(
     screen: Screen[Any], context: Context, journal: Journal, refs: Sequence[NodeRef]
 ) -> AppliedOp | None:
+    from memtui.core.write.ops import memory as memory_ops
+    from memtui.tui.dialogs.confirm import ConfirmScreen, proposal_summary
+
     stores = list({id(r.store): r.store for r in refs}.values())
     memories = [r.memory for r in refs if r.memory is not None]
     proposal = await in_thread(lambda: memory_ops.plan_delete_memories(stores, memories))
@@ -140,6 +139,9 @@ def redact_memory(
 async def redact_flow(
     screen: Screen[Any], context: Context, journal: Journal, ref: NodeRef
 ) -> AppliedOp | None:
+    from memtui.core.write.ops import redact as redact_ops
+    from memtui.tui.dialogs.confirm import ConfirmScreen, proposal_summary
+
     store, memory = ref.store, ref.memory
     assert memory is not None
     proposal = await in_thread(lambda: redact_ops.plan_redact(store, memory))
@@ -180,6 +182,8 @@ def open_undo_history(screen: Screen[Any], journal: Journal) -> None:
 
 
 async def undo_history_flow(screen: Screen[Any], journal: Journal) -> AppliedOp | None:
+    from memtui.tui.dialogs.undo import UndoHistoryScreen
+
     record = await ask(screen, UndoHistoryScreen(journal))
     if record is None:
         return None
@@ -187,6 +191,10 @@ async def undo_history_flow(screen: Screen[Any], journal: Journal) -> AppliedOp 
 
 
 async def undo_flow(screen: Screen[Any], journal: Journal, record: OpRecord) -> AppliedOp | None:
+    from memtui.core.write import recovery as recovery_ops
+    from memtui.tui.dialogs.confirm import ConfirmScreen
+    from memtui.tui.dialogs.undo import undo_body
+
     if not await ask(screen, ConfirmScreen("Undo?", undo_body(record), yes="Undo")):
         return None
 
@@ -210,6 +218,8 @@ def check_interrupted(screen: Screen[Any], journal: Journal) -> None:
 
 
 async def interrupted_flow(screen: Screen[Any], journal: Journal) -> None:
+    from memtui.tui.dialogs.undo import InterruptedScreen, elsewhere_text, interrupted_of
+
     mine, elsewhere = await in_thread(lambda: interrupted_of(journal))
     if elsewhere:
         screen.notify(elsewhere_text(elsewhere), title="Interrupted elsewhere",
@@ -223,6 +233,8 @@ async def interrupted_flow(screen: Screen[Any], journal: Journal) -> None:
 async def recover(screen: Screen[Any], journal: Journal, record: OpRecord, how: str) -> None:
     """Roll back or finish ``record`` (then the app rescans); a failure is said, and the flow
     offers the next one all the same."""
+    from memtui.core.write import recovery as recovery_ops
+
     finish = recovery_ops.rollback if how == "rollback" else recovery_ops.complete
 
     def run(_step: Progress, _cancelled: Cancelled) -> AppliedOp:

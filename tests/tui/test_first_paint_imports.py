@@ -1,7 +1,8 @@
 """What the TUI imports before its first paint (issue 25): the app, its main screen and what
 they show, not what runs only after a complete scan (the history, the team memory's push check,
-the judge's ledger, the recall manifests), imported when it runs. Checked in a fresh
-interpreter (``sys.modules`` after importing the app and making it)."""
+the judge's ledger, the recall manifests), imported when it runs, nor what only a key that
+changes files needs. Checked in a fresh interpreter (``sys.modules`` after importing the app
+and making it)."""
 
 from __future__ import annotations
 
@@ -23,7 +24,11 @@ SCRIPT = (
 )
 
 LATER = ("memtui.core.history", "memtui.core.team", "memtui.core.judge", "memtui.core.recall",
-         "memtui.tui.team")
+         "memtui.tui.team",
+         # what a key that changes files needs (planners, recovery, their dialogs): imported
+         # when it is pressed
+         "memtui.core.write.ops", "memtui.core.write.recovery", "memtui.tui.dialogs.confirm",
+         "memtui.tui.dialogs.undo")
 
 
 def test_the_app_imports_nothing_that_only_follows_a_complete_scan(tmp_path: Path) -> None:

@@ -8,6 +8,7 @@ stores changed (:class:`~memtui.tui.messages.StoresChanged`): this one rescans.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import threading
 from collections.abc import Callable
@@ -28,6 +29,7 @@ from memtui.core.config import Config
 from memtui.core.contents import LoadReport, ScanResult, Store
 from memtui.core.model import StoreKind
 from memtui.core.plaintext import counted
+from memtui.core.scan.forked import ForkedScan, ForkedScanFailed
 from memtui.core.scan.scanner import cache_for, scan_progressively
 from memtui.core.scan.search import SearchHit
 from memtui.core.scan.store_index import check_store_links
@@ -191,9 +193,17 @@ class MainScreen(ReportsWork, Screen[None]):
                 "recall is never offered it (R shows the manifest)"),
     )
 
-    def __init__(self, context: Context, settings: Config, *, watch: bool = True) -> None:
+    def __init__(
+        self, context: Context, settings: Config, *, watch: bool = True,
+        first_scan: ForkedScan | None = None,
+    ) -> None:
         super().__init__()
         self.context = context
+        self.first_scan = first_scan
+        """The first scan, forked before the app's imports: the first ``run_scan`` shows what
+        it sends (None: it scans here)."""
+        self.running_fork: ForkedScan | None = None
+        """The forked scan ``run_scan`` is reading (ended when the screen goes)."""
         self.settings = settings
         self.result: ScanResult | None = None
         self.zoomed = False
@@ -302,16 +312,29 @@ class MainScreen(ReportsWork, Screen[None]):
             check()
             progress(f"scan: {name}")
 
+        forked, self.first_scan = self.first_scan, None
+        last: ScanResult | None = None
+        if forked is not None:
+            self.running_fork = forked
+            try:
+                last = self.show_forked(forked, step)
+                if last is None:
+                    return  # the child checked the links too
+            except ForkedScanFailed:
+                check()  # else it ended before its complete result: scanned here
+            finally:
+                forked.close()
+                self.running_fork = None
         cache = cache_for(context)
-        last = None
-        for result in scan_progressively(context, step, cache):
-            check()
-            self.app.call_from_thread(self.show_result, result)
-            if result.complete:
-                self.post_message(ScanCompleted(result, check_links=False))
-            elif every_kind(result):
-                self.wait_for_paint()  # the panes first, then the secrets and the rest
-            last = result
+        if last is None:
+            for result in scan_progressively(context, step, cache):
+                check()
+                self.app.call_from_thread(self.show_result, result)
+                if result.complete:
+                    self.post_message(ScanCompleted(result, check_links=False))
+                elif every_kind(result):
+                    self.wait_for_paint()  # the panes first, then the secrets and the rest
+                last = result
         if last is None:
             return
         progress(LINKS_JOB)
@@ -319,6 +342,49 @@ class MainScreen(ReportsWork, Screen[None]):
         cache.save()
         check()
         self.app.call_from_thread(self.links_checked, updates)
+
+    def show_forked(
+        self, forked: ForkedScan, step: Callable[[str], None]
+    ) -> ScanResult | None:
+        """In the scan's thread: show what the forked first scan sends, as a scan here shows
+        its results, but of the results that came while the app was busy (importing,
+        composing) only the newest: the panes are laid out from it and paint at once. None
+        once it sent its links check too; its complete result when it ended after that
+        result (the links are left to the caller). Raises :class:`ForkedScanFailed` when it
+        ended before its complete result."""
+        complete = None
+        batch: list[tuple[Any, ...]] = []
+        try:
+            with contextlib.closing(forked.messages()) as messages:
+                for message in messages:
+                    batch.append(message)
+                    if message[0] != "links" and forked.pending():
+                        continue  # more is here already
+                    stages = [m[1] for m in batch if m[0] == "progress"]
+                    results: list[ScanResult] = [m[1] for m in batch if m[0] == "result"]
+                    links = [m[1] for m in batch if m[0] == "links"]
+                    batch = []
+                    if stages:
+                        step(stages[-1])
+                    check()
+                    if results:
+                        result = results[-1]
+                        self.app.call_from_thread(self.show_result, result)
+                        if result.complete:
+                            self.post_message(ScanCompleted(result, check_links=False))
+                            complete = result
+                            progress(LINKS_JOB)
+                        elif every_kind(result):
+                            self.wait_for_paint()  # the panes first, then the rest
+                    if links:
+                        self.app.call_from_thread(self.links_checked, links[-1])
+                        return None
+        except ForkedScanFailed:
+            if complete is None:
+                raise
+        if complete is None:
+            raise ForkedScanFailed("the scan's process sent no complete result")
+        return complete
 
     def wait_for_paint(self, limit: float = 2.0) -> None:
         """In the scan's thread: wait (``limit`` seconds at most) until the screen, when it
@@ -570,6 +636,9 @@ class MainScreen(ReportsWork, Screen[None]):
 
     def on_unmount(self) -> None:
         self.live.stop()
+        for forked in (self.first_scan, self.running_fork):
+            if forked is not None:
+                forked.close()  # its reader (a cancelled worker) sees it end
 
     def refind(self, ref: NodeRef) -> NodeRef | None:
         """The same item in the freshly scanned stores, if it still exists."""
