@@ -45,16 +45,20 @@ the source tree (set here, before memtui is imported): without any, every run co
 module of memtui and rewrote the asserts of every test module again, in the main process and
 in each worker (about 10 s of CPU per process, of a 13 s collection), and every ``python -m
 memtui`` a test starts compiled memtui again (about 0.3 s each). Like the benches, and like an
-installed package: compiled once, to a private prefix (``sys.pycache_prefix``, read and written
-there, and read by the processes the tests start: ``$PYTHONPYCACHEPREFIX``)."""
+installed package: compiled once, to a private prefix (``sys.pycache_prefix``), for this
+process and the processes the tests start (``$PYTHONPYCACHEPREFIX``, and no
+``$PYTHONDONTWRITEBYTECODE`` for them: a prefix is where Python looks for all bytecode, the
+standard library's too, so a child that could not write there compiled every module it
+imported, each time: ``memtui --help`` took 0.16 s of CPU instead of 0.04 s)."""
 
 
 def _bytecode_kept() -> None:
     if not sys.dont_write_bytecode or sys.pycache_prefix:
         return  # bytecode beside the sources, or where the environment already says
     sys.pycache_prefix = str(PYCACHE)
-    os.environ["PYTHONPYCACHEPREFIX"] = str(PYCACHE)
     sys.dont_write_bytecode = False
+    os.environ["PYTHONPYCACHEPREFIX"] = str(PYCACHE)
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
 
 _bytecode_kept()
