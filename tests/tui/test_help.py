@@ -93,20 +93,6 @@ async def open_screen(pilot: Pilot[None], where: str) -> Screen[Any]:
     return await review(pilot) if where == "review" else await conflicts(pilot)
 
 
-@pytest.mark.parametrize("close", ["question_mark", "escape"])
-@pytest.mark.parametrize("where", ["main", "review", "conflicts", "distil"])
-async def test_question_mark_opens_the_help_and_closes_it(
-    demo: DemoHome, where: str, close: str
-) -> None:
-    app = app_for(demo)
-    async with app.run_test(size=SIZE) as pilot:
-        screen = await open_screen(pilot, where)
-        await pilot.press("question_mark")
-        await pilot.pause()
-        assert isinstance(app.screen, HelpScreen), f"? opens no help on the {where} screen"
-        await pilot.press(close)
-        await pilot.pause()
-        assert app.screen is screen, f"{close} does not close the help"
 
 
 async def test_the_main_help_says_what_each_key_does(demo: DemoHome) -> None:
@@ -195,7 +181,12 @@ async def palette_prompts(pilot: Pilot[None]) -> list[str]:
 
 
 @pytest.mark.parametrize("where", ["main", "review", "conflicts", "distil"])
-async def test_every_binding_of_a_screen_is_in_its_palette(demo: DemoHome, where: str) -> None:
+async def test_every_binding_of_a_screen_is_in_its_palette_and_question_mark_toggles_its_help(
+    demo: DemoHome, where: str
+) -> None:
+    """One app per screen for both checks (each start and screen opened cost seconds of CPU:
+    these were twelve tests, a start each): the palette first, as the screen opened, then ``?``
+    opens the help and ``?`` closes it, and again with esc."""
     app = app_for(demo)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_screen(pilot, where)
@@ -210,6 +201,16 @@ async def test_every_binding_of_a_screen_is_in_its_palette(demo: DemoHome, where
             if binding.id not in hidden:
                 assert meaning(binding) in prompts, f"{binding.id} is not in the palette"
         assert "Theme" in prompts and "Keys" not in prompts.split("\n")
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is screen, "esc does not close the palette"
+        for close in ("question_mark", "escape"):
+            await pilot.press("question_mark")
+            await pilot.pause()
+            assert isinstance(app.screen, HelpScreen), f"? opens no help on the {where} screen"
+            await pilot.press(close)
+            await pilot.pause()
+            assert app.screen is screen, f"{close} does not close the help"
 
 
 async def test_the_palette_runs_an_action_of_the_review(demo: DemoHome) -> None:

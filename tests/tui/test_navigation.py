@@ -187,26 +187,25 @@ async def test_narrow_terminal_uses_tabs_without_overlap(demo: DemoHome) -> None
         assert shown[0].region.right <= 90
 
 
-@pytest.mark.parametrize(
-    ("rel_path", "problem"),
-    [
-        ("binary.md", "binary file"),
-        ("latin1.md", "invalid UTF-8"),
-        ("bad-yaml.md", "bad YAML"),
-        ("escape.md", "symlink leaves the store"),
-        ("huge.md", "very large"),
-    ],
-)
-async def test_broken_files_render_with_their_problem(
-    demo: DemoHome, rel_path: str, problem: str
-) -> None:
+BROKEN = [
+    ("binary.md", "binary file"),
+    ("latin1.md", "invalid UTF-8"),
+    ("bad-yaml.md", "bad YAML"),
+    ("escape.md", "symlink leaves the store"),
+    ("huge.md", "very large"),
+]
+
+
+async def test_broken_files_render_with_their_problem(demo: DemoHome) -> None:
+    """Each broken file selected in turn in one app (five pilots before, a start each)."""
     app = app_for(demo)
     async with app.run_test(size=(160, 45)) as pilot:
         screen = await settle(pilot)
-        await select(pilot, screen, "auto", rel_path)
-        assert problem in detail_text(screen)
-        tree = screen.query_one("#tree-auto", StoreTree)
-        assert tree.cursor_node is not None and "⚠" in str(tree.cursor_node.label)
+        for rel_path, problem in BROKEN:
+            await select(pilot, screen, "auto", rel_path)
+            assert problem in detail_text(screen), rel_path
+            tree = screen.query_one("#tree-auto", StoreTree)
+            assert tree.cursor_node is not None and "⚠" in str(tree.cursor_node.label), rel_path
 
 
 async def test_a_huge_memory_shows_its_first_lines_as_text(demo: DemoHome) -> None:
