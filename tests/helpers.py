@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import json
 import os
 import shutil
 import stat
@@ -268,3 +269,20 @@ def overflow_inotify(watcher: StoreWatcher) -> None:
     queued faster than watchdog's reader empties the queue: not reliably had in a test."""
     inotify: InotifyFD = watcher._observer._inotify_fd
     inotify._raw_queue.put(OVERFLOW)
+
+
+def run_script_on_home(
+    script: str, home: DemoHome, mode: str, *, timeout: float
+) -> dict[str, object]:
+    """Run ``script`` in a fresh interpreter (where a fork is allowed: no xdist threads) with
+    the home's root, ``mode``, project, Claude home and agentmemory home as its arguments and
+    no ``MEMTUI_`` variable; its last line of output, JSON, is the result."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMTUI_")}
+    tests = str(Path(__file__).resolve().parent)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [tests, env.get("PYTHONPATH")]))
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(home.root), mode, str(home.project),
+         str(home.claude_home), str(home.agent_memory_home)],
+        env=env, capture_output=True, text=True, timeout=timeout, check=True)
+    found: dict[str, object] = json.loads(done.stdout.strip().splitlines()[-1])
+    return found

@@ -7,18 +7,11 @@ Run in a fresh interpreter (``SCRIPT``): a pytest worker has threads of its own,
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
+from helpers import run_script_on_home
 from hostile import build_hostile_home
 
 from memtui.core.demo.build import DemoHome, build_demo_home
-
-TESTS = Path(__file__).resolve().parents[1]
 
 SCRIPT = r'''
 import asyncio, json, os, sys
@@ -118,14 +111,7 @@ if first is not None and mode != "finished":  # (that one was reaped above)
 
 
 def shown(home: DemoHome, mode: str) -> dict[str, object]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMTUI_")}
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(TESTS), env.get("PYTHONPATH")]))
-    done = subprocess.run(
-        [sys.executable, "-c", SCRIPT, str(home.root), mode, str(home.project),
-         str(home.claude_home), str(home.agent_memory_home)],
-        env=env, capture_output=True, text=True, timeout=900, check=True)
-    found: dict[str, object] = json.loads(done.stdout.strip().splitlines()[-1])
-    return found
+    return run_script_on_home(SCRIPT, home, mode, timeout=900)
 
 
 @pytest.fixture(scope="module")

@@ -9,15 +9,13 @@ and ``ForkedScan.start`` forks no process with more than one thread."""
 from __future__ import annotations
 
 import io
-import json
 import os
 import pickle
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from helpers import demo_context
+from helpers import demo_context, run_script_on_home
 from hostile import build_hostile_home
 
 from memtui.core.cache import ScanCache
@@ -26,8 +24,6 @@ from memtui.core.demo.build import DemoHome, build_demo_home
 from memtui.core.lazylist import LazyList
 from memtui.core.model import StoreKind
 from memtui.core.scan.forked import ResultUnpickler, secrets_found
-
-TESTS = Path(__file__).resolve().parents[2]
 
 SCRIPT = r'''
 import json, os, sys
@@ -116,14 +112,7 @@ print(json.dumps(out))
 
 
 def run_script(home: DemoHome, mode: str) -> dict[str, object]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMTUI_")}
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(TESTS), env.get("PYTHONPATH")]))
-    done = subprocess.run(
-        [sys.executable, "-c", SCRIPT, str(home.root), mode, str(home.project),
-         str(home.claude_home), str(home.agent_memory_home)],
-        env=env, capture_output=True, text=True, timeout=600, check=True)
-    found: dict[str, object] = json.loads(done.stdout.strip().splitlines()[-1])
-    return found
+    return run_script_on_home(SCRIPT, home, mode, timeout=600)
 
 
 @pytest.fixture(scope="module")
