@@ -246,10 +246,12 @@ class Vectors:
         self._n = max(self.items, 2)
         self._subjects: dict[str, Matrix] = {}
         self._weights: dict[str, float] = {}
+        """Each word's rarity weight in :meth:`overlap` (log N / (1 + df) + 0.1), made once."""
         self._words: WordVectors | None = None
         self._no_words = False
+        """The embedder is a test's own (it overrides ``embed``): no word vectors."""
         self._prepared: set[tuple[str, str, str]] = set()
-        """Each word's rarity weight in :meth:`overlap` (log N / (1 + df) + 0.1), made once."""
+        """The sides whose texts :meth:`prepare` has embedded (key, digest, name)."""
 
     def rare(self, words: frozenset[str], share: float = 0.0) -> frozenset[str]:
         """The stems of ``words`` in at most :data:`RARE_SHARE` of the run's items (all of

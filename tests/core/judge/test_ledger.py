@@ -266,7 +266,7 @@ def test_the_local_rules_name_the_engines_sources() -> None:
         f"{digest.hexdigest()[:16]}")
 
 
-ENGINE_PINNED = "3ecfca73d6537475"
+ENGINE_PINNED = "e03bfdd733b37eb6"
 
 
 def _asdict_bytes(ledger: Ledger) -> bytes:
